@@ -1,0 +1,849 @@
+"""What memproxy costs on top of talking to the upstream directly.
+
+Starts a fake upstream (``python -m proxy.testing``), the bare forwarder (``bench/forwarder.py``,
+the floor for a Python proxy), memproxy and, when ``litellm[proxy]`` is installed, LiteLLM's own
+proxy as a peer, each as a subprocess on a free port. Then it sends the same chat completion
+requests to each of them -- non-streaming and streaming, at concurrency 1 and 16 -- in
+interleaved rounds, and reports medians across rounds of p50/p99 latency and requests/s, the
+latency each proxy adds over the direct path, and how memproxy compares with the forwarder.
+
+    python bench/overhead.py                 # default run: a few minutes
+    python bench/overhead.py --quick         # smoke check: under a minute
+    python bench/overhead.py --memproxy-arg=--config=my.yaml
+
+The table goes to stdout; everything (per-round numbers, CPU per request, memory, checks) to
+bench/results/overhead.json, and the children's output to bench/results/logs/.
+Exit status: 0 when every target that must run (direct, forwarder, memproxy) answered every
+request with 200; 1 otherwise; with --strict also 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import contextlib
+import ctypes
+import datetime
+import gc
+import importlib.metadata
+import json
+import os
+import platform
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO, cast
+from urllib.parse import urlsplit
+
+import httptools
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS_DIR = BENCH_DIR / "results"
+LOG_DIR = RESULTS_DIR / "logs"
+RESULTS_FILE = RESULTS_DIR / "overhead.json"
+
+MODEL = "fake-model"
+API_KEY = "sk-fake"
+CHAT_BODY: dict[str, Any] = {
+    "model": MODEL,
+    "messages": [
+        {
+            "role": "system",
+            "content": "You are a helpful coding assistant. Answer concisely and show code when it helps.",
+        },
+        {
+            "role": "user",
+            "content": "How do I read a large CSV file in Python without loading it all into memory at once?",
+        },
+    ],
+    "temperature": 0.2,
+    "max_tokens": 256,
+}
+DIRECT, FORWARDER, MEMPROXY, LITELLM = "direct", "forwarder", "memproxy", "litellm"
+REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY)
+PROXIES = (FORWARDER, MEMPROXY, LITELLM)
+
+# Targets, per the lead's brief: memproxy's added p50 latency at most 1.5x the forwarder's,
+# memproxy's throughput at concurrency 16 at least 0.7x the forwarder's.
+MAX_ADDED_LATENCY_RATIO = 1.5
+MIN_THROUGHPUT_RATIO = 0.7
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    stream: bool
+    concurrency: int
+
+
+CASES = (
+    Case("chat c=1", stream=False, concurrency=1),
+    Case("chat c=16", stream=False, concurrency=16),
+    Case("stream c=1", stream=True, concurrency=1),
+    Case("stream c=16", stream=True, concurrency=16),
+)
+
+
+# -- child processes ------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the benchmark dies, even by SIGKILL (Linux only; best effort)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+@dataclass
+class Server:
+    name: str
+    cmd: list[str]
+    port: int
+    base_path: str = "/v1"  # what a client puts before /chat/completions
+    health_path: str = "/v1/models"
+    client_key: str = API_KEY  # the bearer token clients send it
+    env: dict[str, str] = field(default_factory=dict)
+    startup_timeout_s: float = 30.0
+    proc: subprocess.Popen[bytes] | None = None
+    log_file: TextIO | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return LOG_DIR / f"{self.name}.log"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.base_path}"
+
+    def start(self) -> None:
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        self.log_file = self.log_path.open("w")
+        self.log_file.write(f"$ {' '.join(self.cmd)}\n")
+        self.log_file.flush()
+        _RUNNING.append(self)
+        self.proc = subprocess.Popen(
+            self.cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log_file,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **self.env},
+            cwd=BENCH_DIR.parent,
+            start_new_session=True,  # its own process group: stop() takes down any workers it spawns
+            preexec_fn=_die_with_parent,  # no threads exist yet when servers start
+        )
+
+    def wait_healthy(self) -> str | None:
+        """Poll the health path until it answers 200; returns None, or why the server is not up."""
+        assert self.proc is not None
+        url = f"http://127.0.0.1:{self.port}{self.health_path}"
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return f"exited with status {self.proc.returncode} before it was healthy: {self.log_tail()}"
+            with contextlib.suppress(OSError, urllib.error.URLError), opener.open(url, timeout=2) as response:
+                if response.status == 200:
+                    return None
+            time.sleep(0.1)
+        return f"not healthy at {url} after {self.startup_timeout_s:.0f}s: {self.log_tail()}"
+
+    def log_tail(self, lines: int = 3) -> str:
+        with contextlib.suppress(OSError):
+            text = self.log_path.read_text(errors="replace").strip().splitlines()[1:]
+            return " | ".join(line.strip() for line in text[-lines:]) or "(no output)"
+        return "(no log)"
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, sig)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=wait_s)
+                    break
+        elif proc is not None:  # the leader is gone; make sure nothing it started lingers
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        if self.log_file is not None:
+            self.log_file.close()
+            self.log_file = None
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of every live process in the server's session."""
+        return sum(cpu for _, cpu, _ in _session_processes(self.proc.pid)) if self.proc else 0.0
+
+    def rss_mb(self) -> float:
+        return sum(rss for _, _, rss in _session_processes(self.proc.pid)) / 2**20 if self.proc else 0.0
+
+
+_RUNNING: list[Server] = []
+
+
+def stop_all() -> None:
+    while _RUNNING:
+        _RUNNING.pop().stop()
+
+
+def _session_processes(sid: int) -> list[tuple[int, float, int]]:
+    """(pid, cpu seconds, rss bytes) of each process whose session id is ``sid``, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[0] is field 3 (state): session is field 6, utime/stime 14/15, rss (pages) 24.
+        if int(fields[3]) == sid:
+            found.append((int(entry), (int(fields[11]) + int(fields[12])) / CLK_TCK, int(fields[21]) * PAGE_SIZE))
+    return found
+
+
+def litellm_config(path: Path, upstream: str, master_key: str) -> None:
+    """LiteLLM's proxy config: one model, routed to the fake upstream. JSON is YAML, so no yaml writer needed."""
+    config = {
+        "model_list": [
+            {
+                "model_name": MODEL,
+                "litellm_params": {"model": f"openai/{MODEL}", "api_base": upstream, "api_key": API_KEY},
+            }
+        ],
+        "litellm_settings": {"telemetry": False, "num_retries": 0, "request_timeout": 60},
+        "general_settings": {"master_key": master_key},
+    }
+    path.write_text(json.dumps(config, indent=2))
+
+
+# -- load generator -------------------------------------------------------------------------------------------
+# A raw HTTP/1.1 keep-alive client: asyncio protocol + httptools' C parser, one connection per worker,
+# the request bytes built once. It costs a few tens of microseconds per request, so at concurrency 16 on
+# two cores it stays well clear of being the bottleneck (the "gen cpu" column shows its share of a core).
+
+
+class HttpConnection(asyncio.Protocol):
+    def __init__(self, keep_body: bool = False) -> None:
+        self._parser = httptools.HttpResponseParser(self)
+        self._transport: asyncio.Transport | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._keep_body = keep_body
+        self.closed = False
+        self.status = 0
+        self.keep_alive = True
+        self.body_bytes = 0
+        self.body = bytearray()
+        self.first_body_at = 0.0
+
+    @classmethod
+    async def open(cls, host: str, port: int, timeout_s: float, keep_body: bool = False) -> HttpConnection:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(timeout_s):
+            _, conn = await loop.create_connection(lambda: cls(keep_body), host, port)
+        return conn
+
+    async def request(self, data: bytes) -> None:
+        """Send one request and wait for the whole response; then read status, body_bytes, first_body_at."""
+        if self.closed or self._transport is None:
+            raise ConnectionResetError("connection is closed")
+        self._waiter = asyncio.get_running_loop().create_future()
+        self._transport.write(data)
+        await self._waiter
+
+    def close(self) -> None:
+        self.closed = True
+        if self._transport is not None:
+            self._transport.close()
+
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's transports are not subclasses
+        with contextlib.suppress(OSError):
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self._fail(exc)
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._fail(exc or ConnectionResetError("connection closed by the server"))
+
+    def _fail(self, exc: Exception) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_exception(exc)
+
+    # httptools callbacks
+    def on_message_begin(self) -> None:
+        self.body_bytes = 0
+        self.first_body_at = 0.0
+        self.body.clear()
+
+    def on_body(self, body: bytes) -> None:
+        if not self.first_body_at:
+            self.first_body_at = time.perf_counter()
+        self.body_bytes += len(body)
+        if self._keep_body:
+            self.body += body
+
+    def on_message_complete(self) -> None:
+        self.status = self._parser.get_status_code()
+        self.keep_alive = self._parser.should_keep_alive()
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+
+def build_request(base_url: str, stream: bool, api_key: str) -> tuple[str, int, bytes]:
+    parts = urlsplit(base_url)
+    assert parts.hostname is not None and parts.port is not None
+    body = json.dumps({**CHAT_BODY, "stream": stream}, separators=(",", ":")).encode()
+    head = (
+        f"POST {parts.path.rstrip('/')}/chat/completions HTTP/1.1\r\n"
+        f"Host: {parts.hostname}:{parts.port}\r\n"
+        "User-Agent: memproxy-bench/1\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        "Content-Type: application/json\r\n"
+        f"Authorization: Bearer {api_key}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "\r\n"
+    )
+    return parts.hostname, parts.port, head.encode() + body
+
+
+@dataclass
+class RunStats:
+    n_ok: int
+    errors: int
+    wall_s: float
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    max_ms: float
+    rps: float
+    ttfb_p50_ms: float | None
+    gen_cpu_pct: float  # the load generator's own CPU time, in % of one core
+    target_cpu_ms_per_req: float  # the target process (the proxy, or for direct the upstream)
+    upstream_cpu_ms_per_req: float
+    error_samples: list[str]
+    latencies_ms: list[float] = field(repr=False)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    pos = (len(sorted_values) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+async def run_load(
+    target: Server,
+    case: Case,
+    n_requests: int,
+    *,
+    timeout_s: float,
+    max_seconds: float,
+    upstream: Server,
+) -> RunStats:
+    """Send ``n_requests`` (fewer if ``max_seconds`` runs out) with ``case.concurrency`` workers."""
+    host, port, data = build_request(target.base_url, case.stream, target.client_key)
+    latencies: list[float] = []
+    ttfbs: list[float] = []
+    error_samples: list[str] = []
+    errors = 0
+    issued = 0
+
+    def note_error(message: str) -> None:
+        nonlocal errors
+        errors += 1
+        if len(error_samples) < 5:
+            error_samples.append(message)
+
+    conns: list[HttpConnection | None] = []
+    for _ in range(case.concurrency):
+        try:
+            conns.append(await HttpConnection.open(host, port, timeout_s=5.0))
+        except (OSError, TimeoutError) as exc:
+            conns.append(None)
+            note_error(f"connect: {exc!r}")
+    deadline = time.perf_counter() + max_seconds
+
+    async def worker(conn: HttpConnection | None) -> None:
+        nonlocal issued
+        try:
+            while issued < n_requests and time.perf_counter() < deadline:
+                issued += 1
+                if conn is None or conn.closed:
+                    try:
+                        conn = await HttpConnection.open(host, port, timeout_s=5.0)
+                    except (OSError, TimeoutError) as exc:
+                        conn = None
+                        note_error(f"connect: {exc!r}")
+                        await asyncio.sleep(0.05)
+                        continue
+                started = time.perf_counter()
+                try:
+                    async with asyncio.timeout(timeout_s):
+                        await conn.request(data)
+                except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+                    note_error(f"request: {exc!r}")
+                    conn.close()
+                    conn = None
+                    continue
+                finished = time.perf_counter()
+                if conn.status != 200:
+                    note_error(f"HTTP {conn.status}")
+                elif conn.body_bytes == 0:
+                    note_error("HTTP 200 with an empty body")
+                else:
+                    latencies.append((finished - started) * 1000)
+                    if case.stream:
+                        ttfbs.append((conn.first_body_at - started) * 1000)
+                if not conn.keep_alive:
+                    conn.close()
+                    conn = None
+        finally:
+            if conn is not None:
+                conn.close()
+
+    gc.collect()
+    gc.disable()
+    target_cpu0, upstream_cpu0 = target.cpu_seconds(), upstream.cpu_seconds()
+    cpu0, started = time.process_time(), time.perf_counter()
+    try:
+        await asyncio.gather(*(worker(conn) for conn in conns))
+    finally:
+        gc.enable()
+    wall = time.perf_counter() - started
+    gen_cpu = time.process_time() - cpu0
+    target_cpu, upstream_cpu = target.cpu_seconds() - target_cpu0, upstream.cpu_seconds() - upstream_cpu0
+    latencies.sort()
+    ttfbs.sort()
+    n_ok = len(latencies)
+    per_req = max(n_ok + errors, 1)
+    return RunStats(
+        n_ok=n_ok,
+        errors=errors,
+        wall_s=wall,
+        p50_ms=percentile(latencies, 0.50),
+        p90_ms=percentile(latencies, 0.90),
+        p99_ms=percentile(latencies, 0.99),
+        max_ms=latencies[-1] if latencies else float("nan"),
+        rps=n_ok / wall if wall > 0 else 0.0,
+        ttfb_p50_ms=percentile(ttfbs, 0.50) if case.stream else None,
+        gen_cpu_pct=100 * gen_cpu / wall if wall > 0 else 0.0,
+        target_cpu_ms_per_req=1000 * target_cpu / per_req,
+        upstream_cpu_ms_per_req=1000 * upstream_cpu / per_req,
+        error_samples=error_samples,
+        latencies_ms=latencies,
+    )
+
+
+async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | None, str]:
+    """One request, checked for shape: returns (problem or None, the reply's text)."""
+    host, port, data = build_request(server.base_url, stream, server.client_key)
+    try:
+        conn = await HttpConnection.open(host, port, timeout_s=5.0, keep_body=True)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await conn.request(data)
+        finally:
+            conn.close()
+    except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+        return f"request failed: {exc!r}", ""
+    body = bytes(conn.body)
+    if conn.status != 200:
+        return f"HTTP {conn.status}: {body[:300]!r}", ""
+    try:
+        if not stream:
+            return None, json.loads(body)["choices"][0]["message"]["content"] or ""
+        events = [line[5:].strip() for line in body.decode().splitlines() if line.startswith("data:")]
+        if not events or events[-1] != "[DONE]":
+            return f"stream does not end with data: [DONE]: {body[-200:]!r}", ""
+        text = "".join(
+            (choice.get("delta") or {}).get("content") or ""
+            for event in events[:-1]
+            for choice in json.loads(event).get("choices", [])
+        )
+        return None, text
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        return f"unexpected body ({exc!r}): {body[:300]!r}", ""
+
+
+# -- orchestration --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    name: str
+    server: Server
+    status: str = "pending"  # ok | skipped | failed
+    reason: str = ""
+    probe_replies: dict[str, str] = field(default_factory=dict)
+
+
+def summarize(runs: list[RunStats]) -> dict[str, Any]:
+    """Medians across rounds, plus percentiles over all rounds' requests pooled."""
+
+    def med(values: list[float]) -> float:
+        return statistics.median(values) if values else float("nan")
+
+    pooled = sorted(lat for run in runs for lat in run.latencies_ms)
+    ttfb = [run.ttfb_p50_ms for run in runs if run.ttfb_p50_ms is not None]
+    return {
+        "p50_ms": med([r.p50_ms for r in runs if r.n_ok]),
+        "p99_ms": med([r.p99_ms for r in runs if r.n_ok]),
+        "rps": med([r.rps for r in runs]),
+        "ttfb_p50_ms": med(ttfb) if ttfb else None,
+        "gen_cpu_pct": med([r.gen_cpu_pct for r in runs]),
+        "target_cpu_ms_per_req": med([r.target_cpu_ms_per_req for r in runs]),
+        "upstream_cpu_ms_per_req": med([r.upstream_cpu_ms_per_req for r in runs]),
+        "requests_ok": sum(r.n_ok for r in runs),
+        "errors": sum(r.errors for r in runs),
+        "pooled": {
+            "p50_ms": percentile(pooled, 0.5),
+            "p90_ms": percentile(pooled, 0.9),
+            "p99_ms": percentile(pooled, 0.99),
+            "max_ms": pooled[-1] if pooled else float("nan"),
+        },
+    }
+
+
+def derive(summary: dict[str, dict[str, dict[str, Any]]], names: list[str]) -> tuple[dict[str, Any], list[dict]]:
+    derived: dict[str, Any] = {}
+    checks: list[dict[str, Any]] = []
+    for case in CASES:
+        per_target = summary[case.name]
+        direct = per_target.get(DIRECT)
+        entry: dict[str, Any] = {"added_p50_ms": {}}
+        if direct is not None:
+            for name in names:
+                if name in PROXIES and name in per_target:
+                    entry["added_p50_ms"][name] = per_target[name]["p50_ms"] - direct["p50_ms"]
+        added = entry["added_p50_ms"]
+        if MEMPROXY in added and FORWARDER in added:
+            ratio = added[MEMPROXY] / added[FORWARDER] if added[FORWARDER] > 0 else float("inf")
+            entry["added_p50_ratio_memproxy_vs_forwarder"] = ratio
+            checks.append(
+                {
+                    "name": f"added p50 memproxy/forwarder, {case.name}",
+                    "value": ratio,
+                    "target": f"<= {MAX_ADDED_LATENCY_RATIO}",
+                    "pass": ratio <= MAX_ADDED_LATENCY_RATIO,
+                }
+            )
+        if case.concurrency >= 16 and MEMPROXY in per_target and FORWARDER in per_target:
+            fwd_rps = per_target[FORWARDER]["rps"]
+            ratio = per_target[MEMPROXY]["rps"] / fwd_rps if fwd_rps > 0 else float("nan")
+            entry["rps_ratio_memproxy_vs_forwarder"] = ratio
+            checks.append(
+                {
+                    "name": f"req/s memproxy/forwarder, {case.name}",
+                    "value": ratio,
+                    "target": f">= {MIN_THROUGHPUT_RATIO}",
+                    "pass": ratio >= MIN_THROUGHPUT_RATIO,
+                }
+            )
+        derived[case.name] = entry
+    return derived, checks
+
+
+def print_table(summary: dict[str, dict[str, dict[str, Any]]], derived: dict[str, Any], names: list[str]) -> None:
+    header = (
+        f"{'case':<12} {'target':<10} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
+        f"{'ttfb p50':>8} {'cpu ms/req':>10} {'gen cpu%':>8} {'errors':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        for i, name in enumerate(names):
+            row = summary[case.name].get(name)
+            if row is None:
+                continue
+            added = derived[case.name]["added_p50_ms"].get(name)
+            ttfb = row["ttfb_p50_ms"]
+            print(
+                f"{case.name if i == 0 else '':<12} {name:<10} {row['p50_ms']:>8.2f} {row['p99_ms']:>8.2f} "
+                f"{row['rps']:>8.0f} {'-' if added is None else f'{added:+.2f}':>8} "
+                f"{'-' if ttfb is None else f'{ttfb:.2f}':>8} {row['target_cpu_ms_per_req']:>10.2f} "
+                f"{row['gen_cpu_pct']:>8.0f} {row['errors']:>6}"
+            )
+    print("(medians across rounds; +p50 = p50 minus direct's p50; cpu ms/req = the target process's own CPU,")
+    print(" for direct the fake upstream's; gen cpu% = the load generator's share of one core)")
+
+
+async def benchmark(
+    args: argparse.Namespace, targets: list[Target], upstream: Server
+) -> tuple[dict[str, dict[str, list[RunStats]]], dict[str, float]]:
+    live = [t for t in targets if t.status == "ok"]
+    if not live:
+        raise SystemExit("no target is up; see the logs in " + str(LOG_DIR))
+    run = {"timeout_s": args.timeout, "max_seconds": args.max_seconds, "upstream": upstream}
+
+    for target in live:
+        for case in CASES:
+            await run_load(target.server, case, args.warmup, **run)
+
+    # Background CPU of the idle servers: whatever they burn while others are measured is noise for those.
+    idle_s = 1.0 if args.quick else 2.0
+    before = {t.name: t.server.cpu_seconds() for t in live}
+    await asyncio.sleep(idle_s)
+    idle_cpu_pct = {t.name: round(100 * (t.server.cpu_seconds() - before[t.name]) / idle_s, 1) for t in live}
+
+    rounds: dict[str, dict[str, list[RunStats]]] = {case.name: {t.name: [] for t in live} for case in CASES}
+    for r in range(args.rounds):
+        order = live[r % len(live) :] + live[: r % len(live)]
+        started = time.perf_counter()
+        for case in CASES:
+            for target in order:
+                stats = await run_load(target.server, case, args.requests, **run)
+                rounds[case.name][target.name].append(stats)
+        print(f"round {r + 1}/{args.rounds} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    return rounds, idle_cpu_pct
+
+
+def versions() -> dict[str, str]:
+    found = {}
+    for dist in ("memproxy", "uvicorn", "starlette", "fastapi", "httpx", "httpx-aiohttp", "aiohttp", "litellm"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            found[dist] = importlib.metadata.version(dist)
+    return found
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5; --quick 2)")
+    parser.add_argument("--requests", type=int, help="requests per round, target and case (default 400; --quick 60)")
+    parser.add_argument("--warmup", type=int, help="warm-up requests per target and case (default 100; --quick 20)")
+    parser.add_argument("--quick", action="store_true", help="small numbers: a smoke check that ends in under a minute")
+    parser.add_argument("--no-litellm", action="store_true", help="leave LiteLLM's proxy out")
+    parser.add_argument(
+        "--memproxy-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra argument for `memproxy serve` (repeatable; use --memproxy-arg=--config=FILE for dashed ones)",
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout, s (default 30)")
+    parser.add_argument("--max-seconds", type=float, help="cap on one target's run of one case, s (default 20)")
+    parser.add_argument("--startup-timeout", type=float, default=60.0, help="per server, s (LiteLLM gets 2x)")
+    parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
+    args = parser.parse_args(argv)
+    defaults = (2, 60, 20, 10.0) if args.quick else (5, 400, 100, 20.0)
+    for name, default in zip(("rounds", "requests", "warmup", "max_seconds"), defaults, strict=True):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    if args.rounds < 1 or args.requests < 1 or args.warmup < 0:
+        parser.error("--rounds and --requests must be at least 1, --warmup at least 0")
+    return args
+
+
+def start_servers(args: argparse.Namespace, scratch: Path) -> tuple[Server, list[Target]]:
+    py = sys.executable
+    up_port = free_port()
+    upstream = Server("upstream", [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(up_port)], up_port)
+    upstream.startup_timeout_s = args.startup_timeout
+    upstream.start()
+    problem = upstream.wait_healthy()
+    if problem:
+        raise SystemExit(f"the fake upstream did not start: {problem}")
+    upstream_url = upstream.base_url
+
+    targets = [Target(DIRECT, upstream, status="ok")]
+    port = free_port()
+    forwarder = Server(
+        FORWARDER, [py, str(BENCH_DIR / "forwarder.py"), "--port", str(port), "--upstream", upstream_url], port
+    )
+    targets.append(Target(FORWARDER, forwarder))
+    port = free_port()
+    data_dir = scratch / "memproxy-data"
+    memproxy_cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    memproxy_cmd += ["--upstream", upstream_url, "--data-dir", str(data_dir), *args.memproxy_arg]
+    targets.append(Target(MEMPROXY, Server(MEMPROXY, memproxy_cmd, port, health_path="/healthz")))
+    if not args.no_litellm:
+        port = free_port()
+        config = scratch / "litellm.yaml"
+        master_key = f"sk-bench-{secrets.token_hex(16)}"
+        litellm_config(config, upstream_url, master_key)
+        litellm_cmd = [py, "-m", "litellm.proxy.proxy_cli", "--config", str(config)]
+        litellm_cmd += ["--host", "127.0.0.1", "--port", str(port)]
+        litellm = Server(
+            LITELLM,
+            litellm_cmd,
+            port,
+            health_path="/health/liveliness",
+            client_key=master_key,
+            env={"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOG": "ERROR", "LITELLM_TELEMETRY": "False"},
+        )
+        targets.append(Target(LITELLM, litellm))
+
+    for target in targets[1:]:
+        target.server.startup_timeout_s = args.startup_timeout * (2 if target.name == LITELLM else 1)
+        target.server.start()
+    for target in targets[1:]:
+        problem = target.server.wait_healthy()
+        if problem is None:
+            target.status = "ok"
+        else:
+            target.status = "skipped" if target.name == LITELLM else "failed"
+            target.reason = problem
+            target.server.stop()
+            print(f"{target.name}: {target.status}: {problem}", file=sys.stderr)
+    return upstream, targets
+
+
+async def check_replies(targets: list[Target], timeout_s: float) -> None:
+    """Each target must answer one plain and one streaming request sensibly before it is measured."""
+    for target in targets:
+        if target.status != "ok":
+            continue
+        for stream in (False, True):
+            problem, text = await probe(target.server, stream, timeout_s)
+            kind = "stream" if stream else "chat"
+            if problem:
+                target.status = "skipped" if target.name == LITELLM else "failed"
+                target.reason = f"{kind} probe: {problem}"
+                print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
+                break
+            target.probe_replies[kind] = text
+    direct = targets[0].probe_replies
+    for target in targets[1:]:
+        for kind, text in target.probe_replies.items():
+            if text != direct.get(kind):
+                print(f"note: {target.name}'s {kind} reply differs from direct: {text!r}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    atexit.register(stop_all)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    scratch = Path(tempfile.mkdtemp(prefix="memproxy-bench-"))
+    began = time.monotonic()
+    load_before = os.getloadavg()
+    try:
+        upstream, targets = start_servers(args, scratch)
+        with _event_loop_runner() as runner:
+            runner.run(check_replies(targets, args.timeout))
+            live = [t for t in targets if t.status == "ok"]
+            rounds, idle_cpu_pct = runner.run(benchmark(args, targets, upstream))
+        rss = {t.name: round(t.server.rss_mb(), 1) for t in live}
+    finally:
+        stop_all()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    names = [t.name for t in live]
+    summary = {case: {name: summarize(runs) for name, runs in per.items()} for case, per in rounds.items()}
+    derived, checks = derive(summary, names)
+    print()
+    print_table(summary, derived, names)
+    print()
+    for check in checks:
+        verdict = "PASS" if check["pass"] else "MISS"
+        print(f"{verdict}  {check['name']}: {check['value']:.2f} (target {check['target']})")
+    for target in targets:
+        if target.status != "ok":
+            print(f"{target.name}: {target.status.upper()}: {target.reason}")
+    print(f"rss after the run (MB): {', '.join(f'{k} {v}' for k, v in rss.items())}")
+    print(f"idle cpu before the rounds (% of a core): {', '.join(f'{k} {v}' for k, v in idle_cpu_pct.items())}")
+
+    errors = {
+        name: sum(summary[case.name][name]["errors"] for case in CASES) for name in names if name in REQUIRED_TARGETS
+    }
+    failed = [t.name for t in targets if t.name in REQUIRED_TARGETS and t.status != "ok"]
+    failed += [name for name, count in errors.items() if count]
+    ok = not failed and (not args.strict or all(check["pass"] for check in checks))
+
+    results = {
+        "meta": {
+            "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "duration_s": round(time.monotonic() - began, 1),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg(),
+            "versions": versions(),
+            "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+            "request_body": CHAT_BODY,
+            "cases": [asdict(case) for case in CASES],
+        },
+        "targets": {
+            t.name: {
+                "status": t.status,
+                "reason": t.reason,
+                "base_url": t.server.base_url,
+                "log": str(t.server.log_path),
+            }
+            for t in targets
+        },
+        "summary": summary,
+        "derived": derived,
+        "checks": checks,
+        "rss_mb_after": rss,
+        "idle_cpu_pct": idle_cpu_pct,
+        "rounds": {
+            case: {
+                name: [{k: v for k, v in asdict(run).items() if k != "latencies_ms"} for run in runs]
+                for name, runs in per.items()
+            }
+            for case, per in rounds.items()
+        },
+        "ok": ok,
+        "failed": failed,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(_finite(results), indent=2, default=str, allow_nan=False) + "\n")
+    print(f"results: {args.output}  logs: {LOG_DIR}")
+    if failed:
+        print(f"FAILED: {', '.join(sorted(set(failed)))}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def _event_loop_runner() -> asyncio.Runner:
+    """One event loop for the whole run, uvloop when installed (a cheaper load generator)."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        return asyncio.Runner()
+    return asyncio.Runner(loop_factory=uvloop.new_event_loop)
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities become null, so the JSON is strict JSON."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

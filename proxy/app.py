@@ -1,0 +1,70 @@
+"""The ASGI app: routes only. Wiring lives in :mod:`proxy.services`, behaviour in the modules routes call."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .errors import ProxyError
+from .headers import upstream_request_headers
+from .pipeline import CLIENT_CLOSED, handle_chat
+from .relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
+from .services import Services
+
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+# Bodies up to this size are read before forwarding, so a disconnect can be watched for; larger ones stream.
+_READ_FIRST_BYTES = 1024 * 1024
+
+
+def create_app(services: Services) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with services:
+            yield
+
+    app = FastAPI(title="memproxy", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.services = services
+
+    @app.exception_handler(ProxyError)
+    async def proxy_error(request: Request, exc: ProxyError) -> Response:
+        headers = [(b"content-type", b"application/json")]
+        headers += [(name.encode(), value.encode()) for name, value in getattr(exc, "headers", {}).items()]
+        return buffered_response(exc.status, headers, exc.body())
+
+    async def healthz(request: Request) -> Response:
+        return buffered_response(200, [(b"content-type", b"application/json")], b'{"status":"ok"}')
+
+    async def chat_completions(request: Request) -> Response:
+        return await handle_chat(request, services)
+
+    async def passthrough(request: Request) -> Response:
+        """Every other path goes to the upstream as it came (COMPAT K)."""
+        headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
+        declared = request.headers.get("content-length")
+        small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
+        bodiless = declared is None and "transfer-encoding" not in request.headers
+        if small or bodiless:
+            content = await request.body() if small else None
+            send = services.upstream.send(
+                request.method, request.url.path, query=request.scope["query_string"], headers=headers, content=content
+            )
+            try:
+                upstream = await unless_disconnected(request.receive, send)
+            except ClientGone:
+                return Response(status_code=CLIENT_CLOSED)
+        else:
+            upstream = await services.upstream.send(
+                request.method, request.url.path, query=request.scope["query_string"], headers=headers,
+                content=request.stream(),
+            )
+        return streamed_passthrough(upstream)
+
+    app.add_route("/healthz", healthz, methods=["GET"])
+    app.add_route("/v1/chat/completions", chat_completions, methods=["POST"])
+    app.add_route("/chat/completions", chat_completions, methods=["POST"])
+    app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
+    return app

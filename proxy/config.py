@@ -1,0 +1,179 @@
+"""Settings: defaults in the models, then the YAML file, then ``MEMPROXY_*`` variables, then flags.
+
+Nothing reads ``os.environ`` at import; callers pass the environment in. A bad key or value
+raises :class:`ConfigError` naming the key, so the CLI can print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+ENV_PREFIX = "MEMPROXY_"
+_ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8787, ge=0, le=65535)
+    max_body_bytes: int = Field(32 * 1024 * 1024, gt=0)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class UpstreamSettings(_Section):
+    base_url: str = "https://api.openai.com/v1"
+    api_key: str | None = None
+    timeout_s: float = Field(600, gt=0)
+    litellm_models: tuple[str, ...] = ()
+    litellm_api_base: str | None = None
+
+
+class StoreSettings(_Section):
+    backend: Literal["files", "postgres"] = "files"
+    path: str = "./.memproxy"
+    dsn: str | None = None
+
+
+class MemorySettings(_Section):
+    inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
+    max_inject_chars: int = Field(2000, ge=0)
+    max_inject_count: int = Field(10, ge=0)
+    max_total: int = Field(500, gt=0)
+
+
+class ToolsSettings(_Section):
+    enabled: bool = True
+    max_hops: int = Field(4, ge=1)
+
+
+class SessionsSettings(_Section):
+    idle_timeout_s: float = Field(1800, gt=0)
+    min_turns_for_extraction: int = Field(3, ge=1)
+
+
+class ExtractionSettings(_Section):
+    enabled: bool = True
+    model: str | None = None
+    untrusted_tools: tuple[str, ...] = (
+        "browser", "http_batch", "transcribe", "read_file", "search_files", "multi_grep", "web_search", "web_fetch",
+    )
+
+
+class Settings(_Section):
+    server: ServerSettings = ServerSettings()
+    upstream: UpstreamSettings = UpstreamSettings()
+    store: StoreSettings = StoreSettings()
+    memory: MemorySettings = MemorySettings()
+    tools: ToolsSettings = ToolsSettings()
+    sessions: SessionsSettings = SessionsSettings()
+    extraction: ExtractionSettings = ExtractionSettings()
+
+
+# Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.
+ENV_ALIASES = {
+    "MEMPROXY_PORT": ("server", "port"),
+    "MEMPROXY_DATA_DIR": ("store", "path"),
+}
+
+
+def load_settings(
+    path: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build settings from a file, an environment and flag overrides (``{"server.port": 9000}``)."""
+    environ = {} if environ is None else environ
+    if path is None and environ.get("MEMPROXY_CONFIG"):
+        path = environ["MEMPROXY_CONFIG"]
+    tree: dict[str, Any] = _read_file(Path(path)) if path is not None else {}
+    for dotted, value in _env_values(environ).items():
+        _assign(tree, dotted, value)
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _assign(tree, dotted, value)
+    _expand_env_refs(tree, environ, prefix="")
+    try:
+        return Settings.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from exc
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}".replace("\n", " ")) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must be a mapping of sections, got {type(data).__name__}")
+    return data
+
+
+def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
+    known = {
+        f"{ENV_PREFIX}{section}_{key}".upper(): (section, key)
+        for section, model in Settings.model_fields.items()
+        for key in model.annotation.model_fields  # type: ignore[union-attr]
+    }
+    known.update(ENV_ALIASES)
+    values: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == "MEMPROXY_CONFIG":
+            continue
+        if name not in known:
+            raise ConfigError(f"unknown environment variable {name}")
+        section, key = known[name]
+        try:
+            values[f"{section}.{key}"] = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError:
+            values[f"{section}.{key}"] = raw
+    return values
+
+
+def _assign(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    section, key = dotted.split(".", 1)
+    current = tree.setdefault(section, {})
+    if not isinstance(current, dict):
+        raise ConfigError(f"{section}: must be a mapping")
+    current[key] = value
+
+
+def _expand_env_refs(node: Any, environ: Mapping[str, str], prefix: str) -> None:
+    """Resolve whole-string ``${NAME}`` values, so secrets stay out of the config file."""
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            _expand_env_refs(value, environ, f"{dotted}.")
+        elif isinstance(value, str) and (match := _ENV_REF.match(value.strip())):
+            name = match.group(1)
+            if name not in environ:
+                raise ConfigError(f"{dotted}: environment variable {name} is not set")
+            node[key] = environ[name]
+
+
+def _describe(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"] if not isinstance(part, int)) or "config"
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown key"
+    given = error.get("input")
+    shown = f" (got {given!r})" if not isinstance(given, dict) else ""
+    return f"{where}: {error['msg']}{shown}"

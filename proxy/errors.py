@@ -1,0 +1,75 @@
+"""One error hierarchy: each error knows its HTTP status and renders OpenAI's error envelope.
+
+Third-party exceptions are translated where they enter (upstream, config) with
+``raise ... from exc``, so routes only ever see these.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+
+class ProxyError(Exception):
+    status = 500
+    type = "server_error"
+    code: str | None = None
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        if code is not None:
+            self.code = code
+
+    def envelope(self) -> dict[str, object]:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+    def body(self) -> bytes:
+        return orjson.dumps(self.envelope())
+
+
+class ConfigError(ProxyError):
+    """A setting that stops start-up; the message names the key."""
+
+    code = "config_error"
+
+
+class InvalidRequest(ProxyError):
+    status = 400
+    type = "invalid_request_error"
+
+
+class RequestTooLarge(ProxyError):
+    status = 413
+    type = "invalid_request_error"
+    code = "request_too_large"
+
+
+class UpstreamUnreachable(ProxyError):
+    status = 502
+    code = "upstream_unreachable"
+
+
+class UpstreamTimeout(ProxyError):
+    status = 504
+    code = "upstream_timeout"
+
+
+class UpstreamStreamError(ProxyError):
+    """The upstream failed after the client's stream had started: reported as one SSE error event."""
+
+    status = 502
+    code = "upstream_stream_error"
+
+
+class UpstreamStatusError(ProxyError):
+    """An error status from a provider reached through litellm (the httpx path relays errors verbatim)."""
+
+    def __init__(
+        self, status: int, message: str, *, type: str = "upstream_error", code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.status = status
+        self.type = type
+        self.headers = headers or {}

@@ -1,0 +1,51 @@
+"""Which headers cross the proxy, in each direction (COMPAT F5, A7, A8, I5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RawHeaders = list[tuple[bytes, bytes]]
+
+HOP_BY_HOP = frozenset({
+    b"connection", b"keep-alive", b"proxy-authenticate", b"proxy-authorization", b"proxy-connection",
+    b"te", b"trailer", b"trailers", b"transfer-encoding", b"upgrade",
+})
+# Set by the proxy itself on the way up: the body may be re-encoded, and we ask for identity.
+_NOT_FORWARDED_UP = HOP_BY_HOP | {b"host", b"content-length", b"accept-encoding"}
+# Our own identity headers describe the caller to memproxy, not to the model provider.
+_OWN_PREFIX = b"x-memory-"
+# The proxy frames bodies itself (buffered or re-chunked) and relays them decoded (COMPAT A8).
+_FRAMING = HOP_BY_HOP | {b"content-length", b"content-encoding"}
+
+STREAM_HEADERS: RawHeaders = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+def upstream_request_headers(raw: Iterable[tuple[bytes, bytes]], api_key: str | None) -> RawHeaders:
+    """The client's headers as the upstream should see them; a configured key replaces the client's."""
+    headers = [
+        (name, value)
+        for name, value in ((n.lower(), v) for n, v in raw)
+        if name not in _NOT_FORWARDED_UP and not name.startswith(_OWN_PREFIX)
+        and not (api_key is not None and name == b"authorization")
+    ]
+    headers.append((b"accept-encoding", b"identity"))
+    if api_key is not None:
+        headers.append((b"authorization", b"Bearer " + api_key.encode("latin-1")))
+    return headers
+
+
+def relayed_response_headers(raw: Iterable[tuple[bytes, bytes]]) -> RawHeaders:
+    """The upstream's response headers for the client: all but framing."""
+    return [(name, value) for name, value in ((n.lower(), v) for n, v in raw) if name not in _FRAMING]
+
+
+def bearer_token(raw: Iterable[tuple[bytes, bytes]]) -> str | None:
+    for name, value in raw:
+        if name.lower() == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() or None if scheme.lower() == "bearer" else None
+    return None

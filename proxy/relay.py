@@ -1,0 +1,161 @@
+"""Moving bytes between the client and the upstream: bodies in, responses out, disconnects watched.
+
+Starlette cancels a streaming response's body iterator when the client goes away (ASGI spec
+2.3); before that point, :func:`unless_disconnected` does the same for the wait on the
+upstream (COMPAT J1, J3). Upstream responses are always closed, shielded from cancellation,
+so an abandoned request stops costing tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+import anyio
+import httpx
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive
+
+from .chunks import ChunkNormaliser, StreamProtocolError, error_event
+from .errors import RequestTooLarge
+from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
+from .logs import redact
+from .sse import Comment, Event, SSEDecoder
+from .upstream import translate_transport_error
+
+log = logging.getLogger("proxy.relay")
+T = TypeVar("T")
+EventBatches = AsyncIterator[list[Event | Comment]]
+
+
+class ClientGone(Exception):
+    """The client disconnected before the response started."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise RequestTooLarge(f"request body of {declared} bytes is over the limit of {limit} bytes")
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            raise RequestTooLarge(f"request body is over the limit of {limit} bytes")
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
+    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+
+    Only for requests whose body has been read: the watcher consumes ASGI messages.
+    """
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        watcher.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    raise ClientGone
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def close_quietly(response: httpx.Response) -> None:
+    with anyio.CancelScope(shield=True):
+        try:
+            await response.aclose()
+        except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
+            log.debug("closing the upstream response failed", exc_info=True)
+
+
+def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response:
+    response = Response(body, status_code=status)
+    response.raw_headers = [*headers, (b"content-length", str(len(body)).encode())]
+    return response
+
+
+def streamed_passthrough(upstream: httpx.Response) -> StreamingResponse:
+    """Relay any response byte for byte, as it arrives."""
+
+    async def body() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in upstream.aiter_bytes():
+                yield chunk
+        except (httpx.TransportError, TimeoutError) as exc:
+            log.warning("upstream failed mid-body: %s", redact(str(translate_transport_error(exc))))
+        finally:
+            await close_quietly(upstream)
+
+    response = StreamingResponse(body(), status_code=upstream.status_code)
+    response.raw_headers = relayed_response_headers(upstream.headers.raw)
+    return response
+
+
+def chat_stream_response(
+    batches: EventBatches, normaliser: ChunkNormaliser, headers: RawHeaders, close: Callable[[], Awaitable[None]]
+) -> StreamingResponse:
+    response = StreamingResponse(relay_chat_events(batches, normaliser, close))
+    response.raw_headers = [*(header for header in headers if header[0] != b"content-type"), *STREAM_HEADERS]
+    return response
+
+
+async def relay_chat_events(
+    batches: EventBatches, normaliser: ChunkNormaliser, close: Callable[[], Awaitable[None]]
+) -> AsyncIterator[bytes]:
+    """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event."""
+    try:
+        try:
+            async for batch in batches:
+                out = b"".join(
+                    normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
+                    for item in batch
+                    if not normaliser.ended
+                )
+                if out:
+                    yield out
+                if normaliser.ended:
+                    break
+        except StreamProtocolError as exc:
+            yield error_event(str(exc))
+            return
+        except (httpx.TransportError, TimeoutError) as exc:
+            log.warning("upstream stream failed: %s", redact(str(exc)))
+            yield error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
+            return
+        except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+            log.warning("stream failed: %s", redact(str(exc)))
+            yield error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
+            return
+        if normaliser.failed:
+            return
+        if normaliser.ended or normaliser.all_choices_finished:
+            yield normaliser.finish()
+        else:
+            yield error_event("the upstream closed the stream before it finished")
+    finally:
+        await close()
+
+
+async def sse_batches(upstream: httpx.Response) -> EventBatches:
+    decoder = SSEDecoder()
+    async for raw in upstream.aiter_bytes():
+        items = decoder.feed(raw)
+        if items:
+            yield items
+    tail = decoder.flush()
+    if tail:
+        yield tail

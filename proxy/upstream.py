@@ -1,0 +1,79 @@
+"""The one pooled client for the OpenAI-compatible upstream.
+
+httpx's API over the ``httpx-aiohttp`` transport: httpx's own pool collapses under
+concurrency (encode/httpx#3215). Transport failures are translated here into
+:class:`UpstreamUnreachable` / :class:`UpstreamTimeout`; error *statuses* are not errors at
+this layer, they are relayed to the client as the upstream said them.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+from collections.abc import AsyncIterator
+
+import aiohttp
+import httpx
+from httpx_aiohttp import AiohttpTransport
+
+from .errors import ProxyError, UpstreamTimeout, UpstreamUnreachable
+from .headers import RawHeaders
+
+
+def _no_cookies() -> httpx.Cookies:
+    """A jar that keeps nothing: cookies from one user's upstream response must never ride on another's request."""
+    return httpx.Cookies(http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[])))
+
+
+class Upstream:
+    def __init__(self, base_url: str, *, timeout_s: float, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        limits = httpx.Limits(max_connections=1000, max_keepalive_connections=200, keepalive_expiry=30)
+        self._client = httpx.AsyncClient(
+            transport=transport if transport is not None else AiohttpTransport(limits=limits),
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
+            cookies=_no_cookies(),
+            trust_env=False,
+            follow_redirects=False,
+        )
+
+    def url(self, path: str, query: bytes = b"") -> str:
+        """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4)."""
+        if path == "/v1" or path.startswith("/v1/"):
+            path = path[3:]
+        url = self.base_url + path
+        return f"{url}?{query.decode('latin-1')}" if query else url
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: bytes = b"",
+        headers: RawHeaders,
+        content: bytes | AsyncIterator[bytes] | None = None,
+    ) -> httpx.Response:
+        """Send a request and return once the status and headers are in; the body is left to stream."""
+        request = self._client.build_request(method, self.url(path, query), headers=headers, content=content)
+        try:
+            return await self._client.send(request, stream=True)
+        except (httpx.TransportError, TimeoutError, OSError) as exc:
+            raise translate_transport_error(exc) from exc
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def translate_transport_error(exc: BaseException) -> ProxyError:
+    """A timeout is a 504; anything else that kept us from an answer is a 502 (COMPAT I3)."""
+    if _timed_out(exc):
+        return UpstreamTimeout("the upstream did not answer in time")
+    cause = exc.__cause__ if isinstance(exc.__cause__, aiohttp.ClientError) else exc
+    return UpstreamUnreachable(f"cannot reach the upstream: {type(cause).__name__}: {cause}".rstrip(": "))
+
+
+def _timed_out(exc: BaseException) -> bool:
+    cause = exc.__cause__
+    if isinstance(exc, TimeoutError) or isinstance(cause, TimeoutError):
+        return True
+    # httpx-aiohttp maps a refused connection to ConnectTimeout; the aiohttp cause tells the truth.
+    return isinstance(exc, httpx.TimeoutException) and not isinstance(cause, aiohttp.ClientError)

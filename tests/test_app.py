@@ -1,0 +1,170 @@
+"""The app in-process (httpx.ASGITransport) against a respx-scripted upstream: content, not timing."""
+
+from collections.abc import AsyncIterator
+
+import httpx
+import orjson
+import pytest
+import respx
+
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.services import build_services
+
+BASE = "http://upstream.test/v1"
+CHAT = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture
+def upstream() -> respx.Router:
+    return respx.Router(assert_all_called=False)
+
+
+@pytest.fixture
+async def client(upstream: respx.Router) -> AsyncIterator[httpx.AsyncClient]:
+    settings = load_settings(overrides={"upstream.base_url": BASE, "server.max_body_bytes": 4096})
+    services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
+    async with services, httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c:
+        yield c
+
+
+@pytest.mark.anyio
+async def test_a_completion_comes_back_byte_for_byte_with_upstream_headers(client, upstream) -> None:
+    body = b'{"id":"chatcmpl-1","object":"chat.completion","unknown_field":{"kept":true}}'
+    upstream.post(f"{BASE}/chat/completions").respond(200, content=body, headers={
+        "content-type": "application/json", "x-request-id": "req_9", "openai-processing-ms": "12"})
+    response = await client.post("/v1/chat/completions", json=CHAT)
+    assert response.content == body
+    assert response.headers["x-request-id"] == "req_9" and response.headers["openai-processing-ms"] == "12"
+
+
+@pytest.mark.anyio
+async def test_the_request_body_reaches_the_upstream_unchanged(client, upstream) -> None:
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    sent = orjson.dumps(CHAT | {"seed": 7, "logit_bias": {"50256": -100}, "n": 2, "reasoning_effort": "low",
+                                "metadata": {"k": "v"}, "future_field": [1, {"x": None}]})
+    await client.post("/v1/chat/completions", content=sent, headers={"content-type": "application/json"})
+    assert route.calls.last.request.content == sent
+
+
+@pytest.mark.anyio
+async def test_paths_with_and_without_v1_reach_the_same_upstream_path(client, upstream) -> None:
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    await client.post("/v1/chat/completions", json=CHAT)
+    await client.post("/chat/completions", json=CHAT)
+    assert route.call_count == 2
+
+
+@pytest.mark.anyio
+async def test_other_paths_pass_through_with_method_query_and_body(client, upstream) -> None:
+    route = upstream.route(method="DELETE", url=f"{BASE}/files/file-1?purge=true").respond(200, json={"deleted": True})
+    response = await client.request("DELETE", "/v1/files/file-1?purge=true", content=b"{}")
+    assert response.json() == {"deleted": True}
+    assert route.calls.last.request.content == b"{}"
+
+
+@pytest.mark.anyio
+async def test_listing_stored_completions_is_not_treated_as_a_chat_request(client, upstream) -> None:
+    route = upstream.get(f"{BASE}/chat/completions").respond(200, json={"object": "list", "data": []})
+    response = await client.get("/v1/chat/completions")
+    assert response.status_code == 200 and route.called
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("status", [400, 401, 404, 429, 500, 503])
+async def test_upstream_errors_reach_the_client_as_the_upstream_said_them(client, upstream, status) -> None:
+    error = {"error": {"message": "nope", "type": "x", "param": None, "code": "c"}}
+    upstream.post(f"{BASE}/chat/completions").respond(status, json=error, headers={"retry-after": "7"})
+    response = await client.post("/v1/chat/completions", json=CHAT | {"stream": True})
+    assert response.status_code == status
+    assert response.json() == error and response.headers["retry-after"] == "7"
+
+
+@pytest.mark.anyio
+async def test_an_unreachable_upstream_is_a_502(client, upstream) -> None:
+    upstream.post(f"{BASE}/chat/completions").mock(side_effect=httpx.ConnectError("refused"))
+    response = await client.post("/v1/chat/completions", json=CHAT)
+    assert response.status_code == 502
+    assert response.json()["error"]["code"] == "upstream_unreachable"
+
+
+@pytest.mark.anyio
+async def test_an_upstream_timeout_is_a_504(client, upstream) -> None:
+    upstream.get(f"{BASE}/models").mock(side_effect=httpx.ReadTimeout("slow"))
+    response = await client.get("/v1/models")
+    assert response.status_code == 504
+    assert response.json()["error"]["code"] == "upstream_timeout"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        (b"{not json", None),
+        (b"", None),
+        (b"[1, 2]", None),
+        (b'{"model": "m"}', "messages"),
+        (b'{"model": "m", "messages": "hello"}', "messages"),
+        (b'{"model": "m", "messages": [{"content": "no role"}]}', "messages[0]"),
+        (b'{"model": "m", "messages": [], "stream": "yes"}', "stream"),
+    ],
+)
+async def test_malformed_requests_are_a_400_and_never_reach_the_upstream(client, upstream, body, param) -> None:
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    response = await client.post("/v1/chat/completions", content=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["param"] == param and error["message"]
+    assert not route.called
+
+
+@pytest.mark.anyio
+async def test_a_body_over_the_limit_is_a_413(client, upstream) -> None:
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    big = CHAT | {"messages": [{"role": "user", "content": "x" * 5000}]}
+    response = await client.post("/v1/chat/completions", json=big)
+    assert response.status_code == 413 and response.json()["error"]["code"] == "request_too_large"
+    assert not route.called
+
+
+@pytest.mark.anyio
+async def test_a_stream_that_breaks_off_ends_with_one_error_event(client, upstream) -> None:
+    first = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n'
+
+    async def broken() -> AsyncIterator[bytes]:
+        yield first
+        raise httpx.ReadError("connection reset")
+
+    upstream.post(f"{BASE}/chat/completions").respond(
+        200, headers={"content-type": "text/event-stream"}, stream=httpx.ByteStream(b"")
+    ).side_effect = lambda request: httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=broken()
+    )
+    response = await client.post("/v1/chat/completions", json=CHAT | {"stream": True})
+    events = [block for block in response.content.split(b"\n\n") if block]
+    assert events[0] + b"\n\n" == first
+    assert len(events) == 2 and orjson.loads(events[1][len(b"data: "):])["error"]["code"] == "upstream_stream_error"
+
+
+@pytest.mark.anyio
+async def test_a_stream_closed_early_without_done_is_an_error_not_a_hang(client, upstream) -> None:
+    partial = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n'
+    upstream.post(f"{BASE}/chat/completions").respond(200, headers={"content-type": "text/event-stream"}, content=partial)
+    response = await client.post("/v1/chat/completions", json=CHAT | {"stream": True})
+    assert response.content.count(b"data: ") == 2 and b'"error"' in response.content and b"[DONE]" not in response.content
+
+
+@pytest.mark.anyio
+async def test_a_configured_key_replaces_the_clients_authorization(upstream) -> None:
+    route = upstream.get(f"{BASE}/models").respond(200, json={"data": []})
+    settings = load_settings(overrides={"upstream.base_url": BASE, "upstream.api_key": "sk-proxy"})
+    services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
+    async with services, httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c:
+        await c.get("/v1/models", headers={"authorization": "Bearer sk-client"})
+    assert route.calls.last.request.headers["authorization"] == "Bearer sk-proxy"
+
+
+@pytest.mark.anyio
+async def test_healthz_answers_without_the_upstream(client, upstream) -> None:
+    response = await client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
