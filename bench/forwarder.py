@@ -86,6 +86,8 @@ def main() -> None:
         http="httptools",
         access_log=False,
         log_level="warning",
+        server_header=False,  # the upstream's Server and Date headers are relayed; don't add a second pair
+        date_header=False,
     )
 
 

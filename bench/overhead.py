@@ -181,7 +181,7 @@ class Server:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=wait_s)
                     break
-        elif proc is not None:  # the leader is gone; make sure nothing it started lingers
+        elif proc is not None and _session_processes(proc.pid):  # the leader is gone but something it started lingers
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
         if self.log_file is not None:
@@ -221,13 +221,13 @@ def _session_processes(sid: int) -> list[tuple[int, float, int]]:
     return found
 
 
-def litellm_config(path: Path, upstream: str, master_key: str) -> None:
+def litellm_config(path: Path, upstream: str, master_key: str, model: str) -> None:
     """LiteLLM's proxy config: one model, routed to the fake upstream. JSON is YAML, so no yaml writer needed."""
     config = {
         "model_list": [
             {
                 "model_name": MODEL,
-                "litellm_params": {"model": f"openai/{MODEL}", "api_base": upstream, "api_key": API_KEY},
+                "litellm_params": {"model": model, "api_base": upstream, "api_key": API_KEY},
             }
         ],
         "litellm_settings": {"telemetry": False, "num_retries": 0, "request_timeout": 60},
@@ -253,6 +253,7 @@ class HttpConnection(asyncio.Protocol):
         self.keep_alive = True
         self.body_bytes = 0
         self.body = bytearray()
+        self.tail = b""  # the body's last bytes: a finished stream ends with "data: [DONE]"
         self.first_body_at = 0.0
 
     @classmethod
@@ -300,12 +301,14 @@ class HttpConnection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self.body_bytes = 0
         self.first_body_at = 0.0
+        self.tail = b""
         self.body.clear()
 
     def on_body(self, body: bytes) -> None:
         if not self.first_body_at:
             self.first_body_at = time.perf_counter()
         self.body_bytes += len(body)
+        self.tail = (self.tail + body)[-32:]
         if self._keep_body:
             self.body += body
 
@@ -419,6 +422,8 @@ async def run_load(
                     note_error(f"HTTP {conn.status}")
                 elif conn.body_bytes == 0:
                     note_error("HTTP 200 with an empty body")
+                elif case.stream and not conn.tail.rstrip().endswith(b"data: [DONE]"):
+                    note_error(f"stream did not end with data: [DONE]: ...{conn.tail!r}")
                 else:
                     latencies.append((finished - started) * 1000)
                     if case.stream:
@@ -524,6 +529,7 @@ def summarize(runs: list[RunStats]) -> dict[str, Any]:
         "upstream_cpu_ms_per_req": med([r.upstream_cpu_ms_per_req for r in runs]),
         "requests_ok": sum(r.n_ok for r in runs),
         "errors": sum(r.errors for r in runs),
+        "error_samples": [sample for r in runs for sample in r.error_samples][:5],
         "pooled": {
             "p50_ms": percentile(pooled, 0.5),
             "p90_ms": percentile(pooled, 0.9),
@@ -637,10 +643,16 @@ def versions() -> dict[str, str]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5; --quick 2)")
-    parser.add_argument("--requests", type=int, help="requests per round, target and case (default 400; --quick 60)")
+    parser.add_argument("--requests", type=int, help="requests per round, target and case (default 600; --quick 80)")
     parser.add_argument("--warmup", type=int, help="warm-up requests per target and case (default 100; --quick 20)")
     parser.add_argument("--quick", action="store_true", help="small numbers: a smoke check that ends in under a minute")
     parser.add_argument("--no-litellm", action="store_true", help="leave LiteLLM's proxy out")
+    parser.add_argument(
+        "--litellm-model",
+        default=f"openai/{MODEL}",
+        help=f"what LiteLLM routes {MODEL} to (default openai/{MODEL}; a model in its cost map, e.g. "
+        "openai/gpt-4o-mini, makes it ~30%% cheaper per request)",
+    )
     parser.add_argument(
         "--memproxy-arg",
         action="append",
@@ -649,12 +661,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra argument for `memproxy serve` (repeatable; use --memproxy-arg=--config=FILE for dashed ones)",
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout, s (default 30)")
-    parser.add_argument("--max-seconds", type=float, help="cap on one target's run of one case, s (default 20)")
+    parser.add_argument(
+        "--max-seconds", type=float, help="cap on one target's run of one case, s (default 5; --quick 10)"
+    )
     parser.add_argument("--startup-timeout", type=float, default=60.0, help="per server, s (LiteLLM gets 2x)")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
     args = parser.parse_args(argv)
-    defaults = (2, 60, 20, 10.0) if args.quick else (5, 400, 100, 20.0)
+    defaults = (2, 80, 20, 10.0) if args.quick else (5, 600, 100, 5.0)
     for name, default in zip(("rounds", "requests", "warmup", "max_seconds"), defaults, strict=True):
         if getattr(args, name) is None:
             setattr(args, name, default)
@@ -689,7 +703,7 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> tuple[Server, list
         port = free_port()
         config = scratch / "litellm.yaml"
         master_key = f"sk-bench-{secrets.token_hex(16)}"
-        litellm_config(config, upstream_url, master_key)
+        litellm_config(config, upstream_url, master_key, args.litellm_model)
         litellm_cmd = [py, "-m", "litellm.proxy.proxy_cli", "--config", str(config)]
         litellm_cmd += ["--host", "127.0.0.1", "--port", str(port)]
         litellm = Server(
@@ -769,6 +783,10 @@ def main(argv: list[str] | None = None) -> int:
     for target in targets:
         if target.status != "ok":
             print(f"{target.name}: {target.status.upper()}: {target.reason}")
+    for case in CASES:
+        for name, row in summary[case.name].items():
+            if row["errors"]:
+                print(f"{name}, {case.name}: {row['errors']} errors, e.g. {'; '.join(row['error_samples'][:3])}")
     print(f"rss after the run (MB): {', '.join(f'{k} {v}' for k, v in rss.items())}")
     print(f"idle cpu before the rounds (% of a core): {', '.join(f'{k} {v}' for k, v in idle_cpu_pct.items())}")
 

@@ -58,7 +58,10 @@ def create_app(services: Services) -> FastAPI:
                 return Response(status_code=CLIENT_CLOSED)
         else:
             upstream = await services.upstream.send(
-                request.method, request.url.path, query=request.scope["query_string"], headers=headers,
+                request.method,
+                request.url.path,
+                query=request.scope["query_string"],
+                headers=headers,
                 content=request.stream(),
             )
         return streamed_passthrough(upstream)

@@ -23,8 +23,14 @@ from typing import Any
 import orjson
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
-FINISH_REASON_MAP = {"end_turn": "stop", "stop_sequence": "stop", "eos": "stop", "max_tokens": "length",
-                     "tool_use": "tool_calls", "model_length": "length"}
+FINISH_REASON_MAP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "eos": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "model_length": "length",
+}
 DONE = b"data: [DONE]\n\n"
 
 
@@ -107,8 +113,14 @@ class ChunkNormaliser:
         self.ended = True
         if not (self.include_usage and self.usage is not None):
             return DONE
-        usage_chunk = {"id": self.id or "", "object": "chat.completion.chunk", "created": self.created or 0,
-                       "model": self.model or "", "choices": [], "usage": self.usage}
+        usage_chunk = {
+            "id": self.id or "",
+            "object": "chat.completion.chunk",
+            "created": self.created or 0,
+            "model": self.model or "",
+            "choices": [],
+            "usage": self.usage,
+        }
         return encode_event(orjson.dumps(usage_chunk)) + DONE
 
     def _normalise(self, chunk: dict[str, Any]) -> bool:
@@ -207,7 +219,9 @@ class ChunkNormaliser:
                 return None
             call.arguments += arguments
             return {key: value for key, value in fragment.items() if key not in ("id", "type", "function")} | {
-                "index": call.out_index, "function": {"arguments": arguments}}
+                "index": call.out_index,
+                "function": {"arguments": arguments},
+            }
         if not name:
             call.pending += arguments  # hold until the name is known (COMPAT C4)
             return None
@@ -228,8 +242,14 @@ class ChunkNormaliser:
             if not call.name_sent:
                 call.name_sent = True
                 call.arguments = call.pending
-                fragments.append({"index": call.out_index, "id": call.id, "type": "function",
-                                  "function": {"name": "", "arguments": call.pending}})
+                fragments.append(
+                    {
+                        "index": call.out_index,
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": "", "arguments": call.pending},
+                    }
+                )
         return True
 
 

@@ -66,7 +66,14 @@ class ExtractionSettings(_Section):
     enabled: bool = True
     model: str | None = None
     untrusted_tools: tuple[str, ...] = (
-        "browser", "http_batch", "transcribe", "read_file", "search_files", "multi_grep", "web_search", "web_fetch",
+        "browser",
+        "http_batch",
+        "transcribe",
+        "read_file",
+        "search_files",
+        "multi_grep",
+        "web_search",
+        "web_fetch",
     )
 
 

@@ -66,7 +66,12 @@ class UpstreamStatusError(ProxyError):
     """An error status from a provider reached through litellm (the httpx path relays errors verbatim)."""
 
     def __init__(
-        self, status: int, message: str, *, type: str = "upstream_error", code: str | None = None,
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "upstream_error",
+        code: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message, code=code)

@@ -6,10 +6,20 @@ from collections.abc import Iterable
 
 RawHeaders = list[tuple[bytes, bytes]]
 
-HOP_BY_HOP = frozenset({
-    b"connection", b"keep-alive", b"proxy-authenticate", b"proxy-authorization", b"proxy-connection",
-    b"te", b"trailer", b"trailers", b"transfer-encoding", b"upgrade",
-})
+HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"proxy-connection",
+        b"te",
+        b"trailer",
+        b"trailers",
+        b"transfer-encoding",
+        b"upgrade",
+    }
+)
 # Set by the proxy itself on the way up: the body may be re-encoded, and we ask for identity.
 _NOT_FORWARDED_UP = HOP_BY_HOP | {b"host", b"content-length", b"accept-encoding"}
 # Our own identity headers describe the caller to memproxy, not to the model provider.
@@ -29,7 +39,8 @@ def upstream_request_headers(raw: Iterable[tuple[bytes, bytes]], api_key: str | 
     headers = [
         (name, value)
         for name, value in ((n.lower(), v) for n, v in raw)
-        if name not in _NOT_FORWARDED_UP and not name.startswith(_OWN_PREFIX)
+        if name not in _NOT_FORWARDED_UP
+        and not name.startswith(_OWN_PREFIX)
         and not (api_key is not None and name == b"authorization")
     ]
     headers.append((b"accept-encoding", b"identity"))

@@ -93,7 +93,9 @@ async def _via_upstream(request: Request, services: Services, chat: ChatRequest)
         return buffered_response(upstream.status_code, relayed_response_headers(upstream.headers.raw), body)
     normaliser = ChunkNormaliser(include_usage=chat.include_usage)
     return chat_stream_response(
-        sse_batches(upstream), normaliser, relayed_response_headers(upstream.headers.raw),
+        sse_batches(upstream),
+        normaliser,
+        relayed_response_headers(upstream.headers.raw),
         lambda: close_quietly(upstream),
     )
 

@@ -17,8 +17,13 @@ import orjson
 
 from .errors import ProxyError, UpstreamStatusError, UpstreamTimeout, UpstreamUnreachable
 
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                404: "not_found_error", 429: "rate_limit_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+}
 
 
 def import_litellm() -> Any:

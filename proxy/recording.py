@@ -43,7 +43,7 @@ class _Exchanges:
     def key(self, request: httpx.Request, body: bytes) -> str:
         path = request.url.path
         if self.base_path and path.startswith(self.base_path):
-            path = path[len(self.base_path):]
+            path = path[len(self.base_path) :]
         return exchange_key(request.method, path, request.url.query.decode("latin-1"), body)
 
     def file(self, key: str, sequence: int) -> Path:
@@ -63,14 +63,24 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self._exchanges.counts[key] += 1
         response = await self._inner.handle_async_request(request)
         record = {
-            "request": {"method": request.method, "path": request.url.path, "query": request.url.query.decode(),
-                        "body": _body_text(body)},
-            "response": {"status": response.status_code,
-                         "headers": [[k, v] for k, v in response.headers.multi_items() if k not in _NOT_RECORDED]},
+            "request": {
+                "method": request.method,
+                "path": request.url.path,
+                "query": request.url.query.decode(),
+                "body": _body_text(body),
+            },
+            "response": {
+                "status": response.status_code,
+                "headers": [[k, v] for k, v in response.headers.multi_items() if k not in _NOT_RECORDED],
+            },
         }
         target = self._exchanges.file(key, sequence)
-        return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_TeeStream(response.stream, record, target), extensions=response.extensions)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_TeeStream(response.stream, record, target),
+            extensions=response.extensions,
+        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()

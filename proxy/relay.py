@@ -54,19 +54,25 @@ async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
 
     Only for requests whose body has been read: the watcher consumes ASGI messages.
     """
-    task = asyncio.ensure_future(work)
-    watcher = asyncio.ensure_future(_disconnected(receive))
-    try:
-        await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
+    task = asyncio.current_task()
+    assert task is not None
+    gone = False
+
+    async def watch() -> None:
+        nonlocal gone
+        await _disconnected(receive)
+        gone = True
         task.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if gone and task.uncancel() == 0:
+            raise ClientGone from None
         raise
     finally:
         watcher.cancel()
-    if task.done():
-        return task.result()
-    task.cancel()
-    raise ClientGone
 
 
 async def _disconnected(receive: Receive) -> None:
@@ -125,10 +131,12 @@ async def relay_chat_events(
                     for item in batch
                     if not normaliser.ended
                 )
+                if normaliser.ended:
+                    # [DONE] or an error event: finish in the same write.
+                    yield out if normaliser.failed else out + normaliser.finish()
+                    return
                 if out:
                     yield out
-                if normaliser.ended:
-                    break
         except StreamProtocolError as exc:
             yield error_event(str(exc))
             return
@@ -140,9 +148,8 @@ async def relay_chat_events(
             log.warning("stream failed: %s", redact(str(exc)))
             yield error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
             return
-        if normaliser.failed:
-            return
-        if normaliser.ended or normaliser.all_choices_finished:
+        # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
+        if normaliser.all_choices_finished:
             yield normaliser.finish()
         else:
             yield error_event("the upstream closed the stream before it finished")

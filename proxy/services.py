@@ -47,7 +47,8 @@ def build_services(
         transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
     upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
     litellm = LiteLLMRoute(
-        settings.upstream.litellm_models, api_base=settings.upstream.litellm_api_base,
+        settings.upstream.litellm_models,
+        api_base=settings.upstream.litellm_api_base,
         timeout_s=settings.upstream.timeout_s,
     )
     return Services(settings=settings, upstream=upstream, litellm=litellm)

@@ -565,9 +565,9 @@ def _anthropic_stream_events(
 
 
 def _embed(text: str) -> list[float]:
-    """A deterministic 8-dim vector in [-1, 1] derived from the text's hash."""
+    """A deterministic vector in [-1, 1] derived from the text's hash (sha256: 32 bytes, 8 int32s)."""
     digest = hashlib.sha256(text.encode()).digest()
-    return [round(v / 0x7FFFFFFF, 6) for v in struct.unpack("<8i", digest)]
+    return [round(v / 0x7FFFFFFF, 6) for v in struct.unpack(f"<{EMBEDDING_DIMS}i", digest)]
 
 
 def _b64_floats(vector: list[float]) -> str:

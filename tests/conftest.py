@@ -1,7 +1,8 @@
+import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -21,6 +22,23 @@ RunProxy = Callable[..., AbstractContextManager[str]]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+async def litellm(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
+    """litellm as a client in the test's own loop, its cached HTTP clients closed afterwards.
+
+    Its aiohttp transport rebuilds a session, never closed, when reused from another event loop
+    (each test has its own); its httpx transport does not, so client-side tests use that.
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
+    litellm.in_memory_llm_clients_cache.flush_cache()
+    yield litellm
+    await litellm.close_litellm_async_clients()
+    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 @contextmanager

@@ -24,15 +24,21 @@ def upstream() -> respx.Router:
 async def client(upstream: respx.Router) -> AsyncIterator[httpx.AsyncClient]:
     settings = load_settings(overrides={"upstream.base_url": BASE, "server.max_body_bytes": 4096})
     services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
-    async with services, httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c:
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c,
+    ):
         yield c
 
 
 @pytest.mark.anyio
 async def test_a_completion_comes_back_byte_for_byte_with_upstream_headers(client, upstream) -> None:
     body = b'{"id":"chatcmpl-1","object":"chat.completion","unknown_field":{"kept":true}}'
-    upstream.post(f"{BASE}/chat/completions").respond(200, content=body, headers={
-        "content-type": "application/json", "x-request-id": "req_9", "openai-processing-ms": "12"})
+    upstream.post(f"{BASE}/chat/completions").respond(
+        200,
+        content=body,
+        headers={"content-type": "application/json", "x-request-id": "req_9", "openai-processing-ms": "12"},
+    )
     response = await client.post("/v1/chat/completions", json=CHAT)
     assert response.content == body
     assert response.headers["x-request-id"] == "req_9" and response.headers["openai-processing-ms"] == "12"
@@ -41,8 +47,17 @@ async def test_a_completion_comes_back_byte_for_byte_with_upstream_headers(clien
 @pytest.mark.anyio
 async def test_the_request_body_reaches_the_upstream_unchanged(client, upstream) -> None:
     route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
-    sent = orjson.dumps(CHAT | {"seed": 7, "logit_bias": {"50256": -100}, "n": 2, "reasoning_effort": "low",
-                                "metadata": {"k": "v"}, "future_field": [1, {"x": None}]})
+    sent = orjson.dumps(
+        CHAT
+        | {
+            "seed": 7,
+            "logit_bias": {"50256": -100},
+            "n": 2,
+            "reasoning_effort": "low",
+            "metadata": {"k": "v"},
+            "future_field": [1, {"x": None}],
+        }
+    )
     await client.post("/v1/chat/completions", content=sent, headers={"content-type": "application/json"})
     assert route.calls.last.request.content == sent
 
@@ -127,31 +142,45 @@ async def test_a_body_over_the_limit_is_a_413(client, upstream) -> None:
     assert not route.called
 
 
+FIRST_CHUNK = (
+    b"data: "
+    + orjson.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": None}],
+        }
+    )
+    + b"\n\n"
+)
+
+
 @pytest.mark.anyio
 async def test_a_stream_that_breaks_off_ends_with_one_error_event(client, upstream) -> None:
-    first = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n'
-
     async def broken() -> AsyncIterator[bytes]:
-        yield first
+        yield FIRST_CHUNK
         raise httpx.ReadError("connection reset")
 
-    upstream.post(f"{BASE}/chat/completions").respond(
-        200, headers={"content-type": "text/event-stream"}, stream=httpx.ByteStream(b"")
-    ).side_effect = lambda request: httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=broken()
+    upstream.post(f"{BASE}/chat/completions").mock(
+        side_effect=lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=broken())
     )
     response = await client.post("/v1/chat/completions", json=CHAT | {"stream": True})
     events = [block for block in response.content.split(b"\n\n") if block]
-    assert events[0] + b"\n\n" == first
-    assert len(events) == 2 and orjson.loads(events[1][len(b"data: "):])["error"]["code"] == "upstream_stream_error"
+    assert events[0] + b"\n\n" == FIRST_CHUNK
+    assert len(events) == 2 and orjson.loads(events[1][len(b"data: ") :])["error"]["code"] == "upstream_stream_error"
 
 
 @pytest.mark.anyio
 async def test_a_stream_closed_early_without_done_is_an_error_not_a_hang(client, upstream) -> None:
-    partial = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n'
-    upstream.post(f"{BASE}/chat/completions").respond(200, headers={"content-type": "text/event-stream"}, content=partial)
+    upstream.post(f"{BASE}/chat/completions").respond(
+        200, headers={"content-type": "text/event-stream"}, content=FIRST_CHUNK
+    )
     response = await client.post("/v1/chat/completions", json=CHAT | {"stream": True})
-    assert response.content.count(b"data: ") == 2 and b'"error"' in response.content and b"[DONE]" not in response.content
+    events = [block for block in response.content.split(b"\n\n") if block]
+    assert len(events) == 2 and orjson.loads(events[1][len(b"data: ") :])["error"]["code"] == "upstream_stream_error"
+    assert b"[DONE]" not in response.content
 
 
 @pytest.mark.anyio
@@ -159,7 +188,10 @@ async def test_a_configured_key_replaces_the_clients_authorization(upstream) -> 
     route = upstream.get(f"{BASE}/models").respond(200, json={"data": []})
     settings = load_settings(overrides={"upstream.base_url": BASE, "upstream.api_key": "sk-proxy"})
     services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
-    async with services, httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c:
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c,
+    ):
         await c.get("/v1/models", headers={"authorization": "Bearer sk-client"})
     assert route.calls.last.request.headers["authorization"] == "Bearer sk-proxy"
 

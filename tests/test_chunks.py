@@ -54,39 +54,47 @@ def test_a_well_formed_stream_is_relayed_byte_for_byte() -> None:
 
 
 def test_role_is_sent_only_in_the_first_delta() -> None:
-    relayed, _ = relay([
-        chunk([choice({"role": "assistant", "content": "a"})]),
-        chunk([choice({"role": "assistant", "content": "b"})]),
-        chunk([choice({"role": "assistant"}, "stop")]),
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"role": "assistant", "content": "a"})]),
+            chunk([choice({"role": "assistant", "content": "b"})]),
+            chunk([choice({"role": "assistant"}, "stop")]),
+        ]
+    )
     roles = [c["delta"].get("role") for e in relayed if e != "[DONE]" for c in e["choices"]]
     assert roles == ["assistant", None, None]
 
 
 def test_id_and_created_are_the_same_on_every_chunk() -> None:
-    relayed, _ = relay([
-        chunk([choice({"content": "a"})], id="first", created=1),
-        chunk([choice({"content": "b"})], id="second", created=2),
-        chunk([choice({}, "stop")], id="third", created=3),
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"content": "a"})], id="first", created=1),
+            chunk([choice({"content": "b"})], id="second", created=2),
+            chunk([choice({}, "stop")], id="third", created=3),
+        ]
+    )
     assert {(e["id"], e["created"]) for e in relayed if e != "[DONE]"} == {("first", 1)}
 
 
 def test_null_choices_become_an_empty_list_and_usage_goes_last() -> None:
-    relayed, _ = relay([
-        chunk([choice({"content": "a"}, "stop")]),
-        chunk(None, usage={"total_tokens": 5}),  # vLLM's usage chunk
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"content": "a"}, "stop")]),
+            chunk(None, usage={"total_tokens": 5}),  # vLLM's usage chunk
+        ]
+    )
     assert relayed[-2]["choices"] == [] and relayed[-2]["usage"] == {"total_tokens": 5}
     assert relayed[-1] == "[DONE]"
 
 
 def test_usage_on_the_finish_chunk_becomes_one_usage_chunk_before_done() -> None:
-    relayed, _ = relay([
-        chunk([choice({"content": "a"})], usage={"total_tokens": 1}),  # cumulative usage on every chunk
-        chunk([choice({}, "stop")], usage={"total_tokens": 9}),
-        b"[DONE]",
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"content": "a"})], usage={"total_tokens": 1}),  # cumulative usage on every chunk
+            chunk([choice({}, "stop")], usage={"total_tokens": 9}),
+            b"[DONE]",
+        ]
+    )
     usage_chunks = [e for e in relayed if e != "[DONE]" and e.get("usage")]
     assert usage_chunks == [relayed[-2]]
     assert relayed[-2]["choices"] == [] and relayed[-2]["usage"] == {"total_tokens": 9}
@@ -94,12 +102,14 @@ def test_usage_on_the_finish_chunk_becomes_one_usage_chunk_before_done() -> None
 
 
 def test_a_usage_chunk_before_the_last_choice_chunk_is_moved_to_the_end() -> None:
-    relayed, _ = relay([
-        chunk([choice({"content": "a"})]),
-        chunk([], usage={"total_tokens": 3}),
-        chunk([choice({}, "stop")]),
-        b"[DONE]",
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"content": "a"})]),
+            chunk([], usage={"total_tokens": 3}),
+            chunk([choice({}, "stop")]),
+            b"[DONE]",
+        ]
+    )
     assert relayed[-3]["choices"][0]["finish_reason"] == "stop"
     assert relayed[-2]["usage"] == {"total_tokens": 3}
 
@@ -113,70 +123,118 @@ def test_no_usage_chunk_reaches_a_client_that_did_not_ask_for_it() -> None:
 
 
 def test_parallel_calls_sharing_index_zero_are_renumbered_by_id() -> None:
-    relayed, _ = relay([  # Ollama: every call at index 0
-        chunk([choice({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]})]),
-        chunk([choice({"tool_calls": [{"index": 0, "id": "b", "function": {"name": "g", "arguments": "{}"}}]})]),
-        chunk([choice({}, "tool_calls")]),
-    ])
-    assert [(f["index"], f["id"], f["function"]["name"]) for f in tool_fragments(relayed)] == [(0, "a", "f"), (1, "b", "g")]
+    relayed, _ = relay(
+        [  # Ollama: every call at index 0
+            chunk([choice({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]})]),
+            chunk([choice({"tool_calls": [{"index": 0, "id": "b", "function": {"name": "g", "arguments": "{}"}}]})]),
+            chunk([choice({}, "tool_calls")]),
+        ]
+    )
+    assert [(f["index"], f["id"], f["function"]["name"]) for f in tool_fragments(relayed)] == [
+        (0, "a", "f"),
+        (1, "b", "g"),
+    ]
 
 
 def test_indices_start_at_zero_and_have_no_gaps() -> None:
-    relayed, _ = relay([  # Copilot: first index 1
-        chunk([choice({"tool_calls": [{"index": 1, "id": "a", "type": "function",
-                                        "function": {"name": "f", "arguments": ""}}]})]),
-        chunk([choice({"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]})]),
-        chunk([choice({"tool_calls": [{"index": 3, "id": "b", "type": "function",
-                                        "function": {"name": "g", "arguments": "{}"}}]})]),
-        chunk([choice({}, "tool_calls")]),
-    ])
+    relayed, _ = relay(
+        [  # Copilot: first index 1
+            chunk(
+                [
+                    choice(
+                        {
+                            "tool_calls": [
+                                {"index": 1, "id": "a", "type": "function", "function": {"name": "f", "arguments": ""}}
+                            ]
+                        }
+                    )
+                ]
+            ),
+            chunk([choice({"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]})]),
+            chunk(
+                [
+                    choice(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": 3,
+                                    "id": "b",
+                                    "type": "function",
+                                    "function": {"name": "g", "arguments": "{}"},
+                                }
+                            ]
+                        }
+                    )
+                ]
+            ),
+            chunk([choice({}, "tool_calls")]),
+        ]
+    )
     assert [f["index"] for f in tool_fragments(relayed)] == [0, 0, 1]
 
 
 def test_id_and_name_only_in_a_calls_first_fragment_and_summaries_are_dropped() -> None:
     call = {"index": 0, "id": "call_x", "type": "function"}
-    relayed, _ = relay([  # LiteLLM: id on every fragment, then a summary of the whole call
-        chunk([choice({"tool_calls": [call | {"function": {"name": "f", "arguments": '{"a":'}}]})]),
-        chunk([choice({"tool_calls": [call | {"function": {"arguments": "1}"}}]})]),
-        chunk([choice({"tool_calls": [call | {"function": {"name": "f", "arguments": '{"a":1}'}}]})]),
-        chunk([choice({}, "tool_calls")]),
-    ])
+    relayed, _ = relay(
+        [  # LiteLLM: id on every fragment, then a summary of the whole call
+            chunk([choice({"tool_calls": [call | {"function": {"name": "f", "arguments": '{"a":'}}]})]),
+            chunk([choice({"tool_calls": [call | {"function": {"arguments": "1}"}}]})]),
+            chunk([choice({"tool_calls": [call | {"function": {"name": "f", "arguments": '{"a":1}'}}]})]),
+            chunk([choice({}, "tool_calls")]),
+        ]
+    )
     fragments = tool_fragments(relayed)
-    assert fragments[0] == {"index": 0, "id": "call_x", "type": "function", "function": {"name": "f", "arguments": '{"a":'}}
+    assert fragments[0] == {
+        "index": 0,
+        "id": "call_x",
+        "type": "function",
+        "function": {"name": "f", "arguments": '{"a":'},
+    }
     assert fragments[1:] == [{"index": 0, "function": {"arguments": "1}"}}]
 
 
 def test_missing_call_ids_are_made_up_once_per_call() -> None:
-    relayed, _ = relay([  # vLLM: no id
-        chunk([choice({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": ""}}]})]),
-        chunk([choice({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]})]),
-        chunk([choice({}, "tool_calls")]),
-    ])
+    relayed, _ = relay(
+        [  # vLLM: no id
+            chunk([choice({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": ""}}]})]),
+            chunk([choice({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]})]),
+            chunk([choice({}, "tool_calls")]),
+        ]
+    )
     first, second = tool_fragments(relayed)
     assert first["id"].startswith("call_") and first["type"] == "function"
     assert "id" not in second
 
 
 def test_arguments_that_arrive_before_the_name_are_held_until_it_comes() -> None:
-    relayed, _ = relay([
-        chunk([choice({"tool_calls": [{"index": 0, "id": "c", "function": {"arguments": '{"q":'}}]})]),
-        chunk([choice({"tool_calls": [{"index": 0, "function": {"name": "search", "arguments": '"x"}'}}]})]),
-        chunk([choice({}, "tool_calls")]),
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"tool_calls": [{"index": 0, "id": "c", "function": {"arguments": '{"q":'}}]})]),
+            chunk([choice({"tool_calls": [{"index": 0, "function": {"name": "search", "arguments": '"x"}'}}]})]),
+            chunk([choice({}, "tool_calls")]),
+        ]
+    )
     assert tool_fragments(relayed) == [
         {"index": 0, "id": "c", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}
     ]
 
 
 def test_choices_of_n_greater_than_one_keep_their_own_calls_and_finish() -> None:
-    relayed, _ = relay([
-        chunk([choice({"role": "assistant", "content": "a"}, index=0)]),
-        chunk([choice({"role": "assistant", "content": "b"}, index=1)]),
-        chunk([choice({"tool_calls": [{"index": 0, "id": "x", "function": {"name": "f", "arguments": "{}"}}]},
-                      index=1)]),
-        chunk([choice({}, "stop", index=0)]),
-        chunk([choice({}, "tool_calls", index=1)]),
-    ])
+    relayed, _ = relay(
+        [
+            chunk([choice({"role": "assistant", "content": "a"}, index=0)]),
+            chunk([choice({"role": "assistant", "content": "b"}, index=1)]),
+            chunk(
+                [
+                    choice(
+                        {"tool_calls": [{"index": 0, "id": "x", "function": {"name": "f", "arguments": "{}"}}]}, index=1
+                    )
+                ]
+            ),
+            chunk([choice({}, "stop", index=0)]),
+            chunk([choice({}, "tool_calls", index=1)]),
+        ]
+    )
     assert [c["delta"].get("role") for e in relayed[:2] for c in e["choices"]] == ["assistant", "assistant"]
     assert tool_fragments(relayed)[0]["index"] == 0
     assert relayed[-1] == "[DONE]"

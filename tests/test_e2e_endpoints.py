@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -48,10 +49,17 @@ def test_embeddings_pass_through(proxy_url: str, fake_upstream: FakeUpstream) ->
 
 def test_any_other_path_passes_through_verbatim(proxy_url: str, fake_upstream: FakeUpstream) -> None:
     with httpx.Client() as http:
-        response = http.put(f"{proxy_url}/vector_stores/vs_1/files?limit=3", content=b"payload",
-                            headers={"authorization": "Bearer sk-test", "x-custom": "1"})
-    assert response.json() == {"method": "PUT", "path": "/v1/vector_stores/vs_1/files", "query": "limit=3",
-                               "body_bytes": 7}
+        response = http.put(
+            f"{proxy_url}/vector_stores/vs_1/files?limit=3",
+            content=b"payload",
+            headers={"authorization": "Bearer sk-test", "x-custom": "1"},
+        )
+    assert response.json() == {
+        "method": "PUT",
+        "path": "/v1/vector_stores/vs_1/files",
+        "query": "limit=3",
+        "body_bytes": 7,
+    }
     seen = fake_upstream.requests[-1]
     assert seen.body == b"payload" and seen.headers["x-custom"] == "1" and "host" in seen.headers
 
@@ -65,26 +73,37 @@ def test_a_large_upload_streams_through(proxy_url: str, fake_upstream: FakeUpstr
 
 def test_a_client_leaving_mid_stream_cancels_the_upstream(proxy_url: str, fake_upstream: FakeUpstream) -> None:
     fake_upstream.reply(content="word " * 50, pieces=50, chunk_delay_s=0.05)
-    with httpx.Client(timeout=30) as http, http.stream("POST", f"{proxy_url}/chat/completions", json={
-            "model": "fake-model", "messages": MESSAGES, "stream": True}) as response:
+    with (
+        httpx.Client(timeout=30) as http,
+        http.stream(
+            "POST", f"{proxy_url}/chat/completions", json={"model": "fake-model", "messages": MESSAGES, "stream": True}
+        ) as response,
+    ):
         next(response.iter_bytes())
     assert wait_for(lambda: fake_upstream.cancelled_streams == 1), "the upstream stream was not cancelled"
 
 
-def test_a_client_leaving_before_the_first_token_cancels_the_upstream(proxy_url: str,
-                                                                       fake_upstream: FakeUpstream) -> None:
+def test_a_client_leaving_before_the_first_token_cancels_the_upstream(
+    proxy_url: str, fake_upstream: FakeUpstream
+) -> None:
     fake_upstream.reply(delay_s=5)
     with httpx.Client() as http, pytest.raises(httpx.ReadTimeout):
-        http.post(f"{proxy_url}/chat/completions", json={"model": "fake-model", "messages": MESSAGES, "stream": True},
-                  timeout=httpx.Timeout(30, read=0.3))
+        http.post(
+            f"{proxy_url}/chat/completions",
+            json={"model": "fake-model", "messages": MESSAGES, "stream": True},
+            timeout=httpx.Timeout(30, read=0.3),
+        )
     assert wait_for(lambda: fake_upstream.cancelled_streams == 1), "the upstream request was not cancelled"
 
 
 def test_a_non_streaming_client_leaving_cancels_the_upstream(proxy_url: str, fake_upstream: FakeUpstream) -> None:
     fake_upstream.reply(delay_s=5)
     with httpx.Client() as http, pytest.raises(httpx.ReadTimeout):
-        http.post(f"{proxy_url}/chat/completions", json={"model": "fake-model", "messages": MESSAGES},
-                  timeout=httpx.Timeout(30, read=0.3))
+        http.post(
+            f"{proxy_url}/chat/completions",
+            json={"model": "fake-model", "messages": MESSAGES},
+            timeout=httpx.Timeout(30, read=0.3),
+        )
     assert wait_for(lambda: fake_upstream.cancelled_streams == 1), "the upstream request was not cancelled"
 
 
@@ -109,36 +128,52 @@ def test_a_slow_upstream_is_a_504(start_proxy: RunProxy, fake_upstream: FakeUpst
 def test_a_configured_api_key_replaces_the_clients(start_proxy: RunProxy, fake_upstream: FakeUpstream) -> None:
     with start_proxy(fake_upstream.base_url, {"upstream.api_key": "sk-proxy-owned"}) as url:
         openai.OpenAI(base_url=url, api_key="sk-client", max_retries=0).chat.completions.create(
-            model="m", messages=MESSAGES)
+            model="m", messages=MESSAGES
+        )
     assert fake_upstream.requests[-1].headers["authorization"] == "Bearer sk-proxy-owned"
 
 
-def test_litellm_as_a_client(proxy_url: str, fake_upstream: FakeUpstream) -> None:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
+@pytest.mark.anyio
+async def test_litellm_as_a_client(litellm: Any, proxy_url: str, fake_upstream: FakeUpstream) -> None:
     fake_upstream.reply(content="via litellm")
-    response = litellm.completion(model="openai/fake-model", api_base=proxy_url, api_key="sk-test", messages=MESSAGES)
+    response = await litellm.acompletion(
+        model="openai/fake-model", api_base=proxy_url, api_key="sk-test", messages=MESSAGES
+    )
     assert response.choices[0].message.content == "via litellm"
     fake_upstream.reply(content="streamed via litellm")
-    chunks = list(litellm.completion(model="openai/fake-model", api_base=proxy_url, api_key="sk-test",
-                                     messages=MESSAGES, stream=True, stream_options={"include_usage": True}))
-    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "streamed via litellm"
+    stream = await litellm.acompletion(
+        model="openai/fake-model",
+        api_base=proxy_url,
+        api_key="sk-test",
+        messages=MESSAGES,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    text = [chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices]
+    assert "".join(text) == "streamed via litellm"
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_models_routed_through_litellm_come_back_openai_shaped(start_proxy: RunProxy, fake_upstream: FakeUpstream,
-                                                               stream: bool) -> None:
+def test_models_routed_through_litellm_come_back_openai_shaped(
+    start_proxy: RunProxy, fake_upstream: FakeUpstream, stream: bool
+) -> None:
     overrides = {"upstream.litellm_models": ["anthropic/*"], "upstream.litellm_api_base": fake_upstream.root_url}
     fake_upstream.reply(content="Bonjour from Claude.")
     with start_proxy(fake_upstream.base_url, overrides) as url:
         client = openai.OpenAI(base_url=url, api_key="sk-ant-test", max_retries=0)
         if stream:
             with httpx.Client(timeout=30) as http:
-                raw = http.post(f"{url}/chat/completions", headers={"authorization": "Bearer sk-ant-test"}, json={
-                    "model": "anthropic/claude-3-5-sonnet-20241022", "messages": MESSAGES, "stream": True,
-                    "stream_options": {"include_usage": True}}).content
-            events = [block[len(b"data: "):] for block in raw.split(b"\n\n") if block]
+                raw = http.post(
+                    f"{url}/chat/completions",
+                    headers={"authorization": "Bearer sk-ant-test"},
+                    json={
+                        "model": "anthropic/claude-3-5-sonnet-20241022",
+                        "messages": MESSAGES,
+                        "stream": True,
+                        "stream_options": {"include_usage": True},
+                    },
+                ).content
+            events = [block[len(b"data: ") :] for block in raw.split(b"\n\n") if block]
             assert events[-1] == b"[DONE]"
             chunks = [orjson.loads(event) for event in events[:-1]]
             for chunk in chunks:
@@ -148,7 +183,8 @@ def test_models_routed_through_litellm_come_back_openai_shaped(start_proxy: RunP
             assert len({c["id"] for c in chunks}) == 1
         else:
             raw = client.chat.completions.with_raw_response.create(
-                model="anthropic/claude-3-5-sonnet-20241022", messages=MESSAGES)
+                model="anthropic/claude-3-5-sonnet-20241022", messages=MESSAGES
+            )
             validate("CreateChatCompletionResponse", orjson.loads(raw.content))
             text = raw.parse().choices[0].message.content or ""
     assert text == "Bonjour from Claude."
@@ -186,14 +222,29 @@ def test_memproxy_serve_runs_from_the_command_line(fake_upstream: FakeUpstream, 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMPROXY_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--upstream", fake_upstream.base_url,
-         "--data-dir", str(tmp_path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "proxy",
+            "serve",
+            "--port",
+            str(port),
+            "--upstream",
+            fake_upstream.base_url,
+            "--data-dir",
+            str(tmp_path),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         assert wait_for(lambda: _healthy(port), timeout=30), "memproxy serve did not come up"
         fake_upstream.reply(content="through the CLI")
         client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0)
-        assert client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content == "through the CLI"
+        assert (
+            client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content == "through the CLI"
+        )
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=15)

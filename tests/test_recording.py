@@ -36,8 +36,11 @@ async def test_recorded_exchanges_replay_in_order_without_the_upstream(tmp_path:
     async with httpx.AsyncClient(transport=replay) as client:
         replies = [
             await client.post("http://elsewhere.test/v1/chat/completions", json=body)
-            for body in ({"model": "m", "messages": []}, {"model": "m", "messages": []},
-                         {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+            for body in (
+                {"model": "m", "messages": []},
+                {"model": "m", "messages": []},
+                {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            )
         ]
     assert [r.json()["answer"] for r in replies] == [1, 2, 3]
     assert replies[0].headers["x-request-id"] == "req_1"
@@ -60,7 +63,9 @@ async def test_a_request_never_recorded_is_a_404_that_says_so(tmp_path: Path) ->
 @pytest.mark.anyio
 async def test_streamed_bodies_are_recorded_as_they_went_by(tmp_path: Path) -> None:
     sse = b'data: {"a":1}\n\ndata: [DONE]\n\n'
-    upstream = httpx.MockTransport(lambda r: httpx.Response(200, content=sse, headers={"content-type": "text/event-stream"}))
+    upstream = httpx.MockTransport(
+        lambda r: httpx.Response(200, content=sse, headers={"content-type": "text/event-stream"})
+    )
     await post(RecordingTransport(upstream, tmp_path, BASE), {"stream": True})
     (recorded,) = tmp_path.glob("*.json")
     assert "".join(orjson.loads(recorded.read_bytes())["response"]["chunks"]).encode() == sse

@@ -6,7 +6,7 @@ RECORDED = (
     b": OPENROUTER PROCESSING\r\n\r\n"
     b'data: {"a":1}\r\n\r\n'
     b'data:{"b":\ndata: 2}\n\n'
-    b"event: message\nid: 7\nretry: 100\ndata: {\"c\":3}\r\r"
+    b'event: message\nid: 7\nretry: 100\ndata: {"c":3}\r\r'
     b"data: [DONE]\n\n"
 )
 EXPECTED = [

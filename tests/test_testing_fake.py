@@ -324,14 +324,7 @@ TOOLS = [
 ]
 
 
-# litellm's own types trip a pydantic UserWarning (ReadOnly TypedDict items) that `filterwarnings = error` would
-# turn into an exception inside litellm's stream handler; it is not about the fake.
-LITELLM_PYDANTIC_WARNING = pytest.mark.filterwarnings("ignore:Item .* is using the `ReadOnly` qualifier:UserWarning")
-
-
-async def litellm_call(fake: FakeUpstream, **extra: Any) -> Any:
-    import litellm
-
+async def litellm_call(litellm: Any, fake: FakeUpstream, **extra: Any) -> Any:
     return await litellm.acompletion(
         model="anthropic/claude-3-5-sonnet-20241022",
         api_base=fake.root_url,  # litellm appends /v1/messages itself
@@ -343,10 +336,9 @@ async def litellm_call(fake: FakeUpstream, **extra: Any) -> Any:
 
 
 @pytest.mark.anyio
-@LITELLM_PYDANTIC_WARNING
-async def test_litellm_anthropic_non_streaming(fake_upstream: FakeUpstream) -> None:
+async def test_litellm_anthropic_non_streaming(litellm: Any, fake_upstream: FakeUpstream) -> None:
     fake_upstream.reply(content="Let me check.", tool_calls=[WEATHER])
-    response = await litellm_call(fake_upstream)
+    response = await litellm_call(litellm, fake_upstream)
     message = response.choices[0].message
     assert message.content == "Let me check."
     assert response.choices[0].finish_reason == "tool_calls"
@@ -359,10 +351,9 @@ async def test_litellm_anthropic_non_streaming(fake_upstream: FakeUpstream) -> N
 
 
 @pytest.mark.anyio
-@LITELLM_PYDANTIC_WARNING
-async def test_litellm_anthropic_streaming(fake_upstream: FakeUpstream) -> None:
+async def test_litellm_anthropic_streaming(litellm: Any, fake_upstream: FakeUpstream) -> None:
     fake_upstream.reply(content="Let me check.", tool_calls=[WEATHER])
-    stream = await litellm_call(fake_upstream, stream=True)
+    stream = await litellm_call(litellm, fake_upstream, stream=True)
     text, names, arguments, finish = [], [], [], None
     async for chunk in stream:
         choice = chunk.choices[0]
