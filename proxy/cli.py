@@ -6,7 +6,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -88,6 +88,6 @@ def _settings(config_path: str | None, overrides: dict[str, Any]) -> Settings:
         _fail(f"config error: {exc.message}")
 
 
-def _fail(message: str) -> Any:
+def _fail(message: str) -> NoReturn:
     click.echo(f"memproxy: {message}", err=True)
     sys.exit(2)

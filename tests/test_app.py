@@ -200,3 +200,44 @@ async def test_a_configured_key_replaces_the_clients_authorization(upstream) -> 
 async def test_healthz_answers_without_the_upstream(client, upstream) -> None:
     response = await client.get("/healthz")
     assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+@pytest.mark.anyio
+async def test_a_responses_api_stream_passes_through_byte_for_byte(client, upstream) -> None:
+    # A different SSE grammar (event: lines, sequence numbers): never run through the chat normaliser.
+    sse = (
+        b'event: response.created\ndata: {"type":"response.created","sequence_number":0}\n\n'
+        b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hi"}\n\n'
+    )
+    upstream.post(f"{BASE}/responses").respond(200, headers={"content-type": "text/event-stream"}, content=sse)
+    response = await client.post("/v1/responses", json={"model": "m", "input": "hi", "stream": True})
+    assert response.content == sse and response.headers["content-type"] == "text/event-stream"
+
+
+def test_the_openai_compatible_path_never_imports_litellm() -> None:
+    script = """
+import asyncio, sys, httpx
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.services import build_services
+
+def upstream(request):
+    return httpx.Response(200, json={"id": "x", "object": "chat.completion", "choices": []})
+
+async def main():
+    services = build_services(load_settings(overrides={"upstream.base_url": "http://u/v1"}),
+                              transport=httpx.MockTransport(upstream))
+    app = httpx.ASGITransport(create_app(services))
+    async with services, httpx.AsyncClient(transport=app, base_url="http://p") as c:
+        body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}]}
+        assert (await c.post("/v1/chat/completions", json=body)).status_code == 200
+    print("litellm" in sys.modules)
+
+asyncio.run(main())
+"""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
