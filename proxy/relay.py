@@ -66,13 +66,17 @@ async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
 
     watcher = asyncio.ensure_future(watch())
     try:
-        return await work
+        result = await work
     except asyncio.CancelledError:
         if gone and task.uncancel() == 0:
             raise ClientGone from None
         raise
     finally:
         watcher.cancel()
+    if gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
+        task.uncancel()
+        raise ClientGone
+    return result
 
 
 async def _disconnected(receive: Receive) -> None:
