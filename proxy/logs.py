@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import logging
-import re
 
-_SECRETS = re.compile(
-    r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"
-    r"|\b(sk-[A-Za-z0-9_-]{3})[A-Za-z0-9_-]{8,}"
-    r"|\b((?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s\"',]{4,}"
-)
+from .scanning import redact
 
-
-def redact(text: str) -> str:
-    return _SECRETS.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + "[redacted]", text)
+__all__ = ["RedactingFilter", "configure_logging", "redact"]  # relay.py imports redact from here
 
 
 class RedactingFilter(logging.Filter):
