@@ -70,6 +70,8 @@ CHAT_BODY: dict[str, Any] = {
     "temperature": 0.2,
     "max_tokens": 256,
 }
+RETRIEVAL = BENCH_DIR / "retrieval"
+QUESTIONS = [json.loads(line)["query"] for line in (RETRIEVAL / "queries.jsonl").read_text().splitlines() if line]
 DIRECT, FORWARDER, MEMPROXY, LITELLM = "direct", "forwarder", "memproxy", "litellm"
 REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY)
 PROXIES = (FORWARDER, MEMPROXY, LITELLM)
@@ -221,6 +223,29 @@ def _session_processes(sid: int) -> list[tuple[int, float, int]]:
     return found
 
 
+def seed_memories(data_dir: Path, count: int) -> None:
+    """Give the benchmark's user ``count`` memories (the retrieval dataset's, repeated as needed)."""
+    if count <= 0:
+        return
+    from proxy.identity import identify
+    from proxy.memory.files import FilesStore
+    from proxy.memory.records import check_draft
+    from proxy.memory.store import Owner
+
+    caller = identify([(b"authorization", f"Bearer {API_KEY}".encode())])
+    assert caller is not None
+    texts = [json.loads(line)["text"] for line in (RETRIEVAL / "memories.jsonl").read_text().splitlines() if line]
+
+    async def seed() -> None:
+        store = FilesStore(data_dir)
+        owner = Owner(caller.user, caller.workspace)
+        for n in range(count):
+            text = texts[n % len(texts)] + ("" if n < len(texts) else f" (variant {n // len(texts)})")
+            await store.add(owner, check_draft({"text": text}), max_total=count)
+
+    asyncio.run(seed())
+
+
 def litellm_config(path: Path, upstream: str, master_key: str, model: str) -> None:
     """LiteLLM's proxy config: one model, routed to the fake upstream. JSON is YAML, so no yaml writer needed."""
     config = {
@@ -319,10 +344,13 @@ class HttpConnection(asyncio.Protocol):
             self._waiter.set_result(None)
 
 
-def build_request(base_url: str, stream: bool, api_key: str) -> tuple[str, int, bytes]:
+def build_request(base_url: str, stream: bool, api_key: str, question: str | None = None) -> tuple[str, int, bytes]:
     parts = urlsplit(base_url)
     assert parts.hostname is not None and parts.port is not None
-    body = json.dumps({**CHAT_BODY, "stream": stream}, separators=(",", ":")).encode()
+    payload = {**CHAT_BODY, "stream": stream}
+    if question is not None:
+        payload["messages"] = [CHAT_BODY["messages"][0], {"role": "user", "content": question}]
+    body = json.dumps(payload, separators=(",", ":")).encode()
     head = (
         f"POST {parts.path.rstrip('/')}/chat/completions HTTP/1.1\r\n"
         f"Host: {parts.hostname}:{parts.port}\r\n"
@@ -372,8 +400,12 @@ async def run_load(
     max_seconds: float,
     upstream: Server,
 ) -> RunStats:
-    """Send ``n_requests`` (fewer if ``max_seconds`` runs out) with ``case.concurrency`` workers."""
-    host, port, data = build_request(target.base_url, case.stream, target.client_key)
+    """Send ``n_requests`` (fewer if ``max_seconds`` runs out) with ``case.concurrency`` workers.
+
+    Every request carries a new user message (a question from the retrieval dataset and a serial number), so
+    memproxy ranks its memories for each one, as it does for each new turn of a real conversation.
+    """
+    host, port, _ = build_request(target.base_url, case.stream, target.client_key)
     latencies: list[float] = []
     ttfbs: list[float] = []
     error_samples: list[str] = []
@@ -408,6 +440,8 @@ async def run_load(
                         note_error(f"connect: {exc!r}")
                         await asyncio.sleep(0.05)
                         continue
+                question = f"{QUESTIONS[issued % len(QUESTIONS)]} (#{issued})"
+                data = build_request(target.base_url, case.stream, target.client_key, question)[2]
                 started = time.perf_counter()
                 try:
                     async with asyncio.timeout(timeout_s):
@@ -660,6 +694,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="ARG",
         help="extra argument for `memproxy serve` (repeatable; use --memproxy-arg=--config=FILE for dashed ones)",
     )
+    parser.add_argument(
+        "--memories", type=int, default=500, help="memories memproxy holds for the benchmark's user (default 500)"
+    )
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout, s (default 30)")
     parser.add_argument(
         "--max-seconds", type=float, help="cap on one target's run of one case, s (default 5; --quick 10)"
@@ -696,6 +733,7 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> tuple[Server, list
     targets.append(Target(FORWARDER, forwarder))
     port = free_port()
     data_dir = scratch / "memproxy-data"
+    seed_memories(data_dir, args.memories)
     memproxy_cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
     memproxy_cmd += ["--upstream", upstream_url, "--data-dir", str(data_dir), *args.memproxy_arg]
     targets.append(Target(MEMPROXY, Server(MEMPROXY, memproxy_cmd, port, health_path="/healthz")))

@@ -11,6 +11,8 @@ from starlette.responses import Response
 
 from .errors import ProxyError
 from .headers import upstream_request_headers
+from .management import memory_routes
+from .metrics import CONTENT_TYPE
 from .pipeline import CLIENT_CLOSED, handle_chat
 from .relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
 from .services import Services
@@ -66,7 +68,13 @@ def create_app(services: Services) -> FastAPI:
             )
         return streamed_passthrough(upstream)
 
+    async def metrics(request: Request) -> Response:
+        return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
+
     app.add_route("/healthz", healthz, methods=["GET"])
+    app.add_route("/metrics", metrics, methods=["GET"])
+    for route in memory_routes(services):
+        app.router.routes.append(route)
     app.add_route("/v1/chat/completions", chat_completions, methods=["POST"])
     app.add_route("/chat/completions", chat_completions, methods=["POST"])
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)

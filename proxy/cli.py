@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import hashlib
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
+import orjson
 
 from .config import Settings, load_settings
-from .errors import ConfigError
+from .errors import ConfigError, ProxyError
+
+T = TypeVar("T")
 
 
 @click.group()
@@ -59,7 +65,10 @@ def serve(
     from .services import build_services
 
     configure_logging(settings.server.log_level)
-    services = build_services(settings, record_dir=record_dir, replay_dir=replay_dir)
+    try:
+        services = build_services(settings, record_dir=record_dir, replay_dir=replay_dir)
+    except ConfigError as exc:
+        _fail(f"config error: {exc.message}")
     mode = f" (replaying {replay_dir})" if replay_dir else f" (recording to {record_dir})" if record_dir else ""
     click.echo(
         f"memproxy listening on http://{settings.server.host}:{settings.server.port}/v1 -> "
@@ -79,6 +88,151 @@ def serve(
         server_header=False,
         date_header=False,
     )
+
+
+@main.command()
+def demo() -> None:
+    """Show memory at work: a real proxy, the built-in fake model, two sessions. No API key, no network."""
+    from .demo import run_demo
+
+    run_demo(click.echo)
+
+
+# -- memories -------------------------------------------------------------------------------------------------
+
+
+def _who(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every `memories` command shares: where the store is and whose memories."""
+    options = [
+        click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML config file."),
+        click.option("--data-dir", help="Data directory (store.path)."),
+        click.option("--user", envvar="MEMPROXY_USER", help="The X-Memory-User whose memories these are."),
+        click.option("--api-key", help="Or: the bearer token whose memories these are (hashed, as the proxy does)."),
+        click.option("--workspace", default="default", show_default=True, help="The X-Memory-Workspace."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@main.group()
+def memories() -> None:
+    """List, search, add, delete, export and import memories in the configured store."""
+
+
+@memories.command("list")
+@_who
+@click.option("--tag", help="Only memories with this tag.")
+@click.option("--category", help="Only memories of this category.")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def memories_list(tag: str | None, category: str | None, limit: int, as_json: bool, **who: Any) -> None:
+    """The newest memories."""
+    found = _run(who, lambda service, caller: service.search(caller, tag=tag, category=category, limit=limit))
+    _print_memories(found, as_json)
+
+
+@memories.command("search")
+@_who
+@click.argument("query")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def memories_search(query: str, limit: int, as_json: bool, **who: Any) -> None:
+    """Memories relevant to QUERY, best first."""
+    found = _run(who, lambda service, caller: service.search(caller, query=query, limit=limit))
+    _print_memories(found, as_json)
+
+
+@memories.command("add")
+@_who
+@click.argument("text")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 5).")
+@click.option("--category", help="preference, pattern, correction, fact (default), instruction or convention.")
+@click.option("--scope", help="workspace (default), user, session or global.")
+def memories_add(text: str, tags: tuple[str, ...], category: str | None, scope: str | None, **who: Any) -> None:
+    """Store TEXT as a memory (checked and scanned like every write)."""
+    fields = {"text": text, "tags": list(tags), "category": category, "scope": scope}
+    stored = _run(who, lambda service, caller: service.add(caller, fields))
+    click.echo(stored.id)
+
+
+@memories.command("delete")
+@_who
+@click.argument("memory_id")
+def memories_delete(memory_id: str, **who: Any) -> None:
+    """Delete the memory MEMORY_ID."""
+    _run(who, lambda service, caller: service.delete(caller, memory_id))
+    click.echo(f"deleted {memory_id}")
+
+
+@memories.command("export")
+@_who
+@click.option("--output", "-o", type=click.File("wb"), default="-", help="JSONL file (default: stdout).")
+def memories_export(output: Any, **who: Any) -> None:
+    """Write the user's memories (this workspace and user-wide) as JSONL."""
+    for memory in _run(who, lambda service, caller: service.export(caller)):
+        output.write(orjson.dumps(memory.to_json()) + b"\n")
+
+
+@memories.command("import")
+@_who
+@click.argument("source", type=click.File("rb"))
+def memories_import(source: Any, **who: Any) -> None:
+    """Import memories from a JSONL file ('-' for stdin); each line is checked, bad ones are reported and skipped."""
+    data = source.read()
+    report = _run(who, lambda service, caller: service.import_lines(caller, data))
+    for error in report.errors:
+        click.echo(f"line {error['line']}: {error['error']}", err=True)
+    click.echo(f"imported {len(report.imported)}, skipped {len(report.errors)}")
+
+
+@memories.command("forget-all")
+@_who
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def memories_forget_all(yes: bool, **who: Any) -> None:
+    """Delete every memory of the user in this workspace, and their user-wide ones."""
+    if not yes:
+        click.confirm("Delete every memory of this user in this workspace and their user-wide ones?", abort=True)
+    deleted = _run(who, lambda service, caller: service.forget_all(caller))
+    click.echo(f"deleted {deleted}")
+
+
+def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]]) -> T:
+    from .identity import Identity
+    from .memory.files import FilesStore
+    from .memory.service import MemoryService
+
+    settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
+    if settings.store.backend != "files":
+        _fail(f"config error: store.backend: {settings.store.backend!r} is not available yet; use 'files'")
+    if who["user"]:
+        user = who["user"]
+    elif who["api_key"]:
+        user = "key-" + hashlib.sha256(who["api_key"].encode()).hexdigest()[:24]
+    else:
+        _fail("say whose memories: --user NAME (the X-Memory-User) or --api-key KEY")
+    caller = Identity(user, who["workspace"], admin=True)  # the store's owner on this machine
+
+    async def run() -> T:
+        store = FilesStore(settings.store.path)
+        try:
+            return await action(MemoryService(store, settings.memory), caller)
+        finally:
+            await store.aclose()
+
+    try:
+        return asyncio.run(run())
+    except ProxyError as exc:
+        _fail(exc.message)
+
+
+def _print_memories(found: list[Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(orjson.dumps({"count": len(found), "memories": [m.to_json() for m in found]}).decode())
+        return
+    for memory in found:
+        tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
+        click.echo(f"{memory.id}\t{memory.category}{tags}\t{memory.text}")
 
 
 def _settings(config_path: str | None, overrides: dict[str, Any]) -> Settings:

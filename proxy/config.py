@@ -50,6 +50,7 @@ class MemorySettings(_Section):
     max_inject_chars: int = Field(2000, ge=0)
     max_inject_count: int = Field(10, ge=0)
     max_total: int = Field(500, gt=0)
+    admin_key: str | None = None  # null: nobody may write global memories over HTTP
 
 
 class ToolsSettings(_Section):

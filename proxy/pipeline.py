@@ -2,7 +2,8 @@
 
 The request body is parsed only to check it and to learn ``model`` and ``stream``; what goes
 upstream is the client's own bytes, so fields the proxy does not know arrive unchanged
-(COMPAT F1). Memory rewriting plugs in here in later steps.
+(COMPAT F1) unless memory adds something, in which case the parsed body is re-encoded with the
+memory messages in place (:mod:`proxy.memory.recall`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from starlette.responses import Response
 
 from .chunks import ChunkNormaliser
 from .errors import InvalidRequest
-from .headers import bearer_token, relayed_response_headers, upstream_request_headers
+from .headers import RawHeaders, bearer_token, relayed_response_headers, upstream_request_headers
+from .identity import identify
 from .relay import (
     ClientGone,
     EventBatches,
@@ -71,41 +73,46 @@ def parse_chat_request(body: bytes) -> ChatRequest:
 
 async def handle_chat(request: Request, services: Services) -> Response:
     chat = parse_chat_request(await read_body(request, services.settings.server.max_body_bytes))
+    caller = identify(request.headers.raw, services.settings.memory.admin_key)
+    prepared = await services.memory.prepare_chat(caller, chat.payload)
     try:
         if services.litellm.handles(chat.payload.get("model")):
-            return await unless_disconnected(request.receive, _via_litellm(request, services, chat))
-        return await unless_disconnected(request.receive, _via_upstream(request, services, chat))
+            work = _via_litellm(request, services, chat, prepared.payload, prepared.headers)
+        else:
+            body = chat.body if prepared.payload is chat.payload else orjson.dumps(prepared.payload)
+            work = _via_upstream(request, services, chat, body, prepared.headers)
+        return await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
 
 
-async def _via_upstream(request: Request, services: Services, chat: ChatRequest) -> Response:
+async def _via_upstream(
+    request: Request, services: Services, chat: ChatRequest, body: bytes, memory_headers: RawHeaders
+) -> Response:
     headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
     upstream = await services.upstream.send(
-        "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=chat.body
+        "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=body
     )
+    response_headers = relayed_response_headers(upstream.headers.raw) + memory_headers
     streaming = chat.stream and upstream.status_code < 400 and _is_event_stream(upstream)
     if not streaming:
         try:
-            body = await upstream.aread()
+            content = await upstream.aread()
         finally:
             await close_quietly(upstream)
-        return buffered_response(upstream.status_code, relayed_response_headers(upstream.headers.raw), body)
+        return buffered_response(upstream.status_code, response_headers, content)
     normaliser = ChunkNormaliser(include_usage=chat.include_usage)
-    return chat_stream_response(
-        sse_batches(upstream),
-        normaliser,
-        relayed_response_headers(upstream.headers.raw),
-        lambda: close_quietly(upstream),
-    )
+    return chat_stream_response(sse_batches(upstream), normaliser, response_headers, lambda: close_quietly(upstream))
 
 
-async def _via_litellm(request: Request, services: Services, chat: ChatRequest) -> Response:
+async def _via_litellm(
+    request: Request, services: Services, chat: ChatRequest, payload: dict[str, Any], memory_headers: RawHeaders
+) -> Response:
     api_key = services.settings.upstream.api_key or bearer_token(request.headers.raw)
     if not chat.stream:
-        body = await services.litellm.complete(chat.payload, api_key)
-        return buffered_response(200, [(b"content-type", b"application/json")], body)
-    chunks = await services.litellm.stream(chat.payload, api_key)
+        body = await services.litellm.complete(payload, api_key)
+        return buffered_response(200, [(b"content-type", b"application/json"), *memory_headers], body)
+    chunks = await services.litellm.stream(payload, api_key)
 
     async def batches() -> EventBatches:
         async for chunk in chunks:
@@ -114,7 +121,7 @@ async def _via_litellm(request: Request, services: Services, chat: ChatRequest) 
     async def close() -> None:
         await chunks.aclose()  # type: ignore[attr-defined]
 
-    return chat_stream_response(batches(), ChunkNormaliser(include_usage=chat.include_usage), [], close)
+    return chat_stream_response(batches(), ChunkNormaliser(include_usage=chat.include_usage), memory_headers, close)
 
 
 def _is_event_stream(response: httpx.Response) -> bool:

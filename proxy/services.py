@@ -9,6 +9,11 @@ from types import TracebackType
 import httpx
 
 from .config import Settings
+from .errors import ConfigError
+from .memory.files import FilesStore
+from .memory.service import MemoryService
+from .memory.store import MemoryStore
+from .metrics import Metrics
 from .providers import LiteLLMRoute
 from .recording import RecordingTransport, ReplayTransport
 from .upstream import Upstream
@@ -19,6 +24,8 @@ class Services:
     settings: Settings
     upstream: Upstream
     litellm: LiteLLMRoute
+    memory: MemoryService
+    metrics: Metrics
 
     async def __aenter__(self) -> Services:
         return self
@@ -28,6 +35,7 @@ class Services:
     ) -> None:
         await self.upstream.aclose()
         await self.litellm.aclose()
+        await self.memory.store.aclose()
 
 
 def build_services(
@@ -36,8 +44,9 @@ def build_services(
     transport: httpx.AsyncBaseTransport | None = None,
     record_dir: str | Path | None = None,
     replay_dir: str | Path | None = None,
+    store: MemoryStore | None = None,
 ) -> Services:
-    """``transport`` replaces the network (tests); record/replay wrap or replace it."""
+    """``transport`` replaces the network and ``store`` the memory store (tests); record/replay wrap the network."""
     base_url = settings.upstream.base_url
     if replay_dir is not None:
         transport = ReplayTransport(replay_dir, base_url)
@@ -51,4 +60,10 @@ def build_services(
         api_base=settings.upstream.litellm_api_base,
         timeout_s=settings.upstream.timeout_s,
     )
-    return Services(settings=settings, upstream=upstream, litellm=litellm)
+    if store is None:
+        if settings.store.backend != "files":
+            raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
+        store = FilesStore(settings.store.path)
+    metrics = Metrics()
+    memory = MemoryService(store, settings.memory, metrics)
+    return Services(settings=settings, upstream=upstream, litellm=litellm, memory=memory, metrics=metrics)

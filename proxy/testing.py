@@ -22,7 +22,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,6 +183,7 @@ class FakeUpstream:
         self.base_url = ""  # set by the runner once the server listens
         self.record_requests = record_requests  # off for load tests, where the list would grow without bound
         self._queue: deque[Reply] = deque()
+        self._responder: Callable[[dict[str, Any]], Reply] | None = None
         self._request_n = 0
         self._completion_n = 0
         self.app = Starlette(
@@ -209,9 +210,14 @@ class FakeUpstream:
         self._queue.append(queued)
         return queued
 
+    def respond_with(self, responder: Callable[[dict[str, Any]], Reply] | None) -> None:
+        """Answer from a function of the request body whenever no reply is queued (a tiny scripted model)."""
+        self._responder = responder
+
     def reset(self) -> None:
-        """Forget queued replies, seen requests and counters (between tests)."""
+        """Forget queued replies, the responder, seen requests and counters (between tests)."""
         self._queue.clear()
+        self._responder = None
         self.requests.clear()
         self.cancelled_streams = 0
         self._request_n = 0
@@ -219,8 +225,10 @@ class FakeUpstream:
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 
-    def _next_reply(self) -> Reply:
-        return self._queue.popleft() if self._queue else Reply()
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        if self._queue:
+            return self._queue.popleft()
+        return self._responder(body) if self._responder is not None else Reply()
 
     async def _record(self, request: Request) -> tuple[Any, dict[str, str]]:
         """Reads the body, records the request, and returns (parsed JSON or None, the base response headers)."""
@@ -253,7 +261,7 @@ class FakeUpstream:
         if not isinstance(body, dict):
             error = _openai_error(400, "We could not parse the JSON body of your request.")
             return _json(error, 400, _timed(headers, started))
-        reply = self._next_reply()
+        reply = self._next_reply(body)
         if not await self._delay(request, reply):
             return Response(status_code=499)  # the client is gone; nobody reads this
         headers.update(reply.headers)
@@ -292,7 +300,7 @@ class FakeUpstream:
         headers["request-id"] = headers["x-request-id"]
         if not isinstance(body, dict):
             return _json(_anthropic_error(400, "The request body is not valid JSON."), 400, _timed(headers, started))
-        reply = self._next_reply()
+        reply = self._next_reply(body)
         if not await self._delay(request, reply):
             return Response(status_code=499)
         headers.update(reply.headers)

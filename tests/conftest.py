@@ -1,15 +1,14 @@
 import os
 import socket
-import threading
-import time
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
-import uvicorn
 
 from proxy.app import create_app
+from proxy.background import serve_in_background
 from proxy.config import load_settings
 from proxy.services import build_services
 from proxy.testing import FakeUpstream
@@ -43,22 +42,12 @@ async def litellm(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
 
 @contextmanager
 def run_proxy(upstream_url: str, overrides: dict[str, Any] | None = None, **services: Any) -> Iterator[str]:
-    """A real proxy on a real socket, in a background thread; yields its ``/v1`` base URL."""
-    settings = load_settings(overrides={"upstream.base_url": upstream_url, **(overrides or {})})
-    app = create_app(build_services(settings, **services))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, access_log=False))
-    thread = threading.Thread(target=server.run, name="memproxy", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the proxy did not start"
-        time.sleep(0.005)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    """A real proxy on a real socket, in a background thread, with its own data dir; yields its ``/v1`` base URL."""
+    with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
+        overrides = {"upstream.base_url": upstream_url, "store.path": data_dir, **(overrides or {})}
+        app = create_app(build_services(load_settings(overrides=overrides), **services))
+        with serve_in_background(app, name="memproxy") as root:
+            yield f"{root}/v1"
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,199 @@
+"""What each chat request carries, chosen so that provider prompt caches keep hitting.
+
+Providers cache the longest unchanged prefix of a request. So a session's block is chosen once, on
+its first request, and re-sent byte-identical; memories that become relevant later go into a short
+note just before the newest user message, and a note once sent is re-sent at the same place. Every
+request's prefix then equals the previous request. The block is only rebuilt when one of its
+memories is deleted or superseded: forgetting wins over caching.
+
+Budgets (``memory.max_inject_count`` and ``max_inject_chars`` of memory text) hold for everything a
+request carries, block and notes together. Pure: the caller hands in the owners' indexes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..config import MemorySettings
+from .block import Insert, block_position, inject, message_text, newest_user_message, render_block, render_note
+from .ranking import MemoryIndex, Query, Scored
+from .records import Memory
+
+RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
+BLOCK_FLOOR = 0.4  # block entries score at least this share of the best one
+BLOCK_SHARE = 0.6  # of the budgets: the rest is kept for notes, as the conversation moves on
+NOTE_FLOOR = 0.5  # note entries: at least this share of the best new candidate...
+NOTE_RARE_WORD = 0.8  # ...and a clear match on their own: this share of what one word found in one memory scores
+NOTE_MAX = 3
+MAX_SESSIONS = 10_000
+
+
+@dataclass(slots=True)
+class _Note:
+    before: int  # index, in the client's messages, of the user message the note precedes
+    digest: bytes  # of that message, so the note follows the conversation it was made for
+    memories: list[Memory]
+
+
+@dataclass(slots=True)
+class _Session:
+    block: list[Memory]
+    text: str | None  # rendered once, re-sent byte for byte
+    notes: list[_Note] = field(default_factory=list)
+    last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    payload: dict[str, Any]
+    ids: tuple[str, ...]
+
+
+class Recall:
+    def __init__(self, settings: MemorySettings) -> None:
+        self.settings = settings
+        self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
+
+    def __call__(
+        self,
+        session_key: tuple[str, ...],
+        payload: dict[str, Any],
+        views: Sequence[MemoryIndex],
+        *,
+        now: float,
+        visible: Callable[[Memory], bool] = lambda memory: True,
+    ) -> Recalled:
+        """The body to send upstream, with this session's block and notes in place."""
+        messages = payload["messages"]
+        newest = newest_user_message(messages)
+        if newest is None:
+            return Recalled(payload, ())
+
+        def live(memory: Memory) -> bool:
+            return any(view.is_live(memory.id) for view in views)
+
+        session = self._sessions.get(session_key)
+        turn = _digest(messages[newest])
+        query: Query | None = None
+        if session is None or not all(live(m) for m in session.block):
+            query = Query.of(message_text(messages[newest]))
+            block = self._choose_block(query, views, now, visible)
+            session = _Session(block, render_block(block) if block else None, session.notes if session else [])
+            self._remember(session_key, session)
+            session.last_turn = turn
+        else:
+            self._sessions.move_to_end(session_key)
+        self._forget_dead_notes(session, live)
+        if session.last_turn != turn:
+            session.last_turn = turn
+            if not any(note.before == newest and note.digest == turn for note in session.notes):
+                query = Query.of(message_text(messages[newest]))
+                self._add_note(session, newest, turn, query, views, now, visible)
+
+        inserts, ids = [], [m.id for m in session.block]
+        if session.text is not None:
+            position, role = block_position(messages)
+            inserts.append(Insert(position, {"role": role, "content": session.text}))
+        role = block_position(messages)[1]
+        for note in session.notes:
+            if note.before < len(messages) and _digest(messages[note.before]) == note.digest:
+                inserts.append(Insert(note.before, {"role": role, "content": render_note(note.memories)}))
+                ids += [m.id for m in note.memories]
+        return Recalled(inject(payload, inserts), tuple(ids))
+
+    # -- choosing -------------------------------------------------------------------------------------------
+
+    def _choose_block(
+        self, query: Query, views: Sequence[MemoryIndex], now: float, visible: Callable[[Memory], bool]
+    ) -> list[Memory]:
+        if self.settings.inject_mode == "recent_only":
+            budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
+            return budget.fill(_newest(views, visible, self.settings.max_inject_count))
+        count, chars = self.settings.max_inject_count, self.settings.max_inject_chars
+        budget = _Budget(max(1, round(BLOCK_SHARE * count)) if count else 0, round(BLOCK_SHARE * chars))
+        ranked = _ranked(query, views, now, self.settings.max_inject_count, visible)
+        if ranked:
+            best = ranked[0].score
+            return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
+        return budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
+
+    def _add_note(
+        self,
+        session: _Session,
+        before: int,
+        turn: bytes,
+        query: Query,
+        views: Sequence[MemoryIndex],
+        now: float,
+        visible: Callable[[Memory], bool],
+    ) -> None:
+        if self.settings.inject_mode != "relevant":
+            return
+        shown = {m.id for m in session.block} | {m.id for note in session.notes for m in note.memories}
+        budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
+        budget.spend([m for m in session.block] + [m for note in session.notes for m in note.memories])
+        fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
+        if not fresh:
+            return
+        count = sum(len(view) for view in views)
+        floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
+        chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
+        if chosen:
+            session.notes.append(_Note(before, turn, chosen))
+
+    @staticmethod
+    def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> None:
+        for note in session.notes:
+            note.memories = [m for m in note.memories if live(m)]
+        session.notes = [note for note in session.notes if note.memories]
+
+    def _remember(self, key: tuple[str, ...], session: _Session) -> None:
+        self._sessions[key] = session
+        self._sessions.move_to_end(key)
+        while len(self._sessions) > MAX_SESSIONS:
+            self._sessions.popitem(last=False)
+
+
+class _Budget:
+    def __init__(self, count: int, chars: int) -> None:
+        self.count, self.chars = count, chars
+
+    def spend(self, memories: Sequence[Memory]) -> None:
+        self.count -= len(memories)
+        self.chars -= sum(len(m.text) for m in memories)
+
+    def fill(self, candidates: Any, *, limit: int | None = None) -> list[Memory]:
+        """Take candidates in order while they fit; one too long to fit is skipped, not a stop."""
+        chosen: list[Memory] = []
+        for memory in candidates:
+            if self.count <= 0 or (limit is not None and len(chosen) >= limit):
+                break
+            if len(memory.text) <= self.chars:
+                chosen.append(memory)
+                self.spend([memory])
+        return chosen
+
+
+def _ranked(
+    query: Query, views: Sequence[MemoryIndex], now: float, limit: int, visible: Callable[[Memory], bool]
+) -> list[Scored]:
+    ranked = [s for view in views for s in view.rank(query, now=now, limit=limit) if visible(s.memory)]
+    ranked.sort(key=lambda s: s.score, reverse=True)
+    return ranked
+
+
+def _newest(views: Sequence[MemoryIndex], visible: Callable[[Memory], bool], n: int) -> list[Memory]:
+    newest = [m for view in views for m in view.newest(2 * n + 20) if visible(m)]
+    newest.sort(key=lambda m: (m.created, m.number), reverse=True)
+    return newest
+
+
+def _digest(message: dict[str, Any]) -> bytes:
+    return hashlib.blake2b(orjson.dumps(message, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()

@@ -1,0 +1,219 @@
+"""What a memory is: the frozen record every backend stores, and the checks a new one must pass.
+
+The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) extended with seed 003's
+``category``, ``source``, ``confidence``, ``superseded_by``, ``use_count``, ``last_used`` and the
+``session`` it was saved in (so memories of one conversation can lend each other weight).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import InvalidRequest
+from ..scanning import scan
+
+CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
+SCOPES = ("workspace", "user", "session", "global")
+# How sure we are of a memory, by how it was learned (seed 003); `extracted` comes from episode extraction.
+CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "extracted": 0.6}
+MAX_TEXT_CHARS = 500
+MAX_TAGS = 5
+MAX_TAG_CHARS = 50
+
+
+class MemoryRejected(InvalidRequest):
+    """A write that is invalid or unsafe; nothing was stored."""
+
+    code = "memory_rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    text: str
+    scope: str = "workspace"
+    tags: tuple[str, ...] = ()
+    category: str = "fact"
+    source: str = "explicit"
+    confidence: float = 1.0
+    created: float = 0.0  # epoch seconds, `ts` on disk
+    session: str | None = None
+    superseded_by: str | None = None
+    use_count: int = 0
+    last_used: float | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.superseded_by is None
+
+    @property
+    def number(self) -> int:
+        """The n of ``m-<n>``: ids sort by it within one process."""
+        return int(self.id[2:]) if self.id[2:].isdigit() else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "text": self.text,
+            "tags": list(self.tags),
+            "ts": format_ts(self.created),
+            "category": self.category,
+            "source": self.source,
+            "confidence": self.confidence,
+            "session": self.session,
+            "superseded_by": self.superseded_by,
+            "use_count": self.use_count,
+            "last_used": None if self.last_used is None else format_ts(self.last_used),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Memory:
+        """Read a stored line: lenient about missing extension fields, strict about types (ValueError)."""
+        if not isinstance(obj, Mapping):
+            raise ValueError("a memory line must be a JSON object")
+        source = _text(obj, "source") or "explicit"
+        confidence = obj.get("confidence")
+        if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, int | float)):
+            raise ValueError("confidence must be a number")
+        tags = obj.get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+            raise ValueError("tags must be a list of strings")
+        use_count = obj.get("use_count") or 0
+        if isinstance(use_count, bool) or not isinstance(use_count, int):
+            raise ValueError("use_count must be an integer")
+        last_used = obj.get("last_used")
+        memory_id, text = _text(obj, "id"), _text(obj, "text")
+        if memory_id is None or text is None:
+            raise ValueError("id and text are required")
+        return cls(
+            id=memory_id,
+            text=text,
+            scope=_text(obj, "scope") or "workspace",
+            tags=tuple(tags),
+            category=_text(obj, "category") or "fact",
+            source=source,
+            confidence=float(confidence) if confidence is not None else CONFIDENCE_BY_SOURCE.get(source, 1.0),
+            created=parse_ts(obj.get("ts")),
+            session=_text(obj, "session"),
+            superseded_by=_text(obj, "superseded_by"),
+            use_count=use_count,
+            last_used=parse_ts(last_used) if last_used is not None else None,
+        )
+
+    def used(self, now: float) -> Memory:
+        return replace(self, use_count=self.use_count + 1, last_used=now)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """A checked, scanned memory waiting for its id."""
+
+    text: str
+    scope: str = "workspace"
+    tags: tuple[str, ...] = ()
+    category: str = "fact"
+    source: str = "explicit"
+    confidence: float = 1.0
+    session: str | None = None
+    created: float | None = None  # kept on import; now otherwise
+
+    def stored_as(self, memory_id: str, now: float) -> Memory:
+        return Memory(
+            id=memory_id,
+            text=self.text,
+            scope=self.scope,
+            tags=self.tags,
+            category=self.category,
+            source=self.source,
+            confidence=self.confidence,
+            created=self.created if self.created is not None else round(now, 3),  # the precision of `ts`
+            session=self.session,
+        )
+
+
+def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_ts: bool = False) -> MemoryDraft:
+    """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`."""
+    text = fields.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise MemoryRejected("'text' must be a non-empty string", param="text")
+    text = text.strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise MemoryRejected(f"'text' is {len(text)} characters; the limit is {MAX_TEXT_CHARS}", param="text")
+    tags = _check_tags(fields.get("tags"))
+    scope = _one_of(fields, "scope", SCOPES, "workspace")
+    category = _one_of(fields, "category", CATEGORIES, "fact")
+    source = _one_of(fields, "source", tuple(CONFIDENCE_BY_SOURCE), "explicit")
+    confidence = CONFIDENCE_BY_SOURCE[source]
+    given = fields.get("confidence")
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int | float) or not 0 <= given <= 1:
+            raise MemoryRejected("'confidence' must be a number from 0 to 1", param="confidence")
+        confidence = float(given)
+    for part in (text, *tags):
+        finding = scan(part)
+        if finding is not None:
+            raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
+    created = None
+    if keep_ts and fields.get("ts") is not None:
+        try:
+            created = parse_ts(fields["ts"])
+        except ValueError as exc:
+            raise MemoryRejected(f"'ts' is not an ISO-8601 time: {exc}", param="ts") from exc
+    return MemoryDraft(text, scope, tags, category, source, confidence, session, created)
+
+
+def _check_tags(tags: Any) -> tuple[str, ...]:
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        tags = [tags]
+    if not isinstance(tags, list | tuple) or not all(isinstance(tag, str) for tag in tags):
+        raise MemoryRejected("'tags' must be a list of strings", param="tags")
+    cleaned = tuple(dict.fromkeys(tag.strip() for tag in tags if tag.strip()))
+    if len(cleaned) > MAX_TAGS:
+        raise MemoryRejected(f"at most {MAX_TAGS} tags, got {len(cleaned)}", param="tags")
+    if any(len(tag) > MAX_TAG_CHARS for tag in cleaned):
+        raise MemoryRejected(f"a tag is at most {MAX_TAG_CHARS} characters", param="tags")
+    return cleaned
+
+
+def _one_of(fields: Mapping[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:
+    value = fields.get(key)
+    if value is None:
+        return default
+    if value not in allowed:
+        raise MemoryRejected(f"'{key}' must be one of {', '.join(allowed)}; got {value!r}", param=key)
+    return str(value)
+
+
+def _text(obj: Mapping[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def format_ts(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_ts(value: Any) -> float:
+    """An ISO-8601 time (or epoch seconds) as epoch seconds; ValueError for anything else or out of range."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"not a time: {value!r}")
+    try:
+        if isinstance(value, str):
+            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.UTC)
+        else:
+            parsed = dt.datetime.fromtimestamp(value, dt.UTC)
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"time out of range: {value!r}") from exc
+    return parsed.timestamp()

@@ -1,0 +1,219 @@
+"""Every way in to memory, with the rules that hold on all of them.
+
+The chat pipeline, the management API and the CLI call this, never a store directly, so validation,
+the secret scan, scopes, isolation and the admin rule for global memories are decided here once.
+Chat requests fail open: a store that errors or is slower than ``STORE_DEADLINE_S`` costs the
+request its memory, never the request itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from ..config import MemorySettings
+from ..errors import ProxyError
+from ..identity import Identity
+from ..metrics import Metrics
+from ..sessions import derive_session_id
+from .ranking import MemoryIndex, Query
+from .recall import Recall, Recalled
+from .records import Memory, MemoryRejected, check_draft
+from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
+
+log = logging.getLogger("proxy.memory")
+
+STORE_DEADLINE_S = 0.25
+SEARCH_LIMIT = 20
+MAX_SEARCH_LIMIT = 100
+
+
+class MemoryNotFound(ProxyError):
+    status = 404
+    type = "invalid_request_error"
+    code = "memory_not_found"
+
+
+class AdminOnly(ProxyError):
+    status = 403
+    type = "invalid_request_error"
+    code = "admin_key_required"
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A chat body ready for the upstream, and the response headers that say what memory did."""
+
+    payload: dict[str, Any]
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ImportReport:
+    imported: list[str] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+class MemoryService:
+    def __init__(self, store: MemoryStore, settings: MemorySettings, metrics: Metrics | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics or Metrics()
+        self.recall = Recall(settings)
+
+    async def views(self, caller: Identity) -> list[MemoryIndex]:
+        return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
+
+    # -- chat -----------------------------------------------------------------------------------------------
+
+    async def prepare_chat(self, caller: Identity | None, payload: dict[str, Any]) -> Prepared:
+        """The body with this session's memory in place; the body unchanged when memory is off or failed."""
+        if self.settings.inject_mode == "off":
+            self.metrics.recall.labels("off").inc()
+            return Prepared(payload)
+        if caller is None:
+            self.metrics.recall.labels("no_identity").inc()
+            return Prepared(payload)
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S):
+                views = await self.views(caller)
+        except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
+            reason = "timeout" if isinstance(exc, TimeoutError) else "error"
+            log.warning("memory store %s; request sent without memory: %s", reason, exc or type(exc).__name__)
+            self.metrics.recall.labels("fail_open").inc()
+            self.metrics.fail_open.labels(reason).inc()
+            return Prepared(payload, [(b"x-memproxy-memory", b"unavailable")])
+        session = caller.session or derive_session_id(payload["messages"])
+        recalled: Recalled = self.recall(
+            (caller.user, caller.workspace, session),
+            payload,
+            views,
+            now=time.time(),
+            visible=lambda m: m.scope != "session" or m.session == session,
+        )
+        if not recalled.ids:
+            self.metrics.recall.labels("nothing").inc()
+            return Prepared(recalled.payload)
+        self.metrics.recall.labels("injected").inc()
+        self.metrics.injected.inc(len(recalled.ids))
+        return Prepared(recalled.payload, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
+
+    # -- management -----------------------------------------------------------------------------------------
+
+    async def add(self, caller: Identity, fields: Mapping[str, Any], *, session: str | None = None) -> Memory:
+        """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing."""
+        try:
+            draft = check_draft(fields, session=session)
+            owner = self._writable(caller, draft.scope)
+        except ProxyError:
+            self.metrics.writes.labels("rejected").inc()
+            raise
+        memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
+        self.metrics.writes.labels("stored").inc()
+        return memory
+
+    async def delete(self, caller: Identity, memory_id: str) -> Memory:
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            memory = (await self.store.view(owner)).get(memory_id)
+            if memory is None:
+                continue
+            if owner == GLOBAL and not caller.admin:
+                raise AdminOnly("global memories can only be deleted with the admin key (X-Memory-Admin-Key)")
+            if await self.store.delete(owner, [memory_id]):
+                return memory
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    async def search(
+        self,
+        caller: Identity,
+        *,
+        query: str | None = None,
+        tag: str | None = None,
+        category: str | None = None,
+        limit: int = SEARCH_LIMIT,
+    ) -> list[Memory]:
+        """Live memories the caller can see: by relevance with a query (or a plain substring hit), else newest first."""
+        limit = max(1, min(limit, MAX_SEARCH_LIMIT))
+        views = await self.views(caller)
+
+        def wanted(memory: Memory) -> bool:
+            return (tag is None or tag in memory.tags) and (category is None or memory.category == category)
+
+        if not query:
+            newest = [m for view in views for m in view.newest() if wanted(m)]
+            newest.sort(key=lambda m: (m.created, m.number), reverse=True)
+            return newest[:limit]
+        now = time.time()
+        ranked = [s for view in views for s in view.rank(Query.of(query), now=now, limit=MAX_SEARCH_LIMIT)]
+        ranked.sort(key=lambda s: s.score, reverse=True)
+        found = {s.memory.id: s.memory for s in ranked if wanted(s.memory)}
+        needle = query.casefold()
+        for view in views:
+            for memory in view.newest():
+                if needle in memory.text.casefold() and wanted(memory):
+                    found.setdefault(memory.id, memory)
+        return list(found.values())[:limit]
+
+    async def export(self, caller: Identity) -> list[Memory]:
+        """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
+        owners = owners_visible_to(caller.user, caller.workspace)[:2]
+        memories = [m for owner in owners for m in await self.store.view(owner)]
+        return sorted(memories, key=lambda m: (m.created, m.number))
+
+    async def import_lines(self, caller: Identity, data: bytes) -> ImportReport:
+        """Import JSONL, checking each line like a new memory: a bad line is reported and skipped."""
+        report = ImportReport()
+        renamed: dict[str, str] = {}
+        supersede: list[tuple[Owner, Memory, str]] = []
+        for number, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                fields = orjson.loads(line)
+                if not isinstance(fields, dict):
+                    raise MemoryRejected("each line must be a JSON object")
+                draft = check_draft(fields, session=fields.get("session"), keep_ts=True)
+                owner = self._writable(caller, draft.scope)
+            except orjson.JSONDecodeError as exc:
+                report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})
+                self.metrics.writes.labels("rejected").inc()
+                continue
+            except ProxyError as exc:
+                report.errors.append({"line": number, "error": exc.message})
+                self.metrics.writes.labels("rejected").inc()
+                continue
+            memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
+            self.metrics.writes.labels("stored").inc()
+            report.imported.append(memory.id)
+            if isinstance(fields.get("id"), str):
+                renamed[fields["id"]] = memory.id
+            if isinstance(fields.get("superseded_by"), str):
+                supersede.append((owner, memory, fields["superseded_by"]))
+        for owner, memory, old_successor in supersede:  # keep supersede links that point inside the import
+            if old_successor in renamed:
+                await self.store.replace(owner, replace(memory, superseded_by=renamed[old_successor]))
+        return report
+
+    async def forget_all(self, caller: Identity) -> int:
+        """Delete every memory of the caller: this workspace's and their user-wide ones (never global)."""
+        deleted = 0
+        for owner in owners_visible_to(caller.user, caller.workspace)[:2]:
+            ids = [m.id for m in await self.store.view(owner)]
+            if ids:
+                deleted += len(await self.store.delete(owner, ids))
+        return deleted
+
+    def _writable(self, caller: Identity, scope: str) -> Owner:
+        if scope == "global" and not caller.admin:
+            raise AdminOnly("global memories can only be written with the admin key (X-Memory-Admin-Key)")
+        return owner_for_scope(caller.user, caller.workspace, scope)
+
+
+def as_json(memories: Sequence[Memory]) -> dict[str, Any]:
+    return {"count": len(memories), "memories": [m.to_json() for m in memories]}

@@ -1,0 +1,73 @@
+"""The storage contract every backend meets, and who owns a memory.
+
+A memory belongs to an :class:`Owner`: a (user, workspace) pair, the user across workspaces
+(``scope: user``), or everyone (``scope: global``). Backends only ever see owners, never
+requests, so isolation is decided in one place (:func:`owners_visible_to`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import ProxyError
+from .ranking import MemoryIndex
+from .records import Memory, MemoryDraft
+
+
+class StoreUnavailable(ProxyError):
+    """The store failed; chat requests go on without memory, management calls get a 503."""
+
+    status = 503
+    code = "memory_store_unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    user: str | None  # None: global memories
+    workspace: str | None  # None: the user's memories that follow them across workspaces
+
+    @property
+    def label(self) -> str:
+        if self.user is None:
+            return "global"
+        return f"{self.user}/{self.workspace}" if self.workspace is not None else f"{self.user}/*"
+
+
+GLOBAL = Owner(None, None)
+
+
+def owner_for_scope(user: str, workspace: str, scope: str) -> Owner:
+    if scope == "global":
+        return GLOBAL
+    if scope == "user":
+        return Owner(user, None)
+    return Owner(user, workspace)
+
+
+def owners_visible_to(user: str, workspace: str) -> tuple[Owner, Owner, Owner]:
+    """Whose memories a caller may read: their workspace's, their own user-wide ones, and global ones."""
+    return Owner(user, workspace), Owner(user, None), GLOBAL
+
+
+class MemoryStore(Protocol):
+    """Async storage of memories per owner. Every method may raise :class:`StoreUnavailable`."""
+
+    async def view(self, owner: Owner) -> MemoryIndex:
+        """The owner's memories as of now. Read-only for callers; fast when nothing changed."""
+        ...
+
+    async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
+        """Store a new memory under a fresh id, durably, first pruning the owner's oldest past ``max_total``."""
+        ...
+
+    async def replace(self, owner: Owner, memory: Memory) -> bool:
+        """Store a new version of an existing memory (supersede, use counts); False if it is gone."""
+        ...
+
+    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+        """Remove memories for good; returns the ids that were there."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,72 @@
+from pathlib import Path
+
+import orjson
+from click.testing import CliRunner
+
+from proxy.cli import main
+
+
+def run(tmp_path: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [*args, "--data-dir", str(tmp_path)], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_add_list_search_and_delete(tmp_path: Path) -> None:
+    assert run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada", "--tag", "style") == (0, "m-1\n", "")
+    assert run(tmp_path, "memories", "add", "Staging DB is Postgres 16", "--user", "ada")[1] == "m-2\n"
+    code, out, _ = run(tmp_path, "memories", "list", "--user", "ada")
+    assert code == 0 and out.splitlines() == [
+        "m-2\tfact\tStaging DB is Postgres 16",
+        "m-1\tfact [style]\tUser prefers tabs",
+    ]
+    code, out, _ = run(tmp_path, "memories", "search", "which database for staging", "--user", "ada", "--json")
+    assert [m["id"] for m in orjson.loads(out)["memories"]] == ["m-2"]
+    assert run(tmp_path, "memories", "delete", "m-2", "--user", "ada")[:2] == (0, "deleted m-2\n")
+    assert run(tmp_path, "memories", "list", "--user", "bob")[1] == ""
+
+
+def test_an_unsafe_memory_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    code, out, err = run(tmp_path, "memories", "add", "my password: hunter2hunter2", "--user", "ada")
+    assert code == 2 and err == "memproxy: text appears to contain a secret (a password) - not stored\n"
+    assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
+
+
+def test_a_command_needs_to_know_whose_memories(tmp_path: Path) -> None:
+    code, _, err = run(tmp_path, "memories", "list")
+    assert code == 2 and "--user" in err
+
+
+def test_an_api_key_names_the_same_user_the_proxy_derives(tmp_path: Path) -> None:
+    from proxy.identity import identify
+
+    run(tmp_path, "memories", "add", "User prefers tabs", "--api-key", "sk-abc")
+    user = identify([(b"authorization", b"Bearer sk-abc")]).user  # type: ignore[union-attr]
+    assert "User prefers tabs" in run(tmp_path, "memories", "list", "--user", user)[1]
+
+
+def test_export_and_import_report_bad_lines(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
+    exported = run(tmp_path, "memories", "export", "--user", "ada")[1]
+    code, out, err = run(tmp_path, "memories", "import", "-", "--user", "bob", input=exported + "{oops\n")
+    assert code == 0 and out == "imported 1, skipped 1\n" and err.startswith("line 2: not valid JSON")
+    assert "User prefers tabs" in run(tmp_path, "memories", "list", "--user", "bob")[1]
+
+
+def test_forget_all_asks_first(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
+    code, _, _ = run(tmp_path, "memories", "forget-all", "--user", "ada", input="n\n")
+    assert code == 1 and run(tmp_path, "memories", "list", "--user", "ada")[1]
+    assert run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[1] == "deleted 1\n"
+    assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
+
+
+def test_the_demo_shows_a_memory_stored_injected_and_recalled() -> None:
+    result = CliRunner().invoke(main, ["demo"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "store > POST /memory/memories -> m-1 (preference)" in out
+    assert "proxy > injected m-1 (x-memproxy-injected)" in out
+    assert "[1] system    [Memories]" in out
+    assert "model > Tabs: you told me before that you indent Python with tabs (m-1)." in out
+    bob = out.split("== Another user asks the same ==")[1]
+    assert "proxy > nothing injected" in bob and "m-1" not in bob

@@ -1,0 +1,131 @@
+import random
+
+import pytest
+
+from proxy.memory.ranking import MemoryIndex, Query, terms
+from proxy.memory.records import Memory
+
+NOW = 1_800_000_000.0
+DAY = 86400.0
+
+
+def memory(n: int, text: str, **fields: object) -> Memory:
+    fields.setdefault("created", NOW - 30 * DAY)
+    return Memory(id=f"m-{n}", text=text, **fields)  # type: ignore[arg-type]
+
+
+def ids(index: MemoryIndex, query: str, limit: int = 10) -> list[str]:
+    return [s.memory.id for s in index.rank(Query.of(query), now=NOW, limit=limit)]
+
+
+def test_words_are_stemmed_so_inflections_match() -> None:
+    assert terms("Deploying the services") == terms("deploy service")
+    index = MemoryIndex([memory(1, "User deploys every service with Terraform"), memory(2, "User likes green tea")])
+    assert ids(index, "how is deployment of our services done?") == ["m-1"]
+
+
+def test_stopwords_and_single_letters_do_not_match() -> None:
+    index = MemoryIndex([memory(1, "The user is in the office on a Monday")])
+    assert ids(index, "what is the a of it?") == []
+
+
+def test_a_rare_shared_word_outranks_a_common_one() -> None:
+    common = [memory(n, f"Python service number {n} runs in the cluster") for n in range(1, 20)]
+    rare = memory(99, "The billing cluster uses Kafka for events")
+    index = MemoryIndex([*common, rare])
+    assert ids(index, "where does kafka run in the cluster?")[0] == "m-99"
+
+
+def test_tags_and_category_count_as_words() -> None:
+    index = MemoryIndex(
+        [memory(1, "Uses four spaces", tags=("indentation",)), memory(2, "Tabs in Makefiles", category="convention")]
+    )
+    assert ids(index, "indentation?") == ["m-1"]
+    assert ids(index, "any conventions?") == ["m-2"]
+
+
+def test_a_newer_memory_wins_a_tie() -> None:
+    index = MemoryIndex(
+        [memory(1, "Staging database is Postgres", created=NOW - 200 * DAY), memory(2, "Staging database is MySQL")]
+    )
+    assert ids(index, "staging database") == ["m-2", "m-1"]
+
+
+def test_a_matched_memory_lends_weight_to_its_session_neighbours() -> None:
+    seen = memory(1, "Staging runs Postgres 16", session="s-1", created=NOW - 10 * DAY)
+    beside = memory(2, "Its port moved to 6432", session="s-1", created=NOW - 10 * DAY + 60)
+    elsewhere = memory(3, "Port forwarding needs VPN", session="s-2", created=NOW - 10 * DAY + 120)
+    index = MemoryIndex([seen, beside, elsewhere])
+    ranked = ids(index, "staging postgres")
+    assert ranked[:2] == ["m-1", "m-2"]
+    assert "m-3" not in ranked
+
+
+def test_superseded_memories_are_kept_but_never_ranked() -> None:
+    index = MemoryIndex(
+        [memory(1, "Deploy region is us-east-1", superseded_by="m-2"), memory(2, "Deploy region is eu")]
+    )
+    assert ids(index, "deploy region") == ["m-2"]
+    assert index.get("m-1") is not None
+    assert len(index) == 1 and not index.is_live("m-1")
+
+
+def test_newest_lists_live_memories_newest_first() -> None:
+    index = MemoryIndex(
+        [
+            memory(1, "a one", created=NOW - 3),
+            memory(2, "b two", created=NOW - 1),
+            memory(3, "c three", created=NOW - 2),
+        ]
+    )
+    index.put(memory(3, "c three", created=NOW - 2, superseded_by="m-4"))
+    index.put(memory(4, "d four", created=NOW))
+    assert [m.id for m in index.newest()] == ["m-4", "m-2", "m-1"]
+
+
+def test_an_index_kept_incrementally_ranks_like_one_built_at_once() -> None:
+    rng = random.Random(7)
+    words = [
+        "postgres",
+        "redis",
+        "kafka",
+        "deploy",
+        "terraform",
+        "python",
+        "rust",
+        "tabs",
+        "spaces",
+        "review",
+        "friday",
+        "staging",
+        "prod",
+        "docker",
+    ]
+    memories = [
+        memory(n, " ".join(rng.choices(words, k=rng.randint(3, 9))), session=f"s-{n % 7}", created=NOW - n * 600)
+        for n in range(1, 200)
+    ]
+    incremental = MemoryIndex()
+    for m in memories:
+        incremental.put(m)
+    for m in memories[::3]:
+        incremental.drop(m.id)
+    for m in memories[1::5]:
+        incremental.put(Memory(id=m.id, text=m.text + " kafka", session=m.session, created=m.created))
+    final = {m.id: m for m in memories if m not in memories[::3]}
+    for m in memories[1::5]:
+        final[m.id] = Memory(id=m.id, text=m.text + " kafka", session=m.session, created=m.created)
+    rebuilt = MemoryIndex(final.values())
+    for query in ("kafka deploy", "tabs or spaces on friday", "postgres staging prod", "docker"):
+        got = incremental.rank(Query.of(query), now=NOW, limit=10)
+        want = rebuilt.rank(Query.of(query), now=NOW, limit=10)
+        assert [s.memory.id for s in got] == [s.memory.id for s in want]
+        # Weights are kept for an average length that may lag the true one by up to 10%.
+        assert [s.score for s in got] == pytest.approx([s.score for s in want], rel=0.02)
+
+
+def test_a_long_message_is_ranked_on_its_start_and_end() -> None:
+    index = MemoryIndex([memory(1, "Kafka topics are named by team"), memory(2, "Zebra crossing near office")])
+    message = "kafka question: " + "lorem ipsum " * 2000 + " and one about zebra"
+    assert set(ids(index, message)) == {"m-1", "m-2"}
+    assert len(Query.of("word " * 5000 + " ".join(f"w{n}" for n in range(200))).terms) <= 64

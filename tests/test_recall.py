@@ -1,0 +1,167 @@
+from typing import Any
+
+import orjson
+import pytest
+
+from proxy.config import MemorySettings
+from proxy.memory.ranking import MemoryIndex
+from proxy.memory.recall import Recall
+from proxy.memory.records import Memory
+
+NOW = 1_800_000_000.0
+KEY = ("alice", "default", "s-1")
+
+FACTS = [
+    Memory(id="m-1", text="User prefers tabs over spaces for indentation", category="preference", created=NOW - 9e5),
+    Memory(id="m-2", text="The staging database is Postgres 16 on port 6432", created=NOW - 8e5),
+    Memory(id="m-3", text="Deploys go to Fly.io in the Amsterdam region", created=NOW - 7e5),
+    Memory(id="m-4", text="Code reviews happen on Friday afternoons", created=NOW - 6e5),
+    Memory(id="m-5", text="User's daughter Mia plays the violin", created=NOW - 5e5),
+]
+
+
+def chat(*turns: str, system: str | None = "You are helpful.") -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for n, text in enumerate(turns):
+        if n:
+            messages.append({"role": "assistant", "content": f"answer {n}"})
+        messages.append({"role": "user", "content": text})
+    return {"model": "m", "messages": messages}
+
+
+def contents(payload: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in payload["messages"]]
+
+
+def test_the_block_follows_the_system_prompt_and_holds_the_relevant_memories() -> None:
+    recall = Recall(MemorySettings())
+    out = recall(KEY, chat("How should I indent this file?"), [MemoryIndex(FACTS)], now=NOW)
+    assert out.ids == ("m-1",)
+    assert out.payload["messages"][1]["role"] == "system"
+    assert "(m-1, preference) User prefers tabs" in out.payload["messages"][1]["content"]
+    assert contents(out.payload)[2] == "How should I indent this file?"
+
+
+def test_with_nothing_relevant_the_newest_five_are_shown() -> None:
+    recall = Recall(MemorySettings())
+    out = recall(KEY, chat("Hello there"), [MemoryIndex(FACTS)], now=NOW)
+    assert out.ids == ("m-5", "m-4", "m-3", "m-2", "m-1")
+
+
+def test_recent_only_ignores_relevance() -> None:
+    recall = Recall(MemorySettings(inject_mode="recent_only", max_inject_count=2))
+    out = recall(KEY, chat("How should I indent this file?"), [MemoryIndex(FACTS)], now=NOW)
+    assert out.ids == ("m-5", "m-4")
+
+
+def test_no_memories_means_no_block_and_the_same_body() -> None:
+    payload = chat("How should I indent this file?")
+    out = Recall(MemorySettings())(KEY, payload, [MemoryIndex()], now=NOW)
+    assert out.payload is payload and out.ids == ()
+
+
+def test_the_block_is_frozen_for_the_session_and_later_memories_come_as_notes() -> None:
+    recall = Recall(MemorySettings())
+    views = [MemoryIndex(FACTS)]
+    first = recall(KEY, chat("How should I indent this file?"), views, now=NOW)
+    second = recall(KEY, chat("How should I indent this file?", "Where does the staging database run?"), views, now=NOW)
+    assert second.payload["messages"][1] == first.payload["messages"][1]  # byte-identical block
+    assert second.ids == ("m-1", "m-2")
+    note = second.payload["messages"][-2]
+    assert note["role"] == "system" and "(m-2, fact)" in note["content"] and "(m-1," not in note["content"]
+    assert contents(second.payload)[-1] == "Where does the staging database run?"
+
+
+def test_every_request_of_a_session_starts_with_the_previous_request() -> None:
+    recall = Recall(MemorySettings())
+    views = [MemoryIndex(FACTS)]
+    questions = [
+        "How should I indent this file?",
+        "Where does the staging database run?",
+        "Thanks. Anything else?",
+        "When do code reviews happen?",
+        "And where do we deploy?",
+    ]
+    previous: list[dict[str, Any]] | None = None
+    for turn in range(1, len(questions) + 1):
+        sent = recall(KEY, chat(*questions[:turn]), views, now=NOW).payload["messages"]
+        if previous is not None:
+            assert sent[: len(previous)] == previous
+        previous = sent
+    assert previous is not None
+    notes = [m["content"] for m in previous if m["content"].startswith("[Memories] More")]
+    assert len(notes) == 3  # staging, reviews, deploy: each once, where it first became relevant
+
+
+def test_a_retry_of_the_same_turn_adds_no_second_note() -> None:
+    recall = Recall(MemorySettings())
+    views = [MemoryIndex(FACTS)]
+    recall(KEY, chat("How should I indent this file?"), views, now=NOW)
+    payload = chat("How should I indent this file?", "Where does the staging database run?")
+    once = recall(KEY, payload, views, now=NOW).payload
+    again = recall(KEY, payload, views, now=NOW).payload
+    assert orjson.dumps(once) == orjson.dumps(again)
+
+
+def test_a_deleted_memory_leaves_the_block_at_once() -> None:
+    recall = Recall(MemorySettings())
+    index = MemoryIndex(FACTS)
+    recall(KEY, chat("How should I indent this file?"), [index], now=NOW)
+    index.drop("m-1")
+    out = recall(KEY, chat("How should I indent this file?", "and now?"), [index], now=NOW)
+    assert "m-1" not in out.ids
+    assert all("(m-1," not in text for text in contents(out.payload))
+
+
+def test_budgets_hold_for_block_and_notes_together() -> None:
+    many = [Memory(id=f"m-{n}", text=f"Kafka topic {n} belongs to team {n} " + "x" * 40) for n in range(1, 40)]
+    recall = Recall(MemorySettings(max_inject_count=4, max_inject_chars=250))
+    views = [MemoryIndex(many)]
+    out = None
+    turns = ["kafka topics?"]
+    for n in range(1, 8):
+        turns.append(f"which team owns kafka topic {n * 5}?")
+        out = recall(KEY, chat(*turns), views, now=NOW)
+    assert out is not None
+    shown = [m for m in many if m.id in out.ids]
+    assert len(out.ids) <= 4
+    assert sum(len(m.text) for m in shown) <= 250
+
+
+def test_an_oversized_memory_is_skipped_not_a_stop() -> None:
+    memories = [Memory(id="m-1", text="kafka " + "y" * 300), Memory(id="m-2", text="kafka is used for events")]
+    out = Recall(MemorySettings(max_inject_chars=100))(KEY, chat("kafka?"), [MemoryIndex(memories)], now=NOW)
+    assert out.ids == ("m-2",)
+
+
+def test_sessions_do_not_share_blocks() -> None:
+    recall = Recall(MemorySettings())
+    views = [MemoryIndex(FACTS)]
+    recall(("alice", "default", "s-1"), chat("How should I indent this file?"), views, now=NOW)
+    other = recall(("alice", "default", "s-2"), chat("Where does the staging database run?"), views, now=NOW)
+    assert other.ids[0] == "m-2" and "m-1" not in other.ids
+
+
+def test_invisible_memories_are_never_shown() -> None:
+    out = Recall(MemorySettings())(
+        KEY, chat("How should I indent this file?"), [MemoryIndex(FACTS)], now=NOW, visible=lambda m: m.id != "m-1"
+    )
+    assert "m-1" not in out.ids
+
+
+@pytest.mark.parametrize("role", ["system", "developer"])
+def test_notes_use_the_role_of_the_instructions(role: str) -> None:
+    recall = Recall(MemorySettings())
+    views = [MemoryIndex(FACTS)]
+    first = chat("How should I indent this file?")
+    first["messages"][0]["role"] = role
+    recall(KEY, first, views, now=NOW)
+    second = chat("How should I indent this file?", "Where does the staging database run?")
+    second["messages"][0]["role"] = role
+    out = recall(KEY, second, views, now=NOW).payload["messages"]
+    assert out[1]["role"] == role and out[-2]["role"] == role
+
+
+def test_a_conversation_without_a_user_message_is_left_alone() -> None:
+    payload = {"messages": [{"role": "system", "content": "s"}]}
+    assert Recall(MemorySettings())(KEY, payload, [MemoryIndex(FACTS)], now=NOW).payload is payload
