@@ -1,0 +1,1 @@
+"""Memory: records, the store protocol and its files backend, ranking, and what each chat request carries."""
