@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
 
@@ -47,6 +47,13 @@ class StoreSettings(_Section):
 
 class MemorySettings(_Section):
     inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
+
+    @field_validator("inject_mode", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: Any) -> Any:
+        """YAML 1.1 reads a bare `off` as false: `inject_mode: off` must still mean "off"."""
+        return "off" if value is False else value
+
     max_inject_chars: int = Field(2000, ge=0)
     max_inject_count: int = Field(10, ge=0)
     max_total: int = Field(500, gt=0)

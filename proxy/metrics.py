@@ -31,5 +31,11 @@ class Metrics:
             "memproxy_memory_writes", "Memory writes by result (stored, rejected).", ["result"], registry=self.registry
         )
 
+        # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.
+        self.recall_outcome = {
+            outcome: self.recall.labels(outcome)
+            for outcome in ("injected", "nothing", "no_identity", "off", "fail_open")
+        }
+
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -93,3 +93,10 @@ def test_the_example_config_documents_every_key_with_its_default() -> None:
         section: set(model.annotation.model_fields) for section, model in Settings.model_fields.items()
     }
     assert load_settings(example) == Settings()
+
+
+def test_a_bare_off_in_yaml_means_off(tmp_path: Path) -> None:
+    config = tmp_path / "memproxy.yaml"
+    config.write_text("memory:\n  inject_mode: off\n")
+    assert load_settings(config).memory.inject_mode == "off"
+    assert load_settings(environ={"MEMPROXY_MEMORY_INJECT_MODE": "off"}).memory.inject_mode == "off"

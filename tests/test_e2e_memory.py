@@ -287,6 +287,9 @@ class BrokenStore:
             return MemoryIndex([Memory(id="m-1", text=TABS)])
         raise StoreUnavailable("the disk is on fire")
 
+    def cached(self, owner: Owner) -> MemoryIndex | None:
+        return None
+
     async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
         raise StoreUnavailable("the disk is on fire")
 

@@ -211,6 +211,13 @@ class FilesStore:
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
         self._ids = _IdCounter(self.root)
 
+    def cached(self, owner: Owner) -> MemoryIndex | None:
+        file = self._files.get(owner)
+        if file is None or not file.fresh():
+            return None
+        self._files.move_to_end(owner)
+        return file.index
+
     async def view(self, owner: Owner) -> MemoryIndex:
         file = self._file(owner)
         if not file.fresh():

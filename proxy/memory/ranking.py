@@ -48,28 +48,40 @@ _STOPWORD_TEXT = """a about above after again against all also am an and any are
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
+def _first(item: tuple[int, object, object]) -> int:
+    return item[0]
+
+
 class _Stems:
-    """Snowball's English stemmer with a cache: a word is stemmed once per process."""
+    """Snowball's English stemmer with a cache: a word is stemmed once per process. Words with digits (ports,
+    versions, ids) are kept as they are: stemming cannot help them and would fill the cache with one-offs."""
 
     def __init__(self) -> None:
-        self._stemmer = snowballstemmer.stemmer("english")
-        self._cache: dict[str, str] = {}
+        self._stem = snowballstemmer.stemmer("english").stemWord
+        self.cache: dict[str, str] = {}
 
     def __call__(self, word: str) -> str:
-        stem = self._cache.get(word)
+        stem = self.cache.get(word)
         if stem is None:
-            if len(self._cache) > 200_000:
-                self._cache.clear()
-            stem = self._cache[word] = self._stemmer.stemWord(word)
+            if not word.isalpha():
+                return word
+            if len(self.cache) > 200_000:
+                self.cache.clear()
+            stem = self.cache[word] = self._stem(word)
         return stem
 
 
 stem = _Stems()
+_cached = stem.cache.get
 
 
 def terms(text: str) -> list[str]:
     """Stemmed content words, in order: lower-cased, single letters and stopwords dropped."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if (len(w) > 1 or w.isdigit()) and w not in _STOPWORDS]
+    return [
+        _cached(w) or stem(w)
+        for w in _WORD.findall(text.lower())
+        if (len(w) > 1 or w.isdigit()) and w not in _STOPWORDS
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +161,18 @@ class MemoryIndex:
         if not count or not query.terms or limit <= 0:
             return []
         common = count * COMMON_SHARE if count > COMMON_FLOOR else math.inf
+        postings_of, tags_of = self._postings.get, self._tags.get
         found = []
         for term in query.terms:
-            postings = self._postings.get(term)
-            tagged = self._tags.get(term)
+            postings, tagged = postings_of(term), tags_of(term)
             if postings is not None or tagged is not None:
-                df = len(postings) if postings else len(tagged or ())
+                df = len(postings) if postings else len(tagged)  # type: ignore[arg-type]
                 if df <= common:
-                    found.append((df, term, postings, tagged))
-        found.sort(key=lambda item: item[0])  # rarest first: they carry the signal, and the budget cuts the rest
+                    found.append((df, postings, tagged))
+        found.sort(key=_first)  # rarest first: they carry the signal, and the budget cuts the rest
         scores: dict[str, float] = {}
         visited = 0
-        for df, _, postings, tagged in found:
+        for df, postings, tagged in found:
             if visited > POSTINGS_BUDGET:
                 break
             visited += df
@@ -178,36 +190,35 @@ class MemoryIndex:
                     scores[memory_id] = scores.get(memory_id, 0.0) + bonus
         if not scores:
             return []
-        top = [
-            (memory_id, scores[memory_id]) for memory_id in heapq.nlargest(2 * limit, scores, key=scores.__getitem__)
-        ]
-        lent = self._lend(top, scores)
-        ranked = [Scored(memory, self._prior(memory, score, now)) for memory, score in lent]
-        ranked.sort(key=lambda scored: scored.score, reverse=True)
-        return ranked[:limit]
+        if len(scores) > 2 * limit:
+            scores = {
+                memory_id: scores[memory_id] for memory_id in heapq.nlargest(2 * limit, scores, key=scores.__getitem__)
+            }
+        if self._sessions:
+            scores = self._lend(scores)
+        memories = self._memories
+        final = []
+        for memory_id, score in scores.items():
+            memory = memories[memory_id]
+            recency = RECENCY_WEIGHT * 0.5 ** (max(now - memory.created, 0.0) / RECENCY_HALF_LIFE_S)
+            final.append((score * (1 + recency) * (0.8 + 0.2 * memory.confidence), memory_id))
+        final.sort(reverse=True)
+        return [Scored(memories[memory_id], score) for score, memory_id in final[:limit]]
 
     # -- internals ------------------------------------------------------------------------------------------
 
-    def _lend(self, top: list[tuple[str, float]], scores: dict[str, float]) -> list[tuple[Memory, float]]:
+    def _lend(self, top: dict[str, float]) -> dict[str, float]:
         """Matched memories lend part of their score to memories saved beside them (same session, close in time)."""
         boosted = dict(top)
-        for memory_id, score in top:
-            memory = self._memories[memory_id]
+        memories = self._memories
+        for memory_id, score in top.items():
+            memory = memories[memory_id]
             if memory.session is None:
                 continue
             for other_id in self._sessions.get(memory.session, ()):
-                if other_id == memory_id:
-                    continue
-                other = self._memories[other_id]
-                if abs(other.created - memory.created) <= RELATED_WINDOW_S:
-                    boosted[other_id] = boosted.get(other_id, scores.get(other_id, 0.0)) + RELATED_SHARE * score
-        return [(self._memories[memory_id], score) for memory_id, score in boosted.items()]
-
-    @staticmethod
-    def _prior(memory: Memory, score: float, now: float) -> float:
-        age = max(now - memory.created, 0.0)
-        recency = RECENCY_WEIGHT * 0.5 ** (age / RECENCY_HALF_LIFE_S)
-        return score * (1 + recency) * (0.8 + 0.2 * memory.confidence)
+                if other_id != memory_id and abs(memories[other_id].created - memory.created) <= RELATED_WINDOW_S:
+                    boosted[other_id] = boosted.get(other_id, 0.0) + RELATED_SHARE * score
+        return boosted
 
     def _index(self, memory: Memory) -> None:
         words = Counter(terms(memory.text))

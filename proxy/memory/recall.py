@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,15 +169,17 @@ class _Budget:
         self.count -= len(memories)
         self.chars -= sum(len(m.text) for m in memories)
 
-    def fill(self, candidates: Any, *, limit: int | None = None) -> list[Memory]:
+    def fill(self, candidates: Iterable[Memory], *, limit: int | None = None) -> list[Memory]:
         """Take candidates in order while they fit; one too long to fit is skipped, not a stop."""
         chosen: list[Memory] = []
+        room = self.count if limit is None else min(self.count, limit)
         for memory in candidates:
-            if self.count <= 0 or (limit is not None and len(chosen) >= limit):
+            if len(chosen) >= room:
                 break
             if len(memory.text) <= self.chars:
                 chosen.append(memory)
-                self.spend([memory])
+                self.chars -= len(memory.text)
+        self.count -= len(chosen)
         return chosen
 
 

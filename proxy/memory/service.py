@@ -25,7 +25,7 @@ from ..sessions import derive_session_id
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryRejected, check_draft
-from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
+from .store import GLOBAL, MemoryStore, Owner, StoreUnavailable, owner_for_scope, owners_visible_to
 
 log = logging.getLogger("proxy.memory")
 
@@ -70,37 +70,52 @@ class MemoryService:
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
 
+    def _cached_views(self, caller: Identity) -> list[MemoryIndex] | None:
+        """The hot path: every owner current, nothing to wait for (and no deadline timer to set)."""
+        views = []
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            view = self.store.cached(owner)
+            if view is None:
+                return None
+            views.append(view)
+        return views
+
     # -- chat -----------------------------------------------------------------------------------------------
 
     async def prepare_chat(self, caller: Identity | None, payload: dict[str, Any]) -> Prepared:
         """The body with this session's memory in place; the body unchanged when memory is off or failed."""
         if self.settings.inject_mode == "off":
-            self.metrics.recall.labels("off").inc()
+            self.metrics.recall_outcome["off"].inc()
             return Prepared(payload)
         if caller is None:
-            self.metrics.recall.labels("no_identity").inc()
+            self.metrics.recall_outcome["no_identity"].inc()
             return Prepared(payload)
+        session = caller.session or derive_session_id(payload["messages"])
         try:
-            async with asyncio.timeout(STORE_DEADLINE_S):
-                views = await self.views(caller)
+            views = self._cached_views(caller)
+            if views is None:
+                async with asyncio.timeout(STORE_DEADLINE_S):
+                    views = await self.views(caller)
+            recalled: Recalled = self.recall(
+                (caller.user, caller.workspace, session),
+                payload,
+                views,
+                now=time.time(),
+                visible=lambda m: m.scope != "session" or m.session == session,
+            )
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"
-            log.warning("memory store %s; request sent without memory: %s", reason, exc or type(exc).__name__)
-            self.metrics.recall.labels("fail_open").inc()
+            if isinstance(exc, TimeoutError | StoreUnavailable):
+                log.warning("memory store %s; request sent without memory: %s", reason, exc or type(exc).__name__)
+            else:
+                log.exception("memory failed; request sent without memory")
+            self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(payload, [(b"x-memproxy-memory", b"unavailable")])
-        session = caller.session or derive_session_id(payload["messages"])
-        recalled: Recalled = self.recall(
-            (caller.user, caller.workspace, session),
-            payload,
-            views,
-            now=time.time(),
-            visible=lambda m: m.scope != "session" or m.session == session,
-        )
         if not recalled.ids:
-            self.metrics.recall.labels("nothing").inc()
+            self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.payload)
-        self.metrics.recall.labels("injected").inc()
+        self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
         return Prepared(recalled.payload, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
 
@@ -109,8 +124,8 @@ class MemoryService:
     async def add(self, caller: Identity, fields: Mapping[str, Any], *, session: str | None = None) -> Memory:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing."""
         try:
-            draft = check_draft(fields, session=session)
-            owner = self._writable(caller, draft.scope)
+            draft = check_draft(fields, session=session or caller.session)
+            owner = self._writable(caller, draft.scope, draft.session)
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
@@ -179,7 +194,7 @@ class MemoryService:
                 if not isinstance(fields, dict):
                     raise MemoryRejected("each line must be a JSON object")
                 draft = check_draft(fields, session=fields.get("session"), keep_ts=True)
-                owner = self._writable(caller, draft.scope)
+                owner = self._writable(caller, draft.scope, draft.session)
             except orjson.JSONDecodeError as exc:
                 report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})
                 self.metrics.writes.labels("rejected").inc()
@@ -209,7 +224,9 @@ class MemoryService:
                 deleted += len(await self.store.delete(owner, ids))
         return deleted
 
-    def _writable(self, caller: Identity, scope: str) -> Owner:
+    def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:
+        if scope == "session" and session is None:
+            raise MemoryRejected("a session memory needs a session: send X-Memory-Session", param="scope")
         if scope == "global" and not caller.admin:
             raise AdminOnly("global memories can only be written with the admin key (X-Memory-Admin-Key)")
         return owner_for_scope(caller.user, caller.workspace, scope)

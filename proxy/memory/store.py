@@ -58,6 +58,10 @@ class MemoryStore(Protocol):
         """The owner's memories as of now. Read-only for callers; fast when nothing changed."""
         ...
 
+    def cached(self, owner: Owner) -> MemoryIndex | None:
+        """The owner's memories if they are known to be current without any waiting, else None (call ``view``)."""
+        ...
+
     async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
         """Store a new memory under a fresh id, durably, first pruning the owner's oldest past ``max_total``."""
         ...
