@@ -459,3 +459,12 @@ def test_two_proxies_on_one_data_dir_share_memories(fake_upstream: FakeUpstream,
         assert api(second, user, "DELETE", f"/memory/memories/{memory_id}").status_code == 200
         raw = ask(sdk(first, user), SYSTEM, user_says("And now, how do I indent?"))
         assert "x-memproxy-injected" not in raw.headers
+
+
+def test_a_cookie_from_one_users_response_never_rides_on_anothers_request(
+    memproxy: str, fake_upstream: FakeUpstream
+) -> None:
+    fake_upstream.reply(content="hi", headers={"set-cookie": "session=alice-secret; Path=/"})
+    ask(sdk(memproxy, "alice"), user_says())
+    ask(sdk(memproxy, "bob"), user_says())
+    assert "cookie" not in fake_upstream.requests[-1].headers
