@@ -19,7 +19,6 @@ import base64
 import hashlib
 import logging
 import struct
-import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -34,6 +33,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
+
+from .background import serve_in_background
 
 try:  # the fixtures below are optional: `import proxy.testing` must work without pytest installed
     import pytest
@@ -606,33 +607,12 @@ async def _client_left_during(request: Request, seconds: float) -> bool:
 def run_fake_upstream(host: str = "127.0.0.1", port: int = 0) -> Iterator[FakeUpstream]:
     """Serves a fresh FakeUpstream with uvicorn in a background thread (port 0: a free one) until exit."""
     fake = FakeUpstream()
-    config = uvicorn.Config(
-        fake.app,
-        host=host,
-        port=port,
-        log_config=None,  # leave the host application's logging alone
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
     _quiet_deliberate_aborts()
-    thread = threading.Thread(target=server.run, name="fake-upstream", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            raise RuntimeError(f"fake upstream did not start on {host}:{port}")
-        time.sleep(0.005)
-    bound_host, bound_port = server.servers[0].sockets[0].getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    fake.base_url = f"http://{shown}:{bound_port}/v1"
-    try:
+    with serve_in_background(
+        fake.app, host=host, port=port, name="fake-upstream", lifespan="off", timeout_graceful_shutdown=1
+    ) as root:
+        fake.base_url = f"{root}/v1"
         yield fake
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 if pytest is not None:
