@@ -19,20 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import logging
 import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 import orjson
 
+from .durable import IdCounter, fsync_dir, locked
 from .ranking import MemoryIndex
 from .records import Memory, MemoryDraft
 from .store import Owner, StoreUnavailable
@@ -123,7 +123,7 @@ class _OwnerFile:
 
     def cut_torn_tail(self) -> None:
         """A last line without its newline, once writers are done, is a crash's leftover: cut it off."""
-        with _locked(self.lock_path), contextlib.suppress(FileNotFoundError):
+        with locked(self.lock_path), contextlib.suppress(FileNotFoundError):
             fd = os.open(self.path, os.O_RDWR)
             try:
                 size = os.fstat(fd).st_size
@@ -172,7 +172,7 @@ class _OwnerFile:
         finally:
             os.close(fd)
         if created:
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
 
     def rewrite(self, memories: Collection[Memory]) -> int:
         """Replace the file; returns a descriptor of the new one, for the caller to hold."""
@@ -187,7 +187,7 @@ class _OwnerFile:
             fd = os.dup(handle.fileno())
         try:
             os.replace(temp, self.path)
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
         except BaseException:
             os.close(fd)
             temp.unlink(missing_ok=True)
@@ -209,7 +209,7 @@ class FilesStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
-        self._ids = _IdCounter(self.root)
+        self._ids = IdCounter(self.root)
 
     def cached(self, owner: Owner) -> MemoryIndex | None:
         file = self._files.get(owner)
@@ -306,7 +306,7 @@ class FilesStore:
         file = self._file(owner)
 
         def work() -> tuple[_Read, _Plan]:
-            with _locked(file.lock_path, mkdir=True):
+            with locked(file.lock_path, mkdir=True):
                 read = file.read()
                 held = read.index if read.index is not None else file.index  # what the loop will hold
                 current = {m.id: m for m in held}
@@ -371,31 +371,6 @@ def _change(index: MemoryIndex, read: _Read) -> None:
     read.put, read.dropped = [], []
 
 
-class _IdCounter:
-    """Ids from one counter for the whole data dir, bumped under a lock and fsynced before an id is used."""
-
-    WIDTH = 20  # fixed width: the counter is overwritten in place, one small write that cannot tear
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def next(self) -> str:
-        self.root.mkdir(parents=True, exist_ok=True)
-        path = self.root / "ids"
-        with _locked(self.root / "ids.lock"):
-            created = not path.exists()
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                number = int(os.pread(fd, self.WIDTH + 1, 0).strip() or 1)
-                os.pwrite(fd, f"{number + 1:>{self.WIDTH}}\n".encode(), 0)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            if created:
-                _fsync_dir(self.root)
-        return f"m-{number}"
-
-
 def _owner_dir(owner: Owner) -> Path:
     """Hashed names: any header value is a safe, case-distinct directory name."""
     if owner.user is None:
@@ -406,26 +381,6 @@ def _owner_dir(owner: Owner) -> Path:
 
 def _digest(name: str) -> str:
     return hashlib.sha256(name.encode()).hexdigest()[:32]
-
-
-@contextlib.contextmanager
-def _locked(path: Path, *, mkdir: bool = False) -> Iterator[None]:
-    if mkdir:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 async def _in_thread(work: Callable[[], T]) -> T:
