@@ -40,6 +40,10 @@ class _Note:
     before: int  # index, in the client's messages, of the user message the note precedes
     digest: bytes  # of that message, so the note follows the conversation it was made for
     memories: list[Memory]
+    text: str = ""  # rendered once, re-sent byte for byte
+
+    def __post_init__(self) -> None:
+        self.text = render_note(self.memories)
 
 
 @dataclass(slots=True)
@@ -81,10 +85,8 @@ class Recall:
 
         session = self._sessions.get(session_key)
         turn = _digest(messages[newest])
-        query: Query | None = None
         if session is None or not all(live(m) for m in session.block):
-            query = Query.of(message_text(messages[newest]))
-            block = self._choose_block(query, views, now, visible)
+            block = self._choose_block(Query.of(message_text(messages[newest])), views, now, visible)
             session = _Session(block, render_block(block) if block else None, session.notes if session else [])
             self._remember(session_key, session)
             session.last_turn = turn
@@ -98,13 +100,12 @@ class Recall:
                 self._add_note(session, newest, turn, query, views, now, visible)
 
         inserts, ids = [], [m.id for m in session.block]
+        position, role = block_position(messages)
         if session.text is not None:
-            position, role = block_position(messages)
             inserts.append(Insert(position, {"role": role, "content": session.text}))
-        role = block_position(messages)[1]
         for note in session.notes:
             if note.before < len(messages) and _digest(messages[note.before]) == note.digest:
-                inserts.append(Insert(note.before, {"role": role, "content": render_note(note.memories)}))
+                inserts.append(Insert(note.before, {"role": role, "content": note.text}))
                 ids += [m.id for m in note.memories]
         return Recalled(inject(payload, inserts), tuple(ids))
 
@@ -138,7 +139,7 @@ class Recall:
             return
         shown = {m.id for m in session.block} | {m.id for note in session.notes for m in note.memories}
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
-        budget.spend([m for m in session.block] + [m for note in session.notes for m in note.memories])
+        budget.spend([*session.block, *(m for note in session.notes for m in note.memories)])
         fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
         if not fresh:
             return
@@ -151,7 +152,9 @@ class Recall:
     @staticmethod
     def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> None:
         for note in session.notes:
-            note.memories = [m for m in note.memories if live(m)]
+            if not all(live(m) for m in note.memories):
+                note.memories = [m for m in note.memories if live(m)]
+                note.text = render_note(note.memories)
         session.notes = [note for note in session.notes if note.memories]
 
     def _remember(self, key: tuple[str, ...], session: _Session) -> None:
