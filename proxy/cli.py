@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -198,23 +197,21 @@ def memories_forget_all(yes: bool, **who: Any) -> None:
 
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]]) -> T:
-    from .identity import Identity
-    from .memory.files import FilesStore
+    from .identity import Identity, user_for_token
     from .memory.service import MemoryService
+    from .services import build_store
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
-    if settings.store.backend != "files":
-        _fail(f"config error: store.backend: {settings.store.backend!r} is not available yet; use 'files'")
     if who["user"]:
         user = who["user"]
     elif who["api_key"]:
-        user = "key-" + hashlib.sha256(who["api_key"].encode()).hexdigest()[:24]
+        user = user_for_token(who["api_key"].encode())
     else:
         _fail("say whose memories: --user NAME (the X-Memory-User) or --api-key KEY")
     caller = Identity(user, who["workspace"], admin=True)  # the store's owner on this machine
 
     async def run() -> T:
-        store = FilesStore(settings.store.path)
+        store = build_store(settings)
         try:
             return await action(MemoryService(store, settings.memory), caller)
         finally:
@@ -222,6 +219,8 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]]) -> T:
 
     try:
         return asyncio.run(run())
+    except ConfigError as exc:
+        _fail(f"config error: {exc.message}")
     except ProxyError as exc:
         _fail(exc.message)
 

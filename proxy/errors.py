@@ -39,6 +39,36 @@ class InvalidRequest(ProxyError):
     type = "invalid_request_error"
 
 
+class MissingIdentity(InvalidRequest):
+    """No X-Memory-User and no bearer token: the memory API cannot know whose memories these are."""
+
+    status = 401
+    code = "missing_identity"
+
+
+class MemoryRejected(InvalidRequest):
+    """A write that is invalid or unsafe; nothing was stored."""
+
+    code = "memory_rejected"
+
+
+class MemoryNotFound(InvalidRequest):
+    status = 404
+    code = "memory_not_found"
+
+
+class AdminOnly(InvalidRequest):
+    status = 403
+    code = "admin_key_required"
+
+
+class StoreUnavailable(ProxyError):
+    """The store failed; chat requests go on without memory, management calls get a 503."""
+
+    status = 503
+    code = "memory_store_unavailable"
+
+
 class RequestTooLarge(ProxyError):
     status = 413
     type = "invalid_request_error"

@@ -11,7 +11,7 @@ import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import InvalidRequest
+from .errors import InvalidRequest, MissingIdentity
 
 USER_HEADER = b"x-memory-user"
 WORKSPACE_HEADER = b"x-memory-workspace"
@@ -27,11 +27,6 @@ class Identity:
     workspace: str = DEFAULT_WORKSPACE
     session: str | None = None  # X-Memory-Session; else derived from the conversation
     admin: bool = False  # may write global memories
-
-
-class MissingIdentity(InvalidRequest):
-    status = 401
-    code = "missing_identity"
 
 
 def identify(raw_headers: Iterable[tuple[bytes, bytes]], admin_key: str | None = None) -> Identity | None:
@@ -53,9 +48,14 @@ def identify(raw_headers: Iterable[tuple[bytes, bytes]], admin_key: str | None =
         token = _bearer(authorization)
         if token is None:
             return None
-        user = "key-" + hashlib.sha256(token).hexdigest()[:24]
+        user = user_for_token(token)
     is_admin = admin is not None and admin_key is not None and hmac.compare_digest(admin, admin_key.encode())
     return Identity(user, workspace or DEFAULT_WORKSPACE, session, is_admin)
+
+
+def user_for_token(token: bytes) -> str:
+    """The user a bearer token stands for: a hash, never the token."""
+    return "key-" + hashlib.sha256(token).hexdigest()[:24]
 
 
 def require_identity(raw_headers: Iterable[tuple[bytes, bytes]], admin_key: str | None = None) -> Identity:

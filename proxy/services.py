@@ -38,6 +38,12 @@ class Services:
         await self.memory.store.aclose()
 
 
+def build_store(settings: Settings) -> MemoryStore:
+    if settings.store.backend != "files":
+        raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
+    return FilesStore(settings.store.path)
+
+
 def build_services(
     settings: Settings,
     *,
@@ -60,10 +66,7 @@ def build_services(
         api_base=settings.upstream.litellm_api_base,
         timeout_s=settings.upstream.timeout_s,
     )
-    if store is None:
-        if settings.store.backend != "files":
-            raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
-        store = FilesStore(settings.store.path)
+    store = store if store is not None else build_store(settings)
     metrics = Metrics()
     memory = MemoryService(store, settings.memory, metrics)
     return Services(settings=settings, upstream=upstream, litellm=litellm, memory=memory, metrics=metrics)

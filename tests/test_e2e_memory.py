@@ -11,9 +11,10 @@ import openai
 import orjson
 import pytest
 
+from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Memory, MemoryDraft
-from proxy.memory.store import Owner, StoreUnavailable
+from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
 from .conftest import RunProxy, run_proxy

@@ -2,8 +2,8 @@ import hashlib
 
 import pytest
 
-from proxy.errors import InvalidRequest
-from proxy.identity import Identity, MissingIdentity, identify, require_identity
+from proxy.errors import InvalidRequest, MissingIdentity
+from proxy.identity import Identity, identify, require_identity
 from proxy.sessions import derive_session_id
 
 

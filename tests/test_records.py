@@ -2,7 +2,8 @@ from typing import Any
 
 import pytest
 
-from proxy.memory.records import CONFIDENCE_BY_SOURCE, Memory, MemoryRejected, check_draft, format_ts, parse_ts
+from proxy.errors import MemoryRejected
+from proxy.memory.records import CONFIDENCE_BY_SOURCE, Memory, check_draft, format_ts, parse_ts
 
 
 def test_a_valid_memory_gets_defaults_and_confidence_by_source() -> None:

@@ -32,10 +32,11 @@ from typing import TypeVar
 
 import orjson
 
+from ..errors import StoreUnavailable
 from .durable import IdCounter, fsync_dir, locked
 from .ranking import MemoryIndex
 from .records import Memory, MemoryDraft
-from .store import Owner, StoreUnavailable
+from .store import Owner
 
 log = logging.getLogger("proxy.memory")
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import InvalidRequest
+from ..errors import MemoryRejected
 from ..scanning import scan
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
@@ -22,12 +22,6 @@ CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "ext
 MAX_TEXT_CHARS = 500
 MAX_TAGS = 5
 MAX_TAG_CHARS = 50
-
-
-class MemoryRejected(InvalidRequest):
-    """A write that is invalid or unsafe; nothing was stored."""
-
-    code = "memory_rejected"
 
 
 @dataclass(frozen=True, slots=True)

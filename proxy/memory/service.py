@@ -18,32 +18,20 @@ from typing import Any
 import orjson
 
 from ..config import MemorySettings
-from ..errors import ProxyError
+from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..identity import Identity
 from ..metrics import Metrics
 from ..sessions import derive_session_id
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
-from .records import Memory, MemoryRejected, check_draft
-from .store import GLOBAL, MemoryStore, Owner, StoreUnavailable, owner_for_scope, owners_visible_to
+from .records import Memory, check_draft
+from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 log = logging.getLogger("proxy.memory")
 
 STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
-
-
-class MemoryNotFound(ProxyError):
-    status = 404
-    type = "invalid_request_error"
-    code = "memory_not_found"
-
-
-class AdminOnly(ProxyError):
-    status = 403
-    type = "invalid_request_error"
-    code = "admin_key_required"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,16 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import ProxyError
 from .ranking import MemoryIndex
 from .records import Memory, MemoryDraft
-
-
-class StoreUnavailable(ProxyError):
-    """The store failed; chat requests go on without memory, management calls get a 503."""
-
-    status = 503
-    code = "memory_store_unavailable"
 
 
 @dataclass(frozen=True, slots=True)
