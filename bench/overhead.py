@@ -7,6 +7,20 @@ requests to each of them -- non-streaming and streaming, at concurrency 1 and 16
 interleaved rounds, and reports medians across rounds of p50/p99 latency and requests/s, the
 latency each proxy adds over the direct path, and how memproxy compares with the forwarder.
 
+Two more cases at concurrency 1, ``chat hop`` and ``stream hop``, measure one memory hop: a second
+fake upstream runs with ``--memory-hop``, so it answers a request that offers ``memory_search`` with
+a call to it and the follow-up that carries the tool result with the answer. memproxy offers the tool
+on every request, so a second memproxy (its own copy of the seeded memories) in front of that fake
+makes two upstream calls per request and runs one ``memory_search`` over the user's memories in
+between; direct gets a plain answer in one call (the forwarder and LiteLLM sit these cases out:
+they make the same single call as in ``chat c=1``). memproxy's own time with the hop is its p50
+minus twice direct's p50 in the hop case, its own time without is its p50 minus direct's in the
+plain case of the same kind (``chat c=1``, ``stream c=1``), and the difference is the proxy's time
+per hop. The fake counts the calls it made and the tool results it got back (reply headers
+``x-fake-memory-calls``, ``x-fake-tool-results``); a probe checks that one memproxy request makes
+exactly one hop before anything is measured, and the run fails unless every memproxy request of the
+hop cases made exactly one.
+
     python bench/overhead.py                 # default run: a few minutes
     python bench/overhead.py --quick         # smoke check: under a minute
     python bench/overhead.py --memproxy-arg=--config=my.yaml
@@ -14,7 +28,8 @@ latency each proxy adds over the direct path, and how memproxy compares with the
 The table goes to stdout; everything (per-round numbers, CPU per request, memory, checks) to
 bench/results/overhead.json, and the children's output to bench/results/logs/.
 Exit status: 0 when every target that must run (direct, forwarder, memproxy) answered every
-request with 200; 1 otherwise; with --strict also 1 when a target is missed.
+request with 200 (and memproxy made one hop per request of the hop cases); 1 otherwise; with --strict
+also 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -30,6 +45,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -80,6 +96,9 @@ PROXIES = (FORWARDER, MEMPROXY, LITELLM)
 # memproxy's throughput at concurrency 16 at least 0.7x the forwarder's.
 MAX_ADDED_LATENCY_RATIO = 1.5
 MIN_THROUGHPUT_RATIO = 0.7
+# The issue's target for server-side memory tools: a hop costs the proxy under 2 ms beyond the upstream's
+# time, at 500 memories.
+MAX_HOP_MS = 2.0
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -90,6 +109,7 @@ class Case:
     name: str
     stream: bool
     concurrency: int
+    hops: int = 0  # memory hops memproxy makes per request (1: against the --memory-hop fake upstream)
 
 
 CASES = (
@@ -97,7 +117,17 @@ CASES = (
     Case("chat c=16", stream=False, concurrency=16),
     Case("stream c=1", stream=True, concurrency=1),
     Case("stream c=16", stream=True, concurrency=16),
+    Case("chat hop", stream=False, concurrency=1, hops=1),
+    Case("stream hop", stream=True, concurrency=1, hops=1),
 )
+
+
+HOP_CASES = frozenset(case.name for case in CASES if case.hops)
+
+
+def plain_case(case: Case) -> Case:
+    """The case without hops that ``case`` is compared with: same kind, same concurrency."""
+    return next(c for c in CASES if not c.hops and (c.stream, c.concurrency) == (case.stream, case.concurrency))
 
 
 # -- child processes ------------------------------------------------------------------------------------------
@@ -542,7 +572,29 @@ class Target:
     server: Server
     status: str = "pending"  # ok | skipped | failed
     reason: str = ""
-    probe_replies: dict[str, str] = field(default_factory=dict)
+    probe_replies: dict[str, str] = field(default_factory=dict)  # by case name
+    hop_server: Server | None = None  # the same kind of target in front of the --memory-hop fake, for hop cases
+
+    @property
+    def servers(self) -> list[Server]:
+        return [server for server in (self.server, self.hop_server) if server is not None]
+
+    def server_for(self, case: Case) -> Server | None:
+        """What this target's requests of ``case`` go to; None: the target sits the case out."""
+        return self.hop_server if case.hops else self.server
+
+
+def fake_counters(upstream: Server) -> dict[str, int]:
+    """The --memory-hop fake's counts so far, read off the headers of one plain request to it."""
+    request = urllib.request.Request(
+        f"{upstream.base_url}/chat/completions",
+        data=json.dumps(CHAT_BODY).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {API_KEY}"},
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=10) as response:
+        calls, results = response.headers["x-fake-memory-calls"], response.headers["x-fake-tool-results"]
+    return {"memory_calls": int(calls), "tool_results": int(results)}
 
 
 def summarize(runs: list[RunStats]) -> dict[str, Any]:
@@ -596,6 +648,21 @@ def derive(summary: dict[str, dict[str, dict[str, Any]]], names: list[str]) -> t
                     "pass": ratio <= MAX_ADDED_LATENCY_RATIO,
                 }
             )
+        plain = summary[plain_case(case).name] if case.hops else {}
+        if MEMPROXY in per_target and direct is not None and MEMPROXY in plain and DIRECT in plain:
+            # Own time = p50 minus the upstream calls it waited for, each taken to cost what direct's one does.
+            hop_own = per_target[MEMPROXY]["p50_ms"] - (1 + case.hops) * direct["p50_ms"]
+            own = plain[MEMPROXY]["p50_ms"] - plain[DIRECT]["p50_ms"]
+            per_hop = (hop_own - own) / case.hops
+            entry |= {"hop_own_ms": hop_own, "plain_own_ms": own, "per_hop_ms": per_hop}
+            checks.append(
+                {
+                    "name": f"proxy time per hop, {case.name}",
+                    "value": per_hop,
+                    "target": f"< {MAX_HOP_MS} ms",
+                    "pass": per_hop < MAX_HOP_MS,
+                }
+            )
         if case.concurrency >= 16 and MEMPROXY in per_target and FORWARDER in per_target:
             fwd_rps = per_target[FORWARDER]["rps"]
             ratio = per_target[MEMPROXY]["rps"] / fwd_rps if fwd_rps > 0 else float("nan")
@@ -633,20 +700,50 @@ def print_table(summary: dict[str, dict[str, dict[str, Any]]], derived: dict[str
                 f"{row['gen_cpu_pct']:>8.0f} {row['errors']:>6}"
             )
     print("(medians across rounds; +p50 = p50 minus direct's p50; cpu ms/req = the target process's own CPU,")
-    print(" for direct the fake upstream's; gen cpu% = the load generator's share of one core)")
+    print(" for direct the fake upstream's; gen cpu% = the load generator's share of one core;")
+    print(" hop cases: memproxy makes two upstream calls and one memory_search per request, direct one call)")
+    hop_cases = [case for case in CASES if "per_hop_ms" in derived[case.name]]
+    if hop_cases:
+        print()
+        print("memproxy's own time (p50 minus direct's p50 for each upstream call):")
+        for case in hop_cases:
+            entry = derived[case.name]
+            print(
+                f"  {case.name:<10} {entry['hop_own_ms']:.2f} ms with {case.hops} hop(s), "
+                f"{entry['plain_own_ms']:.2f} ms without ({plain_case(case).name}): "
+                f"{entry['per_hop_ms']:.2f} ms per hop"
+            )
 
 
 async def benchmark(
-    args: argparse.Namespace, targets: list[Target], upstream: Server
-) -> tuple[dict[str, dict[str, list[RunStats]]], dict[str, float]]:
+    args: argparse.Namespace, targets: list[Target]
+) -> tuple[dict[str, dict[str, list[RunStats]]], dict[str, float], dict[str, Any] | None]:
+    """Warm-up, idle CPU, then the interleaved rounds; also what the hop fake counted while memproxy ran."""
     live = [t for t in targets if t.status == "ok"]
     if not live:
         raise SystemExit("no target is up; see the logs in " + str(LOG_DIR))
-    run = {"timeout_s": args.timeout, "max_seconds": args.max_seconds, "upstream": upstream}
+    direct = targets[0]  # its servers are the fake upstreams themselves
+    hop_upstream = direct.hop_server
+    assert hop_upstream is not None
+    counted = fake_counters(hop_upstream) if any(t.name == MEMPROXY for t in live) else None
+    hop_requests = 0
+
+    async def measure(target: Target, server: Server, case: Case, n_requests: int) -> RunStats:
+        nonlocal hop_requests
+        upstream = direct.server_for(case)
+        assert upstream is not None
+        stats = await run_load(
+            server, case, n_requests, timeout_s=args.timeout, max_seconds=args.max_seconds, upstream=upstream
+        )
+        if case.hops and target.name == MEMPROXY:
+            hop_requests += stats.n_ok + stats.errors
+        return stats
 
     for target in live:
         for case in CASES:
-            await run_load(target.server, case, args.warmup, **run)
+            server = target.server_for(case)
+            if server is not None:
+                await measure(target, server, case, args.warmup)
 
     # Background CPU of the idle servers: whatever they burn while others are measured is noise for those.
     idle_s = 1.0 if args.quick else 2.0
@@ -654,16 +751,25 @@ async def benchmark(
     await asyncio.sleep(idle_s)
     idle_cpu_pct = {t.name: round(100 * (t.server.cpu_seconds() - before[t.name]) / idle_s, 1) for t in live}
 
-    rounds: dict[str, dict[str, list[RunStats]]] = {case.name: {t.name: [] for t in live} for case in CASES}
+    rounds: dict[str, dict[str, list[RunStats]]] = {
+        case.name: {t.name: [] for t in live if t.server_for(case)} for case in CASES
+    }
     for r in range(args.rounds):
         order = live[r % len(live) :] + live[: r % len(live)]
         started = time.perf_counter()
         for case in CASES:
             for target in order:
-                stats = await run_load(target.server, case, args.requests, **run)
-                rounds[case.name][target.name].append(stats)
+                server = target.server_for(case)
+                if server is not None:
+                    rounds[case.name][target.name].append(await measure(target, server, case, args.requests))
         print(f"round {r + 1}/{args.rounds} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    return rounds, idle_cpu_pct
+
+    hops = None
+    if counted is not None:
+        now = fake_counters(hop_upstream)
+        hops = {"memproxy_requests": hop_requests, **{key: now[key] - counted[key] for key in now}}
+        hops["ok"] = hops["memory_calls"] == hops["tool_results"] == hop_requests
+    return rounds, idle_cpu_pct, hops
 
 
 def versions() -> dict[str, str]:
@@ -714,29 +820,48 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def start_servers(args: argparse.Namespace, scratch: Path) -> tuple[Server, list[Target]]:
+def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
+    """Direct (the fake upstreams), the forwarder, memproxy and LiteLLM; the first is always direct."""
     py = sys.executable
-    up_port = free_port()
-    upstream = Server("upstream", [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(up_port)], up_port)
-    upstream.startup_timeout_s = args.startup_timeout
-    upstream.start()
-    problem = upstream.wait_healthy()
-    if problem:
-        raise SystemExit(f"the fake upstream did not start: {problem}")
+    fakes = []
+    for name, extra in (("upstream", []), ("upstream-hop", ["--memory-hop"])):
+        port = free_port()
+        fake = Server(name, [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port), *extra], port)
+        fake.startup_timeout_s = args.startup_timeout
+        fake.start()
+        fakes.append(fake)
+    for fake in fakes:
+        problem = fake.wait_healthy()
+        if problem:
+            raise SystemExit(f"the fake upstream {fake.name} did not start: {problem}")
+    upstream, hop_upstream = fakes
     upstream_url = upstream.base_url
 
-    targets = [Target(DIRECT, upstream, status="ok")]
+    targets = [Target(DIRECT, upstream, status="ok", hop_server=hop_upstream)]
     port = free_port()
     forwarder = Server(
         FORWARDER, [py, str(BENCH_DIR / "forwarder.py"), "--port", str(port), "--upstream", upstream_url], port
     )
     targets.append(Target(FORWARDER, forwarder))
-    port = free_port()
     data_dir = scratch / "memproxy-data"
     seed_memories(data_dir, args.memories)
-    memproxy_cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    memproxy_cmd += ["--upstream", upstream_url, "--data-dir", str(data_dir), *args.memproxy_arg]
-    targets.append(Target(MEMPROXY, Server(MEMPROXY, memproxy_cmd, port, health_path="/healthz")))
+    hop_data_dir = scratch / "memproxy-hop-data"  # its own copy: the hops' use counts are written there
+    if data_dir.exists():
+        shutil.copytree(data_dir, hop_data_dir)
+
+    def memproxy(name: str, upstream: Server, data: Path) -> Server:
+        port = free_port()
+        cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        cmd += ["--upstream", upstream.base_url, "--data-dir", str(data), *args.memproxy_arg]
+        return Server(name, cmd, port, health_path="/healthz")
+
+    targets.append(
+        Target(
+            MEMPROXY,
+            memproxy(MEMPROXY, upstream, data_dir),
+            hop_server=memproxy(f"{MEMPROXY}-hop", hop_upstream, hop_data_dir),
+        )
+    )
     if not args.no_litellm:
         port = free_port()
         config = scratch / "litellm.yaml"
@@ -755,39 +880,57 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> tuple[Server, list
         targets.append(Target(LITELLM, litellm))
 
     for target in targets[1:]:
-        target.server.startup_timeout_s = args.startup_timeout * (2 if target.name == LITELLM else 1)
-        target.server.start()
+        for server in target.servers:
+            server.startup_timeout_s = args.startup_timeout * (2 if target.name == LITELLM else 1)
+            server.start()
     for target in targets[1:]:
-        problem = target.server.wait_healthy()
+        problem = next(filter(None, (server.wait_healthy() for server in target.servers)), None)
         if problem is None:
             target.status = "ok"
         else:
             target.status = "skipped" if target.name == LITELLM else "failed"
             target.reason = problem
-            target.server.stop()
+            for server in target.servers:
+                server.stop()
             print(f"{target.name}: {target.status}: {problem}", file=sys.stderr)
-    return upstream, targets
+    return targets
 
 
 async def check_replies(targets: list[Target], timeout_s: float) -> None:
-    """Each target must answer one plain and one streaming request sensibly before it is measured."""
+    """Each target must answer one plain and one streaming request sensibly before it is measured, and
+    memproxy in front of the --memory-hop fake must make exactly one memory hop for each of its two."""
+    hop_upstream = targets[0].hop_server
+    assert hop_upstream is not None
     for target in targets:
-        if target.status != "ok":
-            continue
-        for stream in (False, True):
-            problem, text = await probe(target.server, stream, timeout_s)
-            kind = "stream" if stream else "chat"
+        for case in CASES:
+            server = target.server_for(case)
+            if target.status != "ok" or server is None or case.concurrency != 1:
+                continue
+            before = fake_counters(hop_upstream) if case.hops and target.name == MEMPROXY else None
+            problem, text = await probe(server, case.stream, timeout_s)
+            if problem is None and before is not None:
+                problem = hop_problem(case.hops, before, fake_counters(hop_upstream), text)
             if problem:
                 target.status = "skipped" if target.name == LITELLM else "failed"
-                target.reason = f"{kind} probe: {problem}"
+                target.reason = f"{case.name} probe: {problem}"
                 print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
                 break
-            target.probe_replies[kind] = text
+            target.probe_replies[case.name] = text
     direct = targets[0].probe_replies
     for target in targets[1:]:
         for kind, text in target.probe_replies.items():
-            if text != direct.get(kind):
+            if text != direct.get(kind) and not (target.name == MEMPROXY and kind in HOP_CASES):
                 print(f"note: {target.name}'s {kind} reply differs from direct: {text!r}", file=sys.stderr)
+
+
+def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: str) -> str | None:
+    """Why one memproxy request to the --memory-hop fake did not make ``hops`` hops, or None."""
+    made = {key: after[key] - before[key] for key in after}
+    if made != {"memory_calls": hops, "tool_results": hops}:
+        return f"the fake upstream expected {hops} memory_search call(s) and as many tool results, counted {made}"
+    if re.search(r"memory_search returned \d+ memories", text) is None:
+        return f"the answer does not come from the call after the tool result: {text!r}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -799,12 +942,13 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     load_before = os.getloadavg()
     try:
-        upstream, targets = start_servers(args, scratch)
+        targets = start_servers(args, scratch)
         with _event_loop_runner() as runner:
             runner.run(check_replies(targets, args.timeout))
             live = [t for t in targets if t.status == "ok"]
-            rounds, idle_cpu_pct = runner.run(benchmark(args, targets, upstream))
+            rounds, idle_cpu_pct, hops = runner.run(benchmark(args, targets))
         rss = {t.name: round(t.server.rss_mb(), 1) for t in live}
+        rss |= {f"{t.name} hop": round(t.hop_server.rss_mb(), 1) for t in live if t.hop_server is not None}
     finally:
         stop_all()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -825,14 +969,24 @@ def main(argv: list[str] | None = None) -> int:
         for name, row in summary[case.name].items():
             if row["errors"]:
                 print(f"{name}, {case.name}: {row['errors']} errors, e.g. {'; '.join(row['error_samples'][:3])}")
+    if hops is not None:
+        print(
+            f"memory hops: {hops['memproxy_requests']} memproxy requests in the hop cases, {hops['memory_calls']} "
+            f"memory_search calls and {hops['tool_results']} tool results at the fake upstream"
+            + ("" if hops["ok"] else ": NOT one hop per request")
+        )
     print(f"rss after the run (MB): {', '.join(f'{k} {v}' for k, v in rss.items())}")
     print(f"idle cpu before the rounds (% of a core): {', '.join(f'{k} {v}' for k, v in idle_cpu_pct.items())}")
 
     errors = {
-        name: sum(summary[case.name][name]["errors"] for case in CASES) for name in names if name in REQUIRED_TARGETS
+        name: sum(summary[case.name].get(name, {}).get("errors", 0) for case in CASES)
+        for name in names
+        if name in REQUIRED_TARGETS
     }
     failed = [t.name for t in targets if t.name in REQUIRED_TARGETS and t.status != "ok"]
     failed += [name for name, count in errors.items() if count]
+    if hops is not None and not hops["ok"]:
+        failed.append(MEMPROXY)
     ok = not failed and (not args.strict or all(check["pass"] for check in checks))
 
     results = {
@@ -855,12 +1009,18 @@ def main(argv: list[str] | None = None) -> int:
                 "reason": t.reason,
                 "base_url": t.server.base_url,
                 "log": str(t.server.log_path),
+                **(
+                    {"hop_base_url": t.hop_server.base_url, "hop_log": str(t.hop_server.log_path)}
+                    if t.hop_server is not None
+                    else {}
+                ),
             }
             for t in targets
         },
         "summary": summary,
         "derived": derived,
         "checks": checks,
+        "memory_hops": hops,
         "rss_mb_after": rss,
         "idle_cpu_pct": idle_cpu_pct,
         "rounds": {

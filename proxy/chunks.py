@@ -11,7 +11,11 @@ when nothing needed fixing (COMPAT B4):
   until the name is known; repeated summaries of a finished call dropped; missing ids made up;
 - finish reasons outside OpenAI's set mapped to it;
 - usage wherever the upstream put it becomes exactly one ``choices: []`` chunk before
-  ``[DONE]``, and only when the client asked for it.
+  ``[DONE]``, and only when the client asked for it;
+- calls to the proxy's own tools (``hidden``) are held back whole, never relayed, and the finish
+  reason of a turn that made them is held for the tool loop to decide on (COMPAT E1, E3). One
+  normaliser serves every upstream call of a response (:meth:`ChunkNormaliser.next_hop`), so the
+  client sees one ``id``, one ``role``, tool-call indices from 0 and usage summed over the calls.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from itertools import count
 from typing import Any
 
 import orjson
+
+from .toolplan import Call, add_usage
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 FINISH_REASON_MAP = {
@@ -49,33 +55,56 @@ def error_event(message: str, *, code: str = "upstream_stream_error", type: str 
 
 @dataclass(slots=True)
 class _ToolCall:
-    out_index: int
     id: str
-    name_sent: bool = False
+    out_index: int = -1  # the index the client sees; -1 until relayed
+    name: str | None = None
+    hidden: bool = False  # one of the proxy's tools: held back whole
+    made_up: bool = False  # the upstream sent no id (yet)
     pending: str = ""  # argument text received before the name
     arguments: str = ""
+
+    @property
+    def named(self) -> bool:
+        return self.name is not None
 
 
 @dataclass(slots=True)
 class _Choice:
     role_sent: bool = False
     finished: bool = False
+    relayed: int = 0  # tool calls relayed to the client in this turn
     calls: list[_ToolCall] = field(default_factory=list)
     by_id: dict[str, _ToolCall] = field(default_factory=dict)
     by_upstream_index: dict[int, _ToolCall] = field(default_factory=dict)
+    content: list[str] = field(default_factory=list)  # this turn's text, kept only when tools are hidden
+
+
+@dataclass(frozen=True, slots=True)
+class HopEnd:
+    """How one upstream call ended, for the tool loop: the hidden calls it made and what the client already saw."""
+
+    hidden: list[Call]
+    order: list[str]  # ids of every call of the turn, hidden and relayed, in the model's order
+    relayed: int  # client calls relayed
+    reason: str | None  # the finish reason held back
+    content: str | None
 
 
 class ChunkNormaliser:
     """Per-response state; ``push`` each event's data, then ``finish`` once the upstream is done."""
 
-    def __init__(self, *, include_usage: bool) -> None:
+    def __init__(self, *, include_usage: bool, hidden: frozenset[str] = frozenset()) -> None:
         self.include_usage = include_usage
+        self.hidden = hidden  # names of the proxy's own tools
         self.id: str | None = None
         self.created: int | None = None
         self.model: str | None = None
-        self.usage: dict[str, Any] | None = None
+        self.usage: dict[str, Any] | None = None  # this upstream call's
+        self.earlier_usage: dict[str, Any] | None = None  # summed over the calls before it
         self.ended = False  # [DONE] or an error event was seen
         self.failed = False
+        self.held_reason: str | None = None
+        self.fingerprint: str | None = None
         self._choices: dict[int, _Choice] = {}
         self._call_ids = count()
 
@@ -104,6 +133,8 @@ class ChunkNormaliser:
         if chunk.get("choices") == [] and chunk.get("usage") is not None:
             self.usage = chunk["usage"]  # held: exactly one usage chunk goes out, last
             return b""
+        if changed and self.hidden and _hollow(chunk):
+            return b""  # it carried only what is held back
         if changed or b"\n" in data:
             data = orjson.dumps(chunk)
         return encode_event(data)
@@ -111,17 +142,47 @@ class ChunkNormaliser:
     def finish(self) -> bytes:
         """The end of a successful stream: the usage chunk if asked for, then ``[DONE]``."""
         self.ended = True
-        if not (self.include_usage and self.usage is not None):
+        usage = add_usage(self.earlier_usage, self.usage)
+        if not (self.include_usage and usage is not None):
             return DONE
-        usage_chunk = {
+        return encode_event(orjson.dumps(self._chunk([], usage=usage))) + DONE
+
+    def hop_end(self) -> HopEnd:
+        """What the upstream call that just ended left for the tool loop (choice 0: the loop runs only with n=1)."""
+        state = self._choices.get(0) or _Choice()
+        hidden = [Call(call.id, call.name or "", call.arguments) for call in state.calls if call.hidden]
+        content = "".join(state.content) or None
+        return HopEnd(hidden, [call.id for call in state.calls], state.relayed, self.held_reason, content)
+
+    def finish_chunk(self, reason: str | None) -> bytes:
+        """The finish chunk held back at the end of a turn, sent once the loop has decided on it."""
+        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": reason}
+        return encode_event(orjson.dumps(self._chunk([choice], usage=None)))
+
+    def next_hop(self) -> None:
+        """The next upstream call continues this response: same id, role already sent, calls counted anew."""
+        self.earlier_usage = add_usage(self.earlier_usage, self.usage)
+        self.usage = None
+        self.ended = False
+        self.held_reason = None
+        for state in self._choices.values():
+            state.finished = False
+            state.relayed = 0
+            state.calls, state.by_id, state.by_upstream_index, state.content = [], {}, {}, []
+
+    def _chunk(self, choices: list[dict[str, Any]], *, usage: dict[str, Any] | None) -> dict[str, Any]:
+        chunk = {
             "id": self.id or "",
             "object": "chat.completion.chunk",
             "created": self.created or 0,
             "model": self.model or "",
-            "choices": [],
-            "usage": self.usage,
+            "choices": choices,
         }
-        return encode_event(orjson.dumps(usage_chunk)) + DONE
+        if self.fingerprint is not None:
+            chunk["system_fingerprint"] = self.fingerprint
+        if usage is not None or self.include_usage:
+            chunk["usage"] = usage
+        return chunk
 
     def _normalise(self, chunk: dict[str, Any]) -> bool:
         changed = False
@@ -132,6 +193,7 @@ class ChunkNormaliser:
         if chunk.get("id"):
             if self.id is None:
                 self.id, self.created, self.model = chunk["id"], chunk.get("created"), chunk.get("model")
+                self.fingerprint = chunk.get("system_fingerprint")
             elif chunk["id"] != self.id:
                 chunk["id"] = self.id
                 changed = True
@@ -165,14 +227,20 @@ class ChunkNormaliser:
                 state.role_sent = True
             if "tool_calls" in delta:
                 changed |= self._normalise_tool_calls(delta, state)
+            if self.hidden and isinstance(delta.get("content"), str):
+                state.content.append(delta["content"])
         reason = choice.get("finish_reason")
         if reason is not None:
             state.finished = True
             if reason not in FINISH_REASONS:
-                choice["finish_reason"] = FINISH_REASON_MAP.get(reason, "stop")
+                choice["finish_reason"] = reason = FINISH_REASON_MAP.get(reason, "stop")
                 changed = True
-            if state.calls and any(not call.name_sent for call in state.calls):
+            if state.calls and any(not call.named for call in state.calls):
                 changed |= self._flush_nameless(choice, state)
+            if any(call.hidden for call in state.calls):
+                self.held_reason = reason  # the tool loop decides what the client sees
+                choice["finish_reason"] = None
+                changed = True
         return changed
 
     def _normalise_tool_calls(self, delta: dict[str, Any], state: _Choice) -> bool:
@@ -200,24 +268,35 @@ class ChunkNormaliser:
         arguments = _arguments_text(function.get("arguments") if isinstance(function, dict) else None)
 
         call = state.by_id.get(call_id) if call_id else None
-        if call is None and call_id is None and isinstance(upstream_index, int):
-            call = state.by_upstream_index.get(upstream_index)
+        if call is None and isinstance(upstream_index, int):
+            known = state.by_upstream_index.get(upstream_index)
+            if known is not None and call_id is None:
+                call = known
+            elif known is not None and call_id is not None and known.made_up and not known.named:
+                call = known  # the id came late, with the name: the call it was held as, under its real id
+                del state.by_id[call.id]
+                call.id, call.made_up = call_id, False
+                state.by_id[call.id] = call
         if call is None:
-            call = _ToolCall(out_index=len(state.calls), id=call_id or f"call_{self.id or 'mp'}_{next(self._call_ids)}")
+            call = _ToolCall(id=call_id or f"call_{self.id or 'mp'}_{next(self._call_ids)}", made_up=not call_id)
             state.calls.append(call)
             state.by_id[call.id] = call
         if isinstance(upstream_index, int):
             state.by_upstream_index[upstream_index] = call
 
         if not isinstance(function, dict):
-            fragment["index"] = call.out_index  # a custom tool or unknown shape: renumber only
+            if call.out_index < 0:  # a custom tool or unknown shape: renumber only
+                call.out_index, state.relayed = state.relayed, state.relayed + 1
+            fragment["index"] = call.out_index
             return fragment
-        if call.name_sent:
+        if call.named:
             if call_id and arguments and arguments == call.arguments:
                 return None  # a repeated summary of the whole call (LiteLLM)
             if not arguments:
                 return None
             call.arguments += arguments
+            if call.hidden:
+                return None
             return {key: value for key, value in fragment.items() if key not in ("id", "type", "function")} | {
                 "index": call.out_index,
                 "function": {"arguments": arguments},
@@ -225,9 +304,13 @@ class ChunkNormaliser:
         if not name:
             call.pending += arguments  # hold until the name is known (COMPAT C4)
             return None
-        call.name_sent = True
+        call.name = name
         call.arguments = call.pending + arguments
         call.pending = ""
+        if name in self.hidden:
+            call.hidden = True
+            return None
+        call.out_index, state.relayed = state.relayed, state.relayed + 1
         fragment["index"] = call.out_index
         fragment["id"] = call.id
         fragment.setdefault("type", "function")
@@ -239,9 +322,10 @@ class ChunkNormaliser:
         delta = choice.setdefault("delta", {})
         fragments = delta.setdefault("tool_calls", [])
         for call in state.calls:
-            if not call.name_sent:
-                call.name_sent = True
+            if not call.named:
+                call.name = ""
                 call.arguments = call.pending
+                call.out_index, state.relayed = state.relayed, state.relayed + 1
                 fragments.append(
                     {
                         "index": call.out_index,
@@ -251,6 +335,21 @@ class ChunkNormaliser:
                     }
                 )
         return True
+
+
+def _hollow(chunk: dict[str, Any]) -> bool:
+    """Nothing left to relay once held-back calls and finish reasons are taken out."""
+    return (
+        chunk.get("usage") is None
+        and bool(chunk["choices"])
+        and all(
+            isinstance(choice, dict)
+            and not choice.get("delta")
+            and choice.get("finish_reason") is None
+            and choice.get("logprobs") is None
+            for choice in chunk["choices"]
+        )
+    )
 
 
 def _arguments_text(arguments: Any) -> str:

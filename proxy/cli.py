@@ -152,7 +152,8 @@ def memories_add(text: str, tags: tuple[str, ...], category: str | None, scope: 
     """Store TEXT as a memory (checked and scanned like every write)."""
     fields = {"text": text, "tags": list(tags), "category": category, "scope": scope}
     stored = _run(who, lambda service, caller: service.add(caller, fields))
-    click.echo(stored.id)
+    superseded = f" (supersedes {stored.superseded.id})" if stored.superseded is not None else ""
+    click.echo(stored.memory.id + superseded)
 
 
 @memories.command("delete")

@@ -29,6 +29,7 @@ def memory_routes(services: Services) -> list[Route]:
 
     async def list_memories(request: Request) -> Response:
         params = request.query_params
+        await memory.flush_uses()  # show use counts as of now
         found = await memory.search(
             caller(request),
             query=params.get("q") or None,
@@ -42,7 +43,10 @@ def memory_routes(services: Services) -> list[Route]:
         who = caller(request)
         fields = await _json_body(request, services.settings.server.max_body_bytes)
         stored = await memory.add(who, fields)
-        return _json({"ok": True, "id": stored.id, "memory": stored.to_json()}, status=201)
+        body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
+        if stored.superseded is not None:
+            body["superseded"] = stored.superseded.id
+        return _json(body, status=200 if stored.unchanged else 201)
 
     async def delete_memory(request: Request) -> Response:
         deleted = await memory.delete(caller(request), request.path_params["memory_id"])

@@ -28,7 +28,21 @@ class Metrics:
             "memproxy_memories_injected", "Memories placed in chat requests (block and notes).", registry=self.registry
         )
         self.writes = Counter(
-            "memproxy_memory_writes", "Memory writes by result (stored, rejected).", ["result"], registry=self.registry
+            "memproxy_memory_writes",
+            "Memory writes by result (stored, unchanged, rejected).",
+            ["result"],
+            registry=self.registry,
+        )
+        self.tool_calls = Counter(
+            "memproxy_tool_calls",
+            "Memory tool calls the proxy ran, by tool and outcome.",
+            ["tool", "outcome"],
+            registry=self.registry,
+        )
+        self.tool_hops = Counter(
+            "memproxy_tool_hops",
+            "Extra upstream calls made to continue after memory tool calls.",
+            registry=self.registry,
         )
 
         # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.

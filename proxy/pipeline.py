@@ -11,27 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .chunks import ChunkNormaliser
 from .errors import InvalidRequest
-from .headers import RawHeaders, bearer_token, relayed_response_headers, upstream_request_headers
+from .headers import bearer_token, upstream_request_headers
 from .identity import identify
-from .relay import (
-    ClientGone,
-    EventBatches,
-    buffered_response,
-    chat_stream_response,
-    close_quietly,
-    read_body,
-    sse_batches,
-    unless_disconnected,
-)
+from .relay import ClientGone, read_body, unless_disconnected
 from .services import Services
-from .sse import Event
+from .toolloop import Hops, LiteLLMHops, ToolLoop, UpstreamHops, complete, stream
+from .toolplan import plan_tools
 
 # Status a client that already left never sees; uvicorn just logs it (nginx's "client closed request").
 CLIENT_CLOSED = 499
@@ -74,55 +64,37 @@ def parse_chat_request(body: bytes) -> ChatRequest:
 async def handle_chat(request: Request, services: Services) -> Response:
     chat = parse_chat_request(await read_body(request, services.settings.server.max_body_bytes))
     caller = identify(request.headers.raw, services.settings.memory.admin_key)
-    prepared = await services.memory.prepare_chat(caller, chat.payload)
+    payload = chat.payload
+    plan = plan_tools(payload) if caller is not None and services.settings.tools.enabled else None
+    if caller is not None:
+        restored = services.hidden_turns.restore((caller.user, caller.workspace), payload["messages"])
+        if restored is not None:
+            payload = {**payload, "messages": restored}
+    prepared = await services.memory.prepare_chat(caller, payload)
+    payload = plan.offer(prepared.payload) if plan is not None else prepared.payload
+    loop = None
+    if plan is not None and caller is not None:
+        loop = ToolLoop(
+            plan,
+            services.tools,
+            services.hidden_turns,
+            caller,
+            services.settings.tools.max_hops,
+            services.metrics,
+        )
+    hops: Hops
+    if services.litellm.handles(chat.payload.get("model")):
+        api_key = services.settings.upstream.api_key or bearer_token(request.headers.raw)
+        hops = LiteLLMHops(services.litellm, api_key)
+    else:
+        headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
+        hops = UpstreamHops(services.upstream, request.url.path, request.scope["query_string"], headers)
+    body = chat.body if payload is chat.payload else None
     try:
-        if services.litellm.handles(chat.payload.get("model")):
-            work = _via_litellm(request, services, chat, prepared.payload, prepared.headers)
+        if chat.stream:
+            work = stream(hops, payload, body, loop, prepared.headers, include_usage=chat.include_usage)
         else:
-            body = chat.body if prepared.payload is chat.payload else orjson.dumps(prepared.payload)
-            work = _via_upstream(request, services, chat, body, prepared.headers)
+            work = complete(hops, payload, body, loop, prepared.headers)
         return await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
-
-
-async def _via_upstream(
-    request: Request, services: Services, chat: ChatRequest, body: bytes, memory_headers: RawHeaders
-) -> Response:
-    headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
-    upstream = await services.upstream.send(
-        "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=body
-    )
-    response_headers = relayed_response_headers(upstream.headers.raw) + memory_headers
-    streaming = chat.stream and upstream.status_code < 400 and _is_event_stream(upstream)
-    if not streaming:
-        try:
-            content = await upstream.aread()
-        finally:
-            await close_quietly(upstream)
-        return buffered_response(upstream.status_code, response_headers, content)
-    normaliser = ChunkNormaliser(include_usage=chat.include_usage)
-    return chat_stream_response(sse_batches(upstream), normaliser, response_headers, lambda: close_quietly(upstream))
-
-
-async def _via_litellm(
-    request: Request, services: Services, chat: ChatRequest, payload: dict[str, Any], memory_headers: RawHeaders
-) -> Response:
-    api_key = services.settings.upstream.api_key or bearer_token(request.headers.raw)
-    if not chat.stream:
-        body = await services.litellm.complete(payload, api_key)
-        return buffered_response(200, [(b"content-type", b"application/json"), *memory_headers], body)
-    chunks = await services.litellm.stream(payload, api_key)
-
-    async def batches() -> EventBatches:
-        async for chunk in chunks:
-            yield [Event(chunk)]
-
-    async def close() -> None:
-        await chunks.aclose()  # type: ignore[attr-defined]
-
-    return chat_stream_response(batches(), ChunkNormaliser(include_usage=chat.include_usage), memory_headers, close)
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
-    return response.headers.get("content-type", "").startswith("text/event-stream")

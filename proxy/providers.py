@@ -31,6 +31,9 @@ def import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm's aiohttp transport keeps sessions bound to the event loop that made them and leaves connections
+    # open at shutdown; its httpx transport closes cleanly. This route is not the hot path.
+    litellm.disable_aiohttp_transport = True
     return litellm
 
 

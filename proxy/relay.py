@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
@@ -19,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive
 
-from .chunks import ChunkNormaliser, StreamProtocolError, error_event
-from .errors import RequestTooLarge
+from .chunks import ChunkNormaliser, StreamProtocolError, encode_event, error_event
+from .errors import ProxyError, RequestTooLarge
 from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
 from .logs import redact
 from .sse import Comment, Event, SSEDecoder
@@ -28,6 +29,8 @@ from .upstream import translate_transport_error
 
 log = logging.getLogger("proxy.relay")
 T = TypeVar("T")
+KEEPALIVE_S = 10.0  # an SSE comment this often while the proxy works between upstream calls (COMPAT E4)
+KEEPALIVE = b": keep-alive\n\n"
 EventBatches = AsyncIterator[list[Event | Comment]]
 
 
@@ -115,50 +118,134 @@ def streamed_passthrough(upstream: httpx.Response) -> StreamingResponse:
     return response
 
 
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """The response goes on with another upstream call's events."""
+
+    batches: EventBatches
+    close: Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The response ends: ``tail`` (a held-back finish chunk), then usage and ``[DONE]``."""
+
+    tail: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    """The response ends with this error event."""
+
+    event: bytes
+
+
+# Called when an upstream call has ended cleanly: None to end the response, else what to do next (the tool loop).
+AfterHop = Callable[[ChunkNormaliser], Awaitable[Continue | Finish | Fail] | None]
+
+
 def chat_stream_response(
-    batches: EventBatches, normaliser: ChunkNormaliser, headers: RawHeaders, close: Callable[[], Awaitable[None]]
+    batches: EventBatches,
+    normaliser: ChunkNormaliser,
+    headers: RawHeaders,
+    close: Callable[[], Awaitable[None]],
+    after: AfterHop | None = None,
 ) -> StreamingResponse:
-    response = StreamingResponse(relay_chat_events(batches, normaliser, close))
+    response = StreamingResponse(relay_chat_events(batches, normaliser, close, after))
     response.raw_headers = [*(header for header in headers if header[0] != b"content-type"), *STREAM_HEADERS]
     return response
 
 
 async def relay_chat_events(
-    batches: EventBatches, normaliser: ChunkNormaliser, close: Callable[[], Awaitable[None]]
+    batches: EventBatches,
+    normaliser: ChunkNormaliser,
+    close: Callable[[], Awaitable[None]],
+    after: AfterHop | None = None,
 ) -> AsyncIterator[bytes]:
-    """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event."""
+    """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event.
+
+    With ``after``, an upstream call that ends may be followed by another, relayed into the same response;
+    the client gets SSE comments while it waits (COMPAT E4).
+    """
+    closers = [close]
     try:
-        try:
-            async for batch in batches:
-                out = b"".join(
-                    normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
-                    for item in batch
-                    if not normaliser.ended
-                )
-                if normaliser.ended:
-                    # [DONE] or an error event: finish in the same write.
-                    yield out if normaliser.failed else out + normaliser.finish()
-                    return
-                if out:
-                    yield out
-        except StreamProtocolError as exc:
-            yield error_event(str(exc))
-            return
-        except (httpx.TransportError, TimeoutError) as exc:
-            log.warning("upstream stream failed: %s", redact(str(exc)))
-            yield error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
-            return
-        except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
-            log.warning("stream failed: %s", redact(str(exc)))
-            yield error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
-            return
-        # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
-        if normaliser.all_choices_finished:
-            yield normaliser.finish()
-        else:
-            yield error_event("the upstream closed the stream before it finished")
+        while True:
+            tail = b""
+            try:
+                async for batch in batches:
+                    out = b"".join(
+                        normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
+                        for item in batch
+                        if not normaliser.ended
+                    )
+                    if normaliser.ended:
+                        tail = out
+                        break
+                    if out:
+                        yield out
+            except StreamProtocolError as exc:
+                yield error_event(str(exc))
+                return
+            except (httpx.TransportError, TimeoutError) as exc:
+                log.warning("upstream stream failed: %s", redact(str(exc)))
+                yield error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
+                return
+            except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+                log.warning("stream failed: %s", redact(str(exc)))
+                yield error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
+                return
+            if normaliser.failed:
+                yield tail
+                return
+            # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
+            if not normaliser.ended and not normaliser.all_choices_finished:
+                yield tail + error_event("the upstream closed the stream before it finished")
+                return
+            step = after(normaliser) if after is not None else None
+            if step is None:
+                yield tail + normaliser.finish()  # [DONE] in the same write as the last batch
+                return
+            if tail:
+                yield tail
+            outcome = None
+            async for comment in _waiting(step):
+                if isinstance(comment, bytes):
+                    yield comment
+                else:
+                    outcome = comment
+            if isinstance(outcome, Fail):
+                yield outcome.event
+                return
+            if isinstance(outcome, Finish):
+                yield outcome.tail + normaliser.finish()
+                return
+            assert isinstance(outcome, Continue)
+            batches = outcome.batches
+            closers.append(outcome.close)
     finally:
-        await close()
+        for closer in closers:
+            await closer()
+
+
+async def _waiting(step: Awaitable[Continue | Finish | Fail]) -> AsyncIterator[bytes | Continue | Finish | Fail]:
+    """Await ``step``, yielding a keep-alive comment every ``KEEPALIVE_S``; then its outcome."""
+    task = asyncio.ensure_future(step)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=KEEPALIVE_S)
+            if not task.done():
+                yield KEEPALIVE
+        try:
+            yield task.result()
+        except ProxyError as exc:
+            log.warning("tool loop failed: %s", redact(exc.message))
+            yield Fail(encode_event(exc.body()))
+        except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+            log.exception("tool loop failed")
+            yield Fail(error_event(f"the stream failed: {type(exc).__name__}"))
+    finally:
+        if not task.done():
+            task.cancel()
 
 
 async def sse_batches(upstream: httpx.Response) -> EventBatches:

@@ -10,9 +10,11 @@ import httpx
 
 from .config import Settings
 from .errors import ConfigError
+from .hiddenturns import HiddenTurns
 from .memory.files import FilesStore
 from .memory.service import MemoryService
 from .memory.store import MemoryStore
+from .memory.tools import MemoryTools
 from .metrics import Metrics
 from .providers import LiteLLMRoute
 from .recording import RecordingTransport, ReplayTransport
@@ -26,6 +28,8 @@ class Services:
     litellm: LiteLLMRoute
     memory: MemoryService
     metrics: Metrics
+    tools: MemoryTools
+    hidden_turns: HiddenTurns
 
     async def __aenter__(self) -> Services:
         return self
@@ -35,7 +39,7 @@ class Services:
     ) -> None:
         await self.upstream.aclose()
         await self.litellm.aclose()
-        await self.memory.store.aclose()
+        await self.memory.aclose()
 
 
 def build_store(settings: Settings) -> MemoryStore:
@@ -68,5 +72,13 @@ def build_services(
     )
     store = store if store is not None else build_store(settings)
     metrics = Metrics()
-    memory = MemoryService(store, settings.memory, metrics)
-    return Services(settings=settings, upstream=upstream, litellm=litellm, memory=memory, metrics=metrics)
+    memory = MemoryService(store, settings.memory, metrics, tools=settings.tools.enabled)
+    return Services(
+        settings=settings,
+        upstream=upstream,
+        litellm=litellm,
+        memory=memory,
+        metrics=metrics,
+        tools=MemoryTools(memory),
+        hidden_turns=HiddenTurns(),
+    )

@@ -630,13 +630,52 @@ if pytest is not None:
         return fake_upstream_server
 
 
+def _memory_hop_responder() -> Callable[[dict[str, Any]], Reply]:
+    """A tiny model that makes one memory hop: what ``python -m proxy.testing --memory-hop`` answers with.
+
+    A request whose last message is a tool result gets an answer naming the number of memories the search
+    returned; one that offers ``memory_search`` gets the call ``memory_search {"query": <the newest user
+    message>}``; anything else the default answer. Every reply carries the counts so far in the headers
+    ``x-fake-memory-calls`` (calls made) and ``x-fake-tool-results`` (results received), for the benchmark.
+    """
+    calls = results = 0
+
+    def respond(body: dict[str, Any]) -> Reply:
+        nonlocal calls, results
+        messages = [m for m in body.get("messages") or () if isinstance(m, dict)]
+        tools = [t.get("function") for t in body.get("tools") or () if isinstance(t, dict)]
+        if messages and messages[-1].get("role") == "tool":
+            results += 1
+            content = messages[-1].get("content")
+            found = _loads(content.encode()) if isinstance(content, str) else None
+            count = found.get("count") if isinstance(found, dict) else None
+            reply = Reply(f"{DEFAULT_CONTENT} memory_search returned {count} memories.")
+        elif any(isinstance(tool, dict) and tool.get("name") == "memory_search" for tool in tools):
+            calls += 1
+            users = [m.get("content") for m in messages if m.get("role") == "user"]
+            reply = Reply(None, [ToolCall("memory_search", {"query": users[-1] if users else ""})])
+        else:
+            reply = Reply()
+        reply.headers = {"x-fake-memory-calls": str(calls), "x-fake-tool-results": str(results)}
+        return reply
+
+    return respond
+
+
 def main(argv: list[str] | None = None) -> None:
     """Runs the fake upstream in the foreground (used by the benchmark)."""
     parser = argparse.ArgumentParser(prog="python -m proxy.testing", description="Fake OpenAI-compatible upstream.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9100)
+    parser.add_argument(
+        "--memory-hop",
+        action="store_true",
+        help="call memory_search once whenever it is offered, then answer (see _memory_hop_responder)",
+    )
     args = parser.parse_args(argv)
     fake = FakeUpstream(record_requests=False)
+    if args.memory_hop:
+        fake.respond_with(_memory_hop_responder())
     config = uvicorn.Config(
         fake.app, host=args.host, port=args.port, access_log=False, log_level="warning", lifespan="off"
     )

@@ -3,7 +3,7 @@ the right user's. The openai SDK -> memproxy on a socket -> the fake upstream.""
 
 import asyncio
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -18,11 +18,11 @@ from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
 from .conftest import RunProxy, run_proxy
+from .memory_client import QUESTION, TABS, api, ask, close_clients, remember, sdk, sent, user_says
 from .openapi_spec import validate
 
 SYSTEM = {"role": "system", "content": "You are a concise coding assistant."}
-TABS = "User prefers tabs over spaces for indentation"
-QUESTION = "How should I indent the new module?"
+__all__ = ["close_clients"]  # the autouse fixture, in this module's namespace
 
 
 @pytest.fixture(scope="module")
@@ -34,47 +34,6 @@ def memproxy(fake_upstream_server: FakeUpstream) -> Iterator[str]:
 @pytest.fixture
 def user() -> str:
     return f"user-{uuid.uuid4().hex[:8]}"
-
-
-_clients: list[openai.OpenAI] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    yield
-    while _clients:
-        _clients.pop().close()
-
-
-def sdk(url: str, user: str | None = None, key: str = "sk-test", **headers: str) -> openai.OpenAI:
-    default_headers = {"X-Memory-User": user} if user else {}
-    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, default_headers={**default_headers, **headers})
-    _clients.append(client)
-    return client
-
-
-def api(url: str, user: str | None, method: str, path: str, **kwargs: Any) -> httpx.Response:
-    headers = {"X-Memory-User": user} if user else {}
-    headers.update(kwargs.pop("headers", {}))
-    return httpx.request(method, url.removesuffix("/v1") + path, headers=headers, timeout=10, **kwargs)
-
-
-def remember(url: str, user: str, text: str = TABS, **fields: Any) -> str:
-    response = api(url, user, "POST", "/memory/memories", json={"text": text, **fields})
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
-
-
-def ask(client: openai.OpenAI, *messages: dict[str, Any], **kwargs: Any) -> Any:
-    return client.chat.completions.with_raw_response.create(model="fake-model", messages=list(messages), **kwargs)
-
-
-def sent(fake: FakeUpstream) -> list[dict[str, Any]]:
-    return list(fake.requests[-1].json["messages"])
-
-
-def user_says(text: str = QUESTION) -> dict[str, Any]:
-    return {"role": "user", "content": text}
 
 
 # -- the block ----------------------------------------------------------------------------------------------
@@ -131,10 +90,16 @@ def test_fields_the_proxy_does_not_know_still_reach_the_upstream(
     assert (body["seed"], body["top_k"], body["prompt_cache_key"]) == (7, 3, "k1")
 
 
-def test_with_no_memories_the_clients_bytes_go_upstream_unchanged(
+def test_when_memory_adds_nothing_the_clients_bytes_go_upstream_unchanged(
     memproxy: str, fake_upstream: FakeUpstream, user: str
 ) -> None:
-    body = b'{"model":"fake-model","messages":[{"role":"user","content":"hi"}],  "temperature": 0.50}'
+    # No memories to inject, and tool_choice "none" keeps the memory tools out too.
+    tools = b'[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]'
+    body = (
+        b'{"model":"fake-model","messages":[{"role":"user","content":"hi"}],  "temperature": 0.50, "tools": '
+        + tools
+        + b', "tool_choice": "none"}'
+    )
     headers = {"X-Memory-User": user, "Authorization": "Bearer sk-test", "Content-Type": "application/json"}
     response = httpx.post(f"{memproxy}/chat/completions", content=body, headers=headers)
     assert response.status_code == 200 and "x-memproxy-injected" not in response.headers
@@ -291,10 +256,15 @@ class BrokenStore:
     def cached(self, owner: Owner) -> MemoryIndex | None:
         return None
 
-    async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
+    async def add(
+        self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
+    ) -> Memory:
         raise StoreUnavailable("the disk is on fire")
 
-    async def replace(self, owner: Owner, memory: Memory) -> bool:
+    async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:

@@ -166,7 +166,7 @@ async def test_a_superseded_memory_is_kept_but_no_longer_live(backend: Backend, 
     old = await add(store, "Deploys with Fabric")
     new = await add(store, "Deploys with Ansible")
 
-    assert await store.replace(ALICE, dataclasses.replace(old, superseded_by=new.id)) is True
+    assert await store.replace(ALICE, [dataclasses.replace(old, superseded_by=new.id)])
 
     for view in (await store.view(ALICE), await backend.open().view(ALICE)):
         assert not view.is_live(old.id)
@@ -181,8 +181,8 @@ async def test_a_replace_stores_the_new_version_of_every_field(backend: Backend,
     used = memory.used(1_700_000_100.5)
     edited = dataclasses.replace(used, text="Uses ruff format", tags=("formatter",), confidence=0.9)
 
-    assert await store.replace(ALICE, used)
-    assert await store.replace(ALICE, edited)
+    assert await store.replace(ALICE, [used])
+    assert await store.replace(ALICE, [edited])
 
     for view in (await store.view(ALICE), await backend.open().view(ALICE)):
         assert view.get(memory.id) == edited
@@ -198,9 +198,9 @@ async def test_replacing_an_unknown_or_deleted_memory_returns_false_and_changes_
     assert await store.delete(ALICE, [gone.id]) == [gone.id]
     before = snapshot(await store.view(ALICE))
 
-    assert await store.replace(ALICE, Memory(id="m-987654321", text="never stored")) is False
-    assert await store.replace(ALICE, dataclasses.replace(gone, text="back from the dead")) is False
-    assert await store.replace(Owner("bob", "w"), dataclasses.replace(kept, text="someone else's")) is False
+    assert await store.replace(ALICE, [Memory(id="m-987654321", text="never stored")]) == []
+    assert await store.replace(ALICE, [dataclasses.replace(gone, text="back from the dead")]) == []
+    assert await store.replace(Owner("bob", "w"), [dataclasses.replace(kept, text="someone else's")]) == []
 
     assert snapshot(await store.view(ALICE)) == before == snapshot(await backend.open().view(ALICE))
     assert before == ({kept.id: kept}, {kept.id})
@@ -230,7 +230,7 @@ async def test_every_write_is_visible_in_the_next_view_however_many_updates_ther
     memory = await add(store, "Used a lot")
     for count in range(1, 151):
         memory = dataclasses.replace(memory, use_count=count)
-        assert await store.replace(ALICE, memory)
+        assert await store.replace(ALICE, [memory])
         view = await store.view(ALICE)
         assert view.get(memory.id) == memory, f"after replace number {count}"
     assert view.get(other.id) == other
@@ -247,10 +247,10 @@ async def test_in_a_long_mix_of_adds_and_updates_no_memory_is_lost(backend: Back
     for round_number in range(1, 101):
         memory = await add(store, f"Added in round {round_number}")
         added.append(memory)
-        if not await store.replace(ALICE, memory.used(1_700_000_000.0 + round_number)):
+        if not await store.replace(ALICE, [memory.used(1_700_000_000.0 + round_number)]):
             refused.append(memory.id)
         busy = dataclasses.replace(busy, use_count=round_number)
-        assert await store.replace(ALICE, busy)
+        assert await store.replace(ALICE, [busy])
 
     assert await store.delete(ALICE, [busy.id]) == [busy.id]
 
@@ -286,7 +286,7 @@ async def test_owners_never_see_each_others_memories(backend: Backend, store: Me
     intruder = Owner("bob", "w")
     alices = mine[ALICE]
     assert await store.delete(intruder, [alices.id]) == []
-    assert await store.replace(intruder, dataclasses.replace(alices, text="overwritten")) is False
+    assert await store.replace(intruder, [dataclasses.replace(alices, text="overwritten")]) == []
     assert list(await backend.open().view(ALICE)) == [alices]
 
 
@@ -303,7 +303,7 @@ async def test_max_total_prunes_the_oldest_memory(backend: Backend, store: Memor
 
 async def test_max_total_prunes_superseded_memories_before_live_ones(backend: Backend, store: MemoryStore) -> None:
     oldest, middle, newest = [await add(store, f"memory {i}", max_total=3) for i in range(3)]
-    assert await store.replace(ALICE, dataclasses.replace(middle, superseded_by=newest.id))
+    assert await store.replace(ALICE, [dataclasses.replace(middle, superseded_by=newest.id)])
 
     fourth = await add(store, "the fourth", max_total=3)
 
@@ -397,7 +397,7 @@ async def test_a_second_store_sees_appends_replaces_and_deletes(tmp_path: Path) 
     view = await reader.view(ALICE)
     assert [view.get(first.id), view.get(second.id)] == [first, second]
 
-    assert await writer.replace(ALICE, dataclasses.replace(first, superseded_by=second.id))
+    assert await writer.replace(ALICE, [dataclasses.replace(first, superseded_by=second.id)])
     view = await reader.view(ALICE)
     assert not view.is_live(first.id) and view.get(first.id) == dataclasses.replace(first, superseded_by=second.id)
     assert len(view) == 1
@@ -451,7 +451,7 @@ async def test_a_reader_notices_a_rewrite_even_when_the_new_file_reuses_the_old_
     await reader.view(ALICE)
 
     scratch = await add(writer, "scratch")
-    assert await writer.replace(ALICE, dataclasses.replace(edited, text="uno"))  # same length as before
+    assert await writer.replace(ALICE, [dataclasses.replace(edited, text="uno")])  # same length as before
     assert await writer.delete(ALICE, [scratch.id])  # rewrite 1: a new inode; the reader's old one is freed
     scratch = await add(writer, "scratch")
     assert await writer.delete(ALICE, [scratch.id])  # rewrite 2: [uno, three], often in the freed inode
@@ -527,7 +527,7 @@ async def test_updates_are_compacted_so_the_file_does_not_grow_without_bound(tmp
     longest = 0
     for count in range(1, 301):
         busy = dataclasses.replace(busy, use_count=count)
-        assert await store.replace(ALICE, busy)
+        assert await store.replace(ALICE, [busy])
         longest = max(longest, path.read_bytes().count(b"\n"))
 
     assert longest < 2 * 4 + 70

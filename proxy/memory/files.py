@@ -25,8 +25,8 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -228,12 +228,21 @@ class FilesStore:
             await asyncio.shield(file.refreshing)
         return file.index
 
-    async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
+    async def add(
+        self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
+    ) -> Memory:
         def plan(current: dict[str, Memory]) -> _Plan:
             memory = draft.stored_as(self._ids.next(), time.time())
+            # The new memory and its predecessors' new versions go in one write: never one without the other.
+            retired = [
+                replace(current[old], superseded_by=memory.id)
+                for old in supersedes
+                if old in current and current[old].live
+            ]
             excess = len(current) + 1 - max_total
             if excess <= 0:
-                return _Plan(memory, append=[memory])
+                return _Plan(memory, append=[memory, *retired])
+            current = {**current, **{m.id: m for m in retired}}
             # Superseded memories go first, then the oldest live ones.
             doomed = {m.id for m in sorted(current.values(), key=lambda m: (m.live, m.created, m.number))[:excess]}
             log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
@@ -243,11 +252,25 @@ class FilesStore:
         assert isinstance(memory, Memory)
         return memory
 
-    async def replace(self, owner: Owner, memory: Memory) -> bool:
+    async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
         def plan(current: dict[str, Memory]) -> _Plan:
-            return _Plan(True, append=[memory]) if memory.id in current else _Plan(False)
+            kept = [m for m in memories if m.id in current]
+            return _Plan([m.id for m in kept], append=kept)
 
-        return bool(await self._write(owner, plan))
+        replaced = await self._write(owner, plan)
+        assert isinstance(replaced, list)
+        return replaced
+
+    async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
+        def plan(current: dict[str, Memory]) -> _Plan:
+            used = [
+                replace(current[memory_id], use_count=current[memory_id].use_count + times, last_used=last)
+                for memory_id, (times, last) in uses.items()
+                if memory_id in current
+            ]
+            return _Plan(None, append=used)
+
+        await self._write(owner, plan)
 
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
         wanted = set(ids)

@@ -148,6 +148,34 @@ class MemoryIndex:
         self._changed()
         return self._memories.pop(memory_id)
 
+    def closest(self, text: str, *, now: float, candidates: int = 20) -> tuple[Memory, float] | None:
+        """The live memory most like ``text``, with its similarity: cosine over distinct stemmed words, idf-weighted.
+
+        Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
+        topics" apart from "the search team owns the search topics": what they share is what every memory says.
+        Only the best BM25 matches are candidates.
+        """
+        words = frozenset(terms(text))
+        if not words:
+            return None
+        count = len(self._lengths)
+        postings = self._postings
+
+        def weight(term: str) -> float:
+            df = len(postings.get(term, ()))
+            return math.log(1 + (count - df + 0.5) / (df + 0.5)) ** 2
+
+        mine = {term: weight(term) for term in words}
+        norm = sum(mine.values())
+        best: tuple[Memory, float] | None = None
+        for scored in self.rank(Query(tuple(words)[:MAX_QUERY_TERMS]), now=now, limit=candidates):
+            theirs = self._doc_terms[scored.memory.id][0]
+            shared = sum(mine[term] for term in theirs if term in mine)
+            similarity = shared / math.sqrt(norm * sum(mine.get(term) or weight(term) for term in theirs))
+            if best is None or similarity > best[1]:
+                best = (scored.memory, similarity)
+        return best
+
     def newest(self, n: int | None = None) -> list[Memory]:
         """Live memories, newest first."""
         if self._newest is None:

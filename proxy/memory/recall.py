@@ -61,8 +61,9 @@ class Recalled:
 
 
 class Recall:
-    def __init__(self, settings: MemorySettings) -> None:
+    def __init__(self, settings: MemorySettings, *, tools: bool = False) -> None:
         self.settings = settings
+        self.tools = tools  # the block says how to use the memory tools
         self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
 
     def __call__(
@@ -87,7 +88,9 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in session.block):
             block = self._choose_block(Query.of(message_text(messages[newest])), views, now, visible)
-            session = _Session(block, render_block(block) if block else None, session.notes if session else [])
+            session = _Session(
+                block, render_block(block, tools=self.tools) if block else None, session.notes if session else []
+            )
             self._remember(session_key, session)
             session.last_turn = turn
         else:

@@ -24,7 +24,7 @@ from ..metrics import Metrics
 from ..sessions import derive_session_id
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
-from .records import Memory, check_draft
+from .records import Memory, MemoryDraft, check_draft
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 log = logging.getLogger("proxy.memory")
@@ -32,6 +32,8 @@ log = logging.getLogger("proxy.memory")
 STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
+USES_FLUSH_S = 1.0
+SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): above it a new memory replaces the old
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,13 @@ class Prepared:
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    memory: Memory
+    superseded: Memory | None = None  # the near-duplicate it replaced
+    unchanged: bool = False  # the same memory was there already (a retried store): nothing written
+
+
 @dataclass(slots=True)
 class ImportReport:
     imported: list[str] = field(default_factory=list)
@@ -49,11 +58,16 @@ class ImportReport:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryStore, settings: MemorySettings, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, store: MemoryStore, settings: MemorySettings, metrics: Metrics | None = None, *, tools: bool = False
+    ) -> None:
         self.store = store
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.recall = Recall(settings)
+        self.recall = Recall(settings, tools=tools)
+        self._uses: dict[Owner, dict[str, tuple[int, float]]] = {}  # use counts not written yet
+        self._flushing: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
@@ -109,22 +123,35 @@ class MemoryService:
 
     # -- management -----------------------------------------------------------------------------------------
 
-    async def add(self, caller: Identity, fields: Mapping[str, Any], *, session: str | None = None) -> Memory:
-        """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing."""
+    async def add(self, caller: Identity, fields: Mapping[str, Any], *, session: str | None = None) -> Stored:
+        """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
+
+        Supersede instead of duplicate (seed 003): a near-duplicate in the same place is replaced, and the very
+        same memory stored again (a client retrying a request) is left as it is.
+        """
         try:
             draft = check_draft(fields, session=session or caller.session)
             owner = self._writable(caller, draft.scope, draft.session)
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
-        memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
+        match = (await self.store.view(owner)).closest(draft.text, now=time.time())
+        previous = None
+        if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
+            previous = match[0]
+            if _same_memory(previous, draft):
+                self.metrics.writes.labels("unchanged").inc()
+                return Stored(previous, unchanged=True)
+        supersedes = (previous.id,) if previous is not None else ()
+        memory = await self.store.add(owner, draft, max_total=self.settings.max_total, supersedes=supersedes)
         self.metrics.writes.labels("stored").inc()
-        return memory
+        return Stored(memory, previous)
 
-    async def delete(self, caller: Identity, memory_id: str) -> Memory:
+    async def delete(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
+        """Delete a memory the caller can see; with ``session``, other sessions' session memories are not seen."""
         for owner in owners_visible_to(caller.user, caller.workspace):
             memory = (await self.store.view(owner)).get(memory_id)
-            if memory is None:
+            if memory is None or (session is not None and memory.scope == "session" and memory.session != session):
                 continue
             if owner == GLOBAL and not caller.admin:
                 raise AdminOnly("global memories can only be deleted with the admin key (X-Memory-Admin-Key)")
@@ -140,13 +167,21 @@ class MemoryService:
         tag: str | None = None,
         category: str | None = None,
         limit: int = SEARCH_LIMIT,
+        session: str | None = None,
     ) -> list[Memory]:
-        """Live memories the caller can see: by relevance with a query (or a plain substring hit), else newest first."""
+        """Live memories the caller can see: by relevance with a query (or a plain substring hit), else newest first.
+
+        With ``session``, session-scoped memories of other sessions are left out (what a model in that session sees).
+        """
         limit = max(1, min(limit, MAX_SEARCH_LIMIT))
         views = await self.views(caller)
 
         def wanted(memory: Memory) -> bool:
-            return (tag is None or tag in memory.tags) and (category is None or memory.category == category)
+            return (
+                (tag is None or tag in memory.tags)
+                and (category is None or memory.category == category)
+                and (session is None or memory.scope != "session" or memory.session == session)
+            )
 
         if not query:
             newest = [m for view in views for m in view.newest() if wanted(m)]
@@ -163,8 +198,57 @@ class MemoryService:
                     found.setdefault(memory.id, memory)
         return list(found.values())[:limit]
 
+    async def get(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
+        """One memory the caller can see, superseded or not (its ``superseded_by`` says by what)."""
+        for view in await self.views(caller):
+            memory = view.get(memory_id)
+            if memory is not None and (session is None or memory.scope != "session" or memory.session == session):
+                return memory
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    def count_uses(self, caller: Identity, memories: Sequence[Memory]) -> None:
+        """Seed 003's use counts for memories a search returned, written within ``USES_FLUSH_S``.
+
+        Batched off the request path: a use count is bookkeeping nobody was promised, and writing it on every
+        search cost a tool hop more than everything else it does.
+        """
+        now = time.time()
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            view = self.store.cached(owner)
+            for memory in memories:
+                if view is not None and view.get(memory.id) is not None:
+                    pending = self._uses.setdefault(owner, {})
+                    times, _ = pending.get(memory.id, (0, now))
+                    pending[memory.id] = (times + 1, now)
+        if self._uses and self._flushing is None:
+            self._flushing = asyncio.get_running_loop().call_later(USES_FLUSH_S, self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._flushing = None
+        task = asyncio.ensure_future(self.flush_uses())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def flush_uses(self) -> None:
+        """Write the use counts noted so far (before reads that show them, and at shutdown)."""
+        pending, self._uses = self._uses, {}
+        for owner, uses in pending.items():
+            try:
+                await self.store.count_uses(owner, uses)
+            except Exception:  # noqa: BLE001 - a lost use count must not cost anything else
+                log.warning("could not write use counts for %s", owner.label, exc_info=True)
+
+    async def aclose(self) -> None:
+        if self._flushing is not None:
+            self._flushing.cancel()
+            self._flushing = None
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.flush_uses()
+        await self.store.aclose()
+
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
+        await self.flush_uses()
         owners = owners_visible_to(caller.user, caller.workspace)[:2]
         memories = [m for owner in owners for m in await self.store.view(owner)]
         return sorted(memories, key=lambda m: (m.created, m.number))
@@ -200,7 +284,7 @@ class MemoryService:
                 supersede.append((owner, memory, fields["superseded_by"]))
         for owner, memory, old_successor in supersede:  # keep supersede links that point inside the import
             if old_successor in renamed:
-                await self.store.replace(owner, replace(memory, superseded_by=renamed[old_successor]))
+                await self.store.replace(owner, [replace(memory, superseded_by=renamed[old_successor])])
         return report
 
     async def forget_all(self, caller: Identity) -> int:
@@ -218,6 +302,18 @@ class MemoryService:
         if scope == "global" and not caller.admin:
             raise AdminOnly("global memories can only be written with the admin key (X-Memory-Admin-Key)")
         return owner_for_scope(caller.user, caller.workspace, scope)
+
+
+def _same_place(memory: Memory, draft: MemoryDraft) -> bool:
+    return memory.scope == draft.scope and (draft.scope != "session" or memory.session == draft.session)
+
+
+def _same_memory(memory: Memory, draft: MemoryDraft) -> bool:
+    return (
+        " ".join(memory.text.casefold().split()) == " ".join(draft.text.casefold().split())
+        and memory.category == draft.category
+        and set(memory.tags) == set(draft.tags)
+    )
 
 
 def as_json(memories: Sequence[Memory]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ requests, so isolation is decided in one place (:func:`owners_visible_to`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,12 +54,22 @@ class MemoryStore(Protocol):
         """The owner's memories if they are known to be current without any waiting, else None (call ``view``)."""
         ...
 
-    async def add(self, owner: Owner, draft: MemoryDraft, *, max_total: int) -> Memory:
-        """Store a new memory under a fresh id, durably, first pruning the owner's oldest past ``max_total``."""
+    async def add(
+        self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
+    ) -> Memory:
+        """Store a new memory under a fresh id, durably, first pruning the owner's oldest past ``max_total``.
+
+        The live memories named in ``supersedes`` get ``superseded_by`` the new id in the same write.
+        """
         ...
 
-    async def replace(self, owner: Owner, memory: Memory) -> bool:
-        """Store a new version of an existing memory (supersede, use counts); False if it is gone."""
+    async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
+        """Store new versions of existing memories (use counts, edits) in one write; returns the ids still there."""
+        ...
+
+    async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
+        """Add ``uses[id] = (times, last_used)`` to memories' use counts, on their current versions (never undoing
+        a supersede or edit made meanwhile); ids no longer there are skipped."""
         ...
 
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:

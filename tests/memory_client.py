@@ -1,0 +1,54 @@
+"""The client side of end-to-end memory tests: the openai SDK and the management API, as a user drives them."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from proxy.testing import FakeUpstream
+
+TABS = "User prefers tabs over spaces for indentation"
+QUESTION = "How should I indent the new module?"
+
+_clients: list[openai.OpenAI] = []
+
+
+@pytest.fixture(autouse=True)
+def close_clients() -> Iterator[None]:
+    """Close every SDK client a test made (import this fixture into the test module)."""
+    yield
+    while _clients:
+        _clients.pop().close()
+
+
+def sdk(url: str, user: str | None = None, key: str = "sk-test", **headers: str) -> openai.OpenAI:
+    default_headers = {"X-Memory-User": user} if user else {}
+    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, default_headers={**default_headers, **headers})
+    _clients.append(client)
+    return client
+
+
+def api(url: str, user: str | None, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    headers = {"X-Memory-User": user} if user else {}
+    headers.update(kwargs.pop("headers", {}))
+    return httpx.request(method, url.removesuffix("/v1") + path, headers=headers, timeout=10, **kwargs)
+
+
+def remember(url: str, user: str, text: str = TABS, **fields: Any) -> str:
+    response = api(url, user, "POST", "/memory/memories", json={"text": text, **fields})
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def ask(client: openai.OpenAI, *messages: dict[str, Any], **kwargs: Any) -> Any:
+    return client.chat.completions.with_raw_response.create(model="fake-model", messages=list(messages), **kwargs)
+
+
+def sent(fake: FakeUpstream) -> list[dict[str, Any]]:
+    return list(fake.requests[-1].json["messages"])
+
+
+def user_says(text: str = QUESTION) -> dict[str, Any]:
+    return {"role": "user", "content": text}

@@ -1,0 +1,198 @@
+"""Mixed turns made whole again on the client's follow-up (COMPAT E2, E3)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from proxy.hiddenturns import HiddenTurns
+from proxy.toolplan import Call, tool_result
+
+ADA = ("ada", "repo")
+
+STORE = Call("call_m1", "memory_store", '{"text": "User prefers tabs"}')
+SEARCH = Call("call_m2", "memory_search", '{"query": "weather"}')
+STORE_RESULT = tool_result(STORE, '{"ok":true,"id":"m-1"}')
+SEARCH_RESULT = tool_result(SEARCH, '{"count":0,"memories":[]}')
+
+
+def client_call(call_id: str, name: str = "get_weather", arguments: str = '{"city": "Paris"}') -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def answer(call_id: str, content: str = "sunny") -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def assistant(*calls: dict[str, Any], content: str | None = None) -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "tool_calls": list(calls)}
+
+
+def keep_mixed_turn(turns: HiddenTurns, owner: tuple[str, str] = ADA) -> None:
+    """The model called, in this order: memory_store, get_weather, memory_search, get_time."""
+    turns.keep(owner, ["call_m1", "call_c1", "call_m2", "call_c2"], [STORE, SEARCH], [STORE_RESULT, SEARCH_RESULT])
+
+
+HEAD = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather and time in Paris?"}]
+C1 = client_call("call_c1")
+C2 = client_call("call_c2", "get_time", "{}")
+
+
+def follow_up(*tail: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the client sends next: its own two calls and their results."""
+    return [*HEAD, assistant(C1, C2), answer("call_c1"), answer("call_c2", "12:00"), *tail]
+
+
+def test_a_mixed_turn_is_restored_in_the_models_order_with_every_result() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    restored = turns.restore(ADA, follow_up())
+    assert restored is not None
+    assert restored[:2] == HEAD
+    turn = restored[2]
+    assert turn["role"] == "assistant"
+    assert [call["id"] for call in turn["tool_calls"]] == ["call_m1", "call_c1", "call_m2", "call_c2"]
+    assert turn["tool_calls"][0] == STORE.as_message()
+    assert turn["tool_calls"][1] == C1
+    assert turn["tool_calls"][2] == SEARCH.as_message()
+    assert turn["tool_calls"][3] == C2
+    assert restored[3:] == [STORE_RESULT, answer("call_c1"), SEARCH_RESULT, answer("call_c2", "12:00")]
+
+
+def test_every_tool_call_id_is_answered_exactly_once_right_after_its_turn() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    restored = turns.restore(ADA, follow_up())
+    assert restored is not None
+    call_ids = [call["id"] for call in restored[2]["tool_calls"]]
+    answered = [m["tool_call_id"] for m in restored[3:] if m["role"] == "tool"]
+    assert sorted(answered) == sorted(call_ids)
+    assert len(restored) == 2 + 1 + 4
+
+
+def test_client_results_sent_out_of_order_are_kept() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    messages = [*HEAD, assistant(C1, C2), answer("call_c2", "12:00"), answer("call_c1")]
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert answer("call_c1") in restored and answer("call_c2", "12:00") in restored
+    assert [m["tool_call_id"] for m in restored[3:]] == ["call_m1", "call_c1", "call_m2", "call_c2"]
+
+
+def test_the_assistant_messages_other_fields_are_kept() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    messages = [*HEAD, {**assistant(C1, C2, content="Checking."), "name": "bot"}, answer("call_c1"), answer("call_c2")]
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert restored[2]["content"] == "Checking." and restored[2]["name"] == "bot"
+
+
+def test_messages_before_and_after_the_turn_are_untouched() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    tail = [{"role": "assistant", "content": "Sunny, noon."}, {"role": "user", "content": "Thanks"}]
+    messages = follow_up(*tail)
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert restored[:2] == HEAD
+    assert restored[-2:] == tail
+    assert len(restored) == len(messages) + 2  # the two hidden calls' results
+
+
+def test_the_input_list_is_not_mutated() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    messages = follow_up({"role": "user", "content": "Thanks"})
+    before = copy.deepcopy(messages)
+    restored = turns.restore(ADA, messages)
+    assert restored is not None and restored is not messages
+    assert messages == before
+
+
+def test_another_user_or_workspace_restores_nothing() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    assert turns.restore(("bob", "repo"), follow_up()) is None
+    assert turns.restore(("ada", "other"), follow_up()) is None
+    assert turns.restore(ADA, follow_up()) is not None
+
+
+def test_an_unknown_follow_up_is_sent_as_the_client_wrote_it() -> None:
+    assert HiddenTurns().restore(ADA, follow_up()) is None  # nothing kept at all (a restart)
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    unknown = [*HEAD, assistant(client_call("call_x")), answer("call_x")]
+    assert turns.restore(ADA, unknown) is None
+    assert turns.restore(ADA, HEAD) is None
+
+
+def test_a_client_that_sent_the_whole_turn_is_left_alone() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    whole = [
+        *HEAD,
+        assistant(STORE.as_message(), C1, SEARCH.as_message(), C2),
+        STORE_RESULT,
+        answer("call_c1"),
+        SEARCH_RESULT,
+        answer("call_c2"),
+    ]
+    assert turns.restore(ADA, whole) is None
+
+
+def test_the_turn_is_found_by_any_of_its_client_calls() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    only_second = [*HEAD, assistant(C2), answer("call_c2", "12:00")]  # a client that dropped one of its calls
+    restored = turns.restore(ADA, only_second)
+    assert restored is not None
+    assert [call["id"] for call in restored[2]["tool_calls"]] == ["call_m1", "call_m2", "call_c2"]
+    assert [m["tool_call_id"] for m in restored[3:]] == ["call_m1", "call_m2", "call_c2"]
+
+
+def test_a_client_call_the_proxy_never_saw_stays_with_its_result() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    extra = client_call("call_extra", "lookup")
+    messages = [*HEAD, assistant(C1, C2, extra), answer("call_c1"), answer("call_c2"), answer("call_extra", "x")]
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert [call["id"] for call in restored[2]["tool_calls"]][-1] == "call_extra"
+    assert answer("call_extra", "x") in restored[3:]
+    assert len(restored) == len(messages) + 2
+
+
+def test_every_remembered_turn_of_a_conversation_is_restored() -> None:
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    later = Call("call_m3", "memory_delete", '{"id": "m-1"}')
+    later_result = tool_result(later, '{"ok":true,"id":"m-1"}')
+    turns.keep(ADA, ["call_c3", "call_m3"], [later], [later_result])
+    c3 = client_call("call_c3", "get_weather", '{"city": "Rome"}')
+    messages = follow_up(
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "And Rome?"},
+        assistant(c3),
+        answer("call_c3", "rain"),
+    )
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert [call["id"] for call in restored[-3]["tool_calls"]] == ["call_c3", "call_m3"]
+    assert restored[-2:] == [answer("call_c3", "rain"), later_result]
+    assert [call["id"] for call in restored[2]["tool_calls"]] == ["call_m1", "call_c1", "call_m2", "call_c2"]
+
+
+def test_the_limit_forgets_the_oldest_turns_first() -> None:
+    turns = HiddenTurns(limit=2)
+    for n in (1, 2, 3):
+        hidden = Call(f"call_m{n}", "memory_search", "{}")
+        turns.keep(ADA, [f"call_m{n}", f"call_c{n}"], [hidden], [tool_result(hidden, "{}")])
+
+    def restores(n: int) -> bool:
+        messages = [*HEAD, assistant(client_call(f"call_c{n}")), answer(f"call_c{n}")]
+        return turns.restore(ADA, messages) is not None
+
+    assert not restores(1)
+    assert restores(2) and restores(3)

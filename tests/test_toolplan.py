@@ -1,0 +1,286 @@
+"""Which requests get the memory tools, and the pure helpers of the tool loop (COMPAT C5, D4, E, H)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from proxy.memory.tools import NAMES, SCHEMAS
+from proxy.toolplan import (
+    MAX_TOOLS,
+    Call,
+    ToolPlan,
+    add_usage,
+    assistant_turn,
+    plan_tools,
+    split_calls,
+    tool_result,
+    visible_reason,
+)
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+def client_tool(name: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
+
+
+def names_of(tools: list[dict[str, Any]]) -> list[str]:
+    return [tool["function"]["name"] for tool in tools]
+
+
+def request(**fields: Any) -> dict[str, Any]:
+    return {"model": "m", "messages": MESSAGES, **fields}
+
+
+def full_plan() -> ToolPlan:
+    plan = plan_tools(request())
+    assert plan is not None
+    return plan
+
+
+# -- plan_tools ---------------------------------------------------------------------------------------------
+
+
+def test_a_plain_request_is_offered_all_four_memory_tools() -> None:
+    plan = full_plan()
+    assert plan.names == NAMES == {"memory_store", "memory_search", "memory_retrieve", "memory_delete"}
+    assert names_of(list(plan.schemas)) == list(SCHEMAS)
+
+
+def test_tool_choice_none_gets_no_tools() -> None:
+    assert plan_tools(request(tools=[client_tool("f")], tool_choice="none")) is None
+    assert plan_tools(request(tools=[client_tool("f")], tool_choice="auto")) is not None
+
+
+@pytest.mark.parametrize("field", [{"tool_choice": "auto"}, {"parallel_tool_calls": False}])
+def test_tool_controls_without_tools_are_left_for_the_upstream_to_reject(field: dict[str, Any]) -> None:
+    assert plan_tools(request(**field)) is None
+    assert plan_tools(request(tools=[], **field)) is None
+    assert plan_tools(request(tools=[client_tool("f")], **field)) is not None
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"functions": [{"name": "f", "parameters": {}}]},
+        {"function_call": "auto"},
+        {"prediction": {"type": "content", "content": "x"}},
+        {"n": 2},
+        {"logprobs": True},
+        {"modalities": ["text", "audio"]},
+    ],
+    ids=["functions", "function_call", "prediction", "n>1", "logprobs", "audio"],
+)
+def test_requests_the_loop_cannot_carry_get_no_tools(field: dict[str, Any]) -> None:
+    assert plan_tools(request(**field)) is None
+
+
+@pytest.mark.parametrize(
+    "field",
+    [{"n": 1}, {"logprobs": False}, {"modalities": ["text"]}],
+    ids=["n=1", "logprobs false", "text only"],
+)
+def test_harmless_values_of_those_fields_still_get_tools(field: dict[str, Any]) -> None:
+    assert plan_tools(request(**field)) is not None
+
+
+def test_tools_that_are_not_a_list_are_left_for_the_upstream() -> None:
+    assert plan_tools(request(tools={"type": "function"})) is None
+
+
+def test_a_client_tool_of_the_same_name_wins() -> None:
+    plan = plan_tools(request(tools=[client_tool("memory_store")]))
+    assert plan is not None
+    assert plan.names == {"memory_search", "memory_retrieve", "memory_delete"}
+    assert "memory_store" not in names_of(list(plan.schemas))
+    offered = plan.offer(request(tools=[client_tool("memory_store")]))
+    assert names_of(offered["tools"]).count("memory_store") == 1
+
+
+def test_a_client_defining_every_memory_tool_gets_none_added() -> None:
+    assert plan_tools(request(tools=[client_tool(name) for name in SCHEMAS])) is None
+
+
+def test_nothing_is_added_past_the_tool_limit() -> None:
+    assert plan_tools(request(tools=[client_tool(f"t{i}") for i in range(MAX_TOOLS - 3)])) is None  # 125 + 4
+    assert plan_tools(request(tools=[client_tool(f"t{i}") for i in range(MAX_TOOLS - 4)])) is not None  # 124 + 4
+    assert MAX_TOOLS == 128
+
+
+@pytest.mark.parametrize(
+    "tool_choice",
+    [
+        {"type": "function", "function": {"name": "f"}},
+        "required",
+        {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "name": "f"}]}},
+    ],
+    ids=["named", "required", "allowed_tools"],
+)
+def test_forcing_tool_choices_get_tools_and_keep_their_choice(tool_choice: Any) -> None:
+    payload = request(tools=[client_tool("f")], tool_choice=tool_choice)
+    plan = plan_tools(payload)
+    assert plan is not None
+    offered = plan.offer(payload)
+    assert offered["tool_choice"] == tool_choice
+    assert names_of(offered["tools"]) == ["f", *SCHEMAS]
+
+
+# -- offer / withdraw ---------------------------------------------------------------------------------------
+
+
+def test_offer_appends_the_schemas_after_the_clients_tools_without_mutating_the_input() -> None:
+    payload = request(tools=[client_tool("a"), client_tool("b")], temperature=0.2)
+    before = copy.deepcopy(payload)
+    offered = full_plan().offer(payload)
+    assert payload == before
+    assert names_of(offered["tools"]) == ["a", "b", *SCHEMAS]
+    assert offered["tools"][:2] == before["tools"]
+    assert {k: v for k, v in offered.items() if k != "tools"} == {k: v for k, v in before.items() if k != "tools"}
+
+
+def test_offer_to_a_request_without_tools_adds_only_the_schemas() -> None:
+    offered = full_plan().offer(request())
+    assert offered["tools"] == list(SCHEMAS.values())
+
+
+def test_withdraw_removes_only_the_memory_tools() -> None:
+    plan = full_plan()
+    payload = plan.offer(request(tools=[client_tool("a")], tool_choice="auto"))
+    before = copy.deepcopy(payload)
+    withdrawn = plan.withdraw(payload)
+    assert payload == before
+    assert names_of(withdrawn["tools"]) == ["a"]
+    assert withdrawn["tool_choice"] == "auto"
+
+
+def test_withdraw_drops_the_tools_key_when_none_remain() -> None:
+    plan = full_plan()
+    withdrawn = plan.withdraw(plan.offer(request(temperature=0)))
+    assert "tools" not in withdrawn
+    assert withdrawn == request(temperature=0)
+
+
+def test_withdraw_keeps_a_client_tool_whose_name_was_not_offered() -> None:
+    payload = request(tools=[client_tool("memory_store")])
+    plan = plan_tools(payload)
+    assert plan is not None
+    withdrawn = plan.withdraw(plan.offer(payload))
+    assert names_of(withdrawn["tools"]) == ["memory_store"]
+
+
+# -- split_calls, messages ----------------------------------------------------------------------------------
+
+
+def test_split_calls_separates_memory_calls_from_client_calls_in_order() -> None:
+    message = {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "memory_store", "arguments": '{"text": "x"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+            {"id": "c3", "type": "function", "function": {"name": "memory_search", "arguments": {"query": "q"}}},
+            {"id": "c4", "type": "custom", "custom": {"name": "memory_delete", "input": "x"}},
+        ],
+    }
+    mine, theirs = split_calls(message, NAMES)
+    assert [(c.id, c.name) for c in mine] == [("c1", "memory_store"), ("c3", "memory_search")]
+    assert mine[0].arguments == '{"text": "x"}'
+    assert mine[1].arguments == '{"query":"q"}'  # an object becomes JSON text
+    assert [c["id"] for c in theirs] == ["c2", "c4"]  # a custom tool is never one of ours
+    assert theirs[0] is message["tool_calls"][1]
+
+
+def test_split_calls_without_tool_calls() -> None:
+    assert split_calls({"role": "assistant", "content": "hi"}, NAMES) == ([], [])
+    assert split_calls({"role": "assistant", "tool_calls": None}, NAMES) == ([], [])
+
+
+def test_a_call_is_only_ours_when_its_name_was_offered() -> None:
+    message = {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "memory_store", "arguments": ""}}]}
+    mine, theirs = split_calls(message, frozenset({"memory_search"}))
+    assert mine == [] and len(theirs) == 1
+
+
+def test_assistant_turn_and_tool_result_shapes() -> None:
+    call = Call("c1", "memory_search", "{}")
+    assert assistant_turn(None, [call]) == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "memory_search", "arguments": "{}"}}],
+    }
+    assert tool_result(call, '{"count": 0}') == {"role": "tool", "tool_call_id": "c1", "content": '{"count": 0}'}
+
+
+# -- visible_reason -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reason", "client_calls", "visible"),
+    [
+        ("tool_calls", 0, "stop"),
+        ("function_call", 0, "stop"),
+        ("tool_calls", 2, "tool_calls"),
+        ("stop", 1, "stop"),  # a named tool_choice ends with stop on OpenAI: kept
+        ("length", 0, "length"),
+        ("length", 1, "length"),
+        ("content_filter", 0, "content_filter"),
+        ("stop", 0, "stop"),
+        (None, 0, None),
+    ],
+)
+def test_visible_reason(reason: str | None, client_calls: int, visible: str | None) -> None:
+    assert visible_reason(reason, client_calls) == visible
+
+
+# -- add_usage ----------------------------------------------------------------------------------------------
+
+
+def test_add_usage_sums_counts_and_nested_details() -> None:
+    first = {
+        "prompt_tokens": 10,
+        "completion_tokens": 5,
+        "total_tokens": 15,
+        "prompt_tokens_details": {"cached_tokens": 4, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 2},
+    }
+    second = {
+        "prompt_tokens": 20,
+        "completion_tokens": 7,
+        "total_tokens": 27,
+        "prompt_tokens_details": {"cached_tokens": 8, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 3},
+    }
+    first_copy, second_copy = copy.deepcopy(first), copy.deepcopy(second)
+    assert add_usage(first, second) == {
+        "prompt_tokens": 30,
+        "completion_tokens": 12,
+        "total_tokens": 42,
+        "prompt_tokens_details": {"cached_tokens": 12, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 5},
+    }
+    assert (first, second) == (first_copy, second_copy)
+
+
+def test_add_usage_with_nothing_yet_or_nothing_new() -> None:
+    usage = {"prompt_tokens": 1, "total_tokens": 1}
+    assert add_usage(None, usage) == usage
+    assert add_usage(usage, None) == usage
+    assert add_usage(None, None) is None
+
+
+@pytest.mark.parametrize("junk", [[1, 2], "12", 3, True])
+def test_add_usage_ignores_a_usage_that_is_not_an_object(junk: Any) -> None:
+    usage = {"total_tokens": 3}
+    assert add_usage(usage, junk) == {"total_tokens": 3}
+    assert add_usage(None, junk) is None
+
+
+def test_add_usage_keeps_the_latest_value_of_anything_that_is_not_a_number() -> None:
+    total = add_usage({"total_tokens": 1, "note": "a", "flag": 1}, {"total_tokens": 2, "note": "b", "flag": True})
+    assert total == {"total_tokens": 3, "note": "b", "flag": True}
+    assert add_usage({"total_tokens": 1}, {"prompt_tokens_details": {"cached_tokens": 2}}) == {
+        "total_tokens": 1,
+        "prompt_tokens_details": {"cached_tokens": 2},
+    }
