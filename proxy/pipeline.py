@@ -81,6 +81,7 @@ async def handle_chat(request: Request, services: Services) -> Response:
             caller,
             services.settings.tools.max_hops,
             services.metrics,
+            chat.payload["messages"],
         )
     hops: Hops
     if services.litellm.handles(chat.payload.get("model")):

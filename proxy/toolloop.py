@@ -137,14 +137,15 @@ class ToolLoop:
     caller: Identity
     max_hops: int
     metrics: Metrics
+    conversation: list[dict[str, Any]]  # the client's messages: they name the session when no header does
     session: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # the hidden turns and results so far
     hop: int = 0  # upstream calls made after the first
 
-    async def run(self, calls: list[Call], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def run(self, calls: list[Call]) -> list[dict[str, Any]]:
         """Run the memory calls in order (a store then a search sees the store); one result message each."""
         if self.session is None:
-            self.session = self.caller.session or derive_session_id(messages)
+            self.session = self.caller.session or derive_session_id(self.conversation)
         return [
             tool_result(call, await self.tools.run(self.caller, self.session, call.name, call.arguments))
             for call in calls
@@ -198,7 +199,7 @@ async def complete(
         reason = choice.get("finish_reason")
         if not loop.offers_tools or reason == "length":
             break  # calls made without the tools on offer, or cut short: dropped, never run
-        results = await loop.run(mine, payload["messages"])
+        results = await loop.run(mine)
         if theirs:
             loop.keep([call.get("id") for call in message.get("tool_calls") or ()], mine, results)
             break
@@ -249,7 +250,7 @@ async def _after_hop(
 ) -> Continue | Finish | Fail:
     if not loop.offers_tools or end.reason == "length":
         return Finish(normaliser.finish_chunk(visible_reason(end.reason, end.relayed)))
-    results = await loop.run(end.hidden, payload["messages"])
+    results = await loop.run(end.hidden)
     if end.relayed:
         loop.keep(end.order, end.hidden, results)
         return Finish(normaliser.finish_chunk(end.reason))

@@ -64,7 +64,8 @@ def test_the_demo_shows_a_memory_stored_injected_and_recalled() -> None:
     result = CliRunner().invoke(main, ["demo"])
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "store > POST /memory/memories -> m-1 (preference)" in out
+    assert 'proxy > the model called memory_store({"text":"Ada indents Python with tabs' in out
+    assert 'the proxy ran it -> {"ok":true,"id":"m-1"}' in out
     assert "proxy > injected m-1 (x-memproxy-injected)" in out
     assert "[1] system    [Memories]" in out
     assert "model > Tabs: you told me before that you indent Python with tabs (m-1)." in out

@@ -256,6 +256,26 @@ def test_bad_arguments_become_results_the_model_can_read(
     assert listed(memproxy, user) == []
 
 
+def test_a_session_memory_stays_in_its_conversation(memproxy: str, fake_upstream: FakeUpstream, user: str) -> None:
+    remember(memproxy, user, "The team deploys on Fridays")  # so every conversation opens with a block
+    client = sdk(memproxy, user)  # no X-Memory-Session: the conversation's opening names the session
+    conversation: list[dict[str, Any]] = [{"role": "user", "content": "Let's call the new service Falcon."}]
+    fake_upstream.reply(content=None, tool_calls=[store("The new service is called Falcon", scope="session")])
+    fake_upstream.reply(content="Falcon it is.")
+    reply = answer(client, False, messages=conversation).choices[0].message.content
+    conversation += [{"role": "assistant", "content": reply}, {"role": "user", "content": "What is the new service?"}]
+    elsewhere = [{"role": "user", "content": "What is the new service?"}]
+    for messages, expected in ((conversation, ["The new service is called Falcon"]), (elsewhere, [])):
+        fake_upstream.reply(content=None, tool_calls=[ToolCall("memory_search", {"query": "service"})])
+        fake_upstream.reply(content="...")
+        answer(client, False, messages=messages)
+        (found,) = tool_results(fake_upstream)
+        assert [m["text"] for m in found["memories"]] == expected
+        memory_text = [m["content"] for m in fake_upstream.requests[-2].json["messages"] if m["role"] == "system"]
+        injected = any("The new service is called Falcon" in text for text in memory_text)
+        assert injected == bool(expected)  # injected in its own conversation only
+
+
 # -- isolation ----------------------------------------------------------------------------------------------
 
 

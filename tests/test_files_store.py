@@ -176,6 +176,37 @@ async def test_a_superseded_memory_is_kept_but_no_longer_live(backend: Backend, 
         assert {memory.id for memory in view} == {old.id, new.id}
 
 
+async def test_an_add_can_supersede_in_the_same_write(backend: Backend, store: MemoryStore) -> None:
+    old = await add(store, "Deploys with Fabric")
+    other = await add(store, "Deploys to eu-west-1")
+    new = await store.add(ALICE, MemoryDraft("Deploys with Ansible"), max_total=MAX, supersedes=[old.id, "m-999999"])
+
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        assert view.get(old.id) == dataclasses.replace(old, superseded_by=new.id)
+        assert {m.id for m in view if view.is_live(m.id)} == {other.id, new.id}
+
+
+async def test_an_add_at_max_total_that_supersedes_prunes_the_superseded_first(store: MemoryStore) -> None:
+    old = await add(store, "Deploys with Fabric", max_total=2)
+    kept = await add(store, "Deploys to eu-west-1", max_total=2)
+    new = await store.add(ALICE, MemoryDraft("Deploys with Ansible"), max_total=2, supersedes=[old.id])
+    assert await ids_in(store) == {kept.id, new.id}
+
+
+async def test_use_counts_add_up_on_the_current_version(backend: Backend, store: MemoryStore) -> None:
+    memory = await add(store, "Uses black")
+    successor = await add(store, "Uses ruff format")
+    assert await store.replace(ALICE, [dataclasses.replace(memory, superseded_by=successor.id)])
+    await store.count_uses(ALICE, {memory.id: (2, 1_700_000_000.0), "m-999999": (1, 1_700_000_000.0)})
+    await backend.open().count_uses(ALICE, {memory.id: (1, 1_700_000_100.0)})  # another process, same file
+
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        counted = view.get(memory.id)
+        assert counted is not None
+        assert (counted.use_count, counted.last_used, counted.superseded_by) == (3, 1_700_000_100.0, successor.id)
+        assert view.get("m-999999") is None
+
+
 async def test_a_replace_stores_the_new_version_of_every_field(backend: Backend, store: MemoryStore) -> None:
     memory = await add(store, "Uses black")
     used = memory.used(1_700_000_100.5)
