@@ -1,5 +1,6 @@
 """The client side of end-to-end memory tests: the openai SDK and the management API, as a user drives them."""
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,8 +10,24 @@ import pytest
 
 from proxy.testing import FakeUpstream
 
+from .conftest import run_proxy
+
 TABS = "User prefers tabs over spaces for indentation"
 QUESTION = "How should I indent the new module?"
+
+
+@pytest.fixture(scope="module")
+def memproxy(fake_upstream_server: FakeUpstream) -> Iterator[str]:
+    """One proxy per test module, in front of the session's fake upstream."""
+    with run_proxy(fake_upstream_server.base_url) as url:
+        yield url
+
+
+@pytest.fixture
+def user() -> str:
+    """A fresh user per test, so tests never see each other's memories."""
+    return f"user-{uuid.uuid4().hex[:8]}"
+
 
 _clients: list[openai.OpenAI] = []
 

@@ -3,7 +3,7 @@ the right user's. The openai SDK -> memproxy on a socket -> the fake upstream.""
 
 import asyncio
 import uuid
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import httpx
@@ -18,22 +18,11 @@ from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
 from .conftest import RunProxy, run_proxy
-from .memory_client import QUESTION, TABS, api, ask, close_clients, remember, sdk, sent, user_says
+from .memory_client import QUESTION, TABS, api, ask, close_clients, memproxy, remember, sdk, sent, user, user_says
 from .openapi_spec import validate
 
 SYSTEM = {"role": "system", "content": "You are a concise coding assistant."}
-__all__ = ["close_clients"]  # the autouse fixture, in this module's namespace
-
-
-@pytest.fixture(scope="module")
-def memproxy(fake_upstream_server: FakeUpstream) -> Iterator[str]:
-    with run_proxy(fake_upstream_server.base_url) as url:
-        yield url
-
-
-@pytest.fixture
-def user() -> str:
-    return f"user-{uuid.uuid4().hex[:8]}"
+__all__ = ["close_clients", "memproxy", "user"]  # the autouse fixture, in this module's namespace
 
 
 # -- the block ----------------------------------------------------------------------------------------------

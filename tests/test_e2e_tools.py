@@ -4,7 +4,6 @@ The openai SDK -> memproxy on a socket -> the fake upstream, scripted reply by r
 """
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -16,11 +15,11 @@ from proxy import relay
 from proxy.memory.tools import SCHEMAS
 from proxy.testing import FakeUpstream, Reply, ToolCall
 
-from .conftest import RunProxy, run_proxy
-from .memory_client import TABS, api, close_clients, remember, sdk
+from .conftest import RunProxy
+from .memory_client import TABS, api, close_clients, memproxy, remember, sdk, user
 from .openapi_spec import validate
 
-__all__ = ["close_clients"]
+__all__ = ["close_clients", "memproxy", "user"]
 
 MEMORY_TOOLS = set(SCHEMAS)
 WEATHER = {
@@ -31,17 +30,6 @@ WEATHER = {
     },
 }
 ASK = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Remember: tabs."}]
-
-
-@pytest.fixture(scope="module")
-def memproxy(fake_upstream_server: FakeUpstream) -> Iterator[str]:
-    with run_proxy(fake_upstream_server.base_url) as url:
-        yield url
-
-
-@pytest.fixture
-def user() -> str:
-    return f"user-{uuid.uuid4().hex[:8]}"
 
 
 def store(text: str = TABS, *, id: str | None = None, **fields: Any) -> ToolCall:
