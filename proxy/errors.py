@@ -85,6 +85,13 @@ class UpstreamTimeout(ProxyError):
     code = "upstream_timeout"
 
 
+class BadUpstreamResponse(ProxyError):
+    """The upstream answered 200 with something that is not what the proxy must read (a later call of a tool loop)."""
+
+    status = 502
+    code = "bad_upstream_response"
+
+
 class UpstreamStreamError(ProxyError):
     """The upstream failed after the client's stream had started: reported as one SSE error event."""
 

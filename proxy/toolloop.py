@@ -23,7 +23,8 @@ import httpx
 import orjson
 from starlette.responses import Response
 
-from .chunks import ChunkNormaliser, HopEnd, encode_event
+from .chunks import ChunkNormaliser, HopEnd, encode_event, error_event
+from .errors import BadUpstreamResponse
 from .headers import RawHeaders, relayed_response_headers
 from .hiddenturns import HiddenTurns
 from .identity import Identity
@@ -208,7 +209,7 @@ async def complete(
             return buffered_response(answer.status, answer.headers + extra, answer.body)
         completion = _completion(answer.body)
         if completion is None:
-            return buffered_response(502, list(JSON_HEADERS) + extra, _bad_upstream_body())
+            raise BadUpstreamResponse("the upstream answered with something that is not a chat completion")
     if theirs:
         message["tool_calls"] = theirs
     else:
@@ -283,26 +284,8 @@ def _error_event(answer: Answer) -> bytes:
         error = None
     if not isinstance(error, dict):
         text = answer.body.decode("utf-8", "replace")[:500]
-        error = {
-            "message": f"upstream answered {answer.status}: {text}",
-            "type": "server_error",
-            "param": None,
-            "code": None,
-        }
+        return error_event(f"upstream answered {answer.status}: {text}", code="upstream_error")
     return encode_event(orjson.dumps({"error": error}))
-
-
-def _bad_upstream_body() -> bytes:
-    return orjson.dumps(
-        {
-            "error": {
-                "message": "the upstream answered with something that is not a chat completion",
-                "type": "server_error",
-                "param": None,
-                "code": "bad_upstream_response",
-            }
-        }
-    )
 
 
 def _is_event_stream(response: httpx.Response) -> bool:

@@ -12,14 +12,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..errors import ProxyError
 from ..identity import Identity
 from .records import CATEGORIES, Memory
-from .service import MemoryService
+
+if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
+    from .service import MemoryService
 
 log = logging.getLogger("proxy.memory.tools")
 
