@@ -197,10 +197,61 @@ def memories_forget_all(yes: bool, **who: Any) -> None:
     click.echo(f"deleted {deleted}")
 
 
-def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]]) -> T:
+# -- episodes -------------------------------------------------------------------------------------------------
+
+
+@main.group()
+def episodes() -> None:
+    """List extracted episodes and the jobs still making them; approve or reject untrusted ones."""
+
+
+@episodes.command("list")
+@_who
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def episodes_list(as_json: bool, **who: Any) -> None:
+    """Episodes of the user in this workspace (untrusted ones too), then their extraction jobs not done yet."""
+    from .management import job_json
+
+    found, jobs = _run(who, lambda service, caller: service.of(caller), episodes=True)
+    if as_json:
+        body = {"episodes": [e.to_json() for e in found], "jobs": [job_json(j) for j in jobs]}
+        click.echo(orjson.dumps(body).decode())
+        return
+    for episode in found:
+        provenance = episode.provenance
+        trust = "trusted"
+        if provenance.untrusted:
+            trust = "approved" if provenance.user_approved else f"UNTRUSTED ({', '.join(provenance.sources)})"
+        click.echo(f"{episode.id}\t{episode.session_id}\t{episode.turns} turns\t{trust}\t{episode.summary}")
+        for fact in episode.facts:
+            click.echo(f"    - {fact}")
+    for job in jobs:
+        error = f"\t{job.last_error}" if job.last_error else ""
+        click.echo(f"job {job.id}\t{job.session_id}\t{job.state}\t{job.attempts} attempts{error}")
+
+
+@episodes.command("approve")
+@_who
+@click.argument("episode_id")
+def episodes_approve(episode_id: str, **who: Any) -> None:
+    """Approve an untrusted episode: it may be injected and searched, and its facts become memories."""
+    episode = _run(who, lambda service, caller: service.approve(caller, episode_id), episodes=True)
+    click.echo(f"approved {episode.id}")
+
+
+@episodes.command("reject")
+@_who
+@click.argument("episode_id")
+def episodes_reject(episode_id: str, **who: Any) -> None:
+    """Delete an episode for good (its facts were never stored if it was untrusted)."""
+    _run(who, lambda service, caller: service.reject(caller, episode_id), episodes=True)
+    click.echo(f"rejected {episode_id}")
+
+
+def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
     from .identity import Identity, user_for_token
     from .memory.service import MemoryService
-    from .services import build_store
+    from .services import build_episode_store, build_store, episode_service
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
     if who["user"]:
@@ -214,7 +265,10 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]]) -> T:
     async def run() -> T:
         store = build_store(settings)
         try:
-            return await action(MemoryService(store, settings.memory), caller)
+            if not episodes:
+                return await action(MemoryService(store, settings.memory), caller)
+            memory = MemoryService(store, settings.memory, episodes=build_episode_store(settings))
+            return await action(episode_service(settings, memory), caller)
         finally:
             await store.aclose()
 

@@ -14,6 +14,8 @@ from starlette.routing import Route
 
 from .errors import InvalidRequest
 from .identity import Identity, require_identity
+from .jobs import Job
+from .memory.records import format_ts
 from .memory.service import MemoryService, as_json
 from .relay import buffered_response, read_body
 from .services import Services
@@ -72,7 +74,43 @@ def memory_routes(services: Services) -> list[Route]:
             )
         return _json({"ok": True, "deleted": await memory.forget_all(who)})
 
+    async def list_sessions(request: Request) -> Response:
+        who = caller(request)
+        sessions = [s.to_json() for s in services.episodes.sessions.of(who.user, who.workspace)]
+        return _json({"count": len(sessions), "sessions": sessions})
+
+    async def end_session(request: Request) -> Response:
+        ended = await services.episodes.end(caller(request), request.path_params["session_id"])
+        body = {"ok": True, "id": ended.session.id, "turns": ended.session.turns, "extraction": None}
+        if ended.job is not None:
+            body["extraction"] = {"job": ended.job.id, "state": "queued", "untrusted": ended.job.untrusted}
+        return _json(body)
+
+    async def list_episodes(request: Request) -> Response:
+        episodes, jobs = await services.episodes.of(caller(request))
+        return _json(
+            {
+                "count": len(episodes),
+                "episodes": [e.to_json() for e in episodes],
+                "jobs": [job_json(j) for j in jobs],
+            }
+        )
+
+    async def approve_episode(request: Request) -> Response:
+        episode = await services.episodes.approve(caller(request), request.path_params["episode_id"])
+        return _json({"ok": True, "id": episode.id, "episode": episode.to_json()})
+
+    async def reject_episode(request: Request) -> Response:
+        episode = await services.episodes.reject(caller(request), request.path_params["episode_id"])
+        return _json({"ok": True, "id": episode.id, "deleted": True})
+
     return [
+        Route("/memory/sessions", list_sessions, methods=["GET"]),
+        Route("/memory/sessions/{session_id}/end", end_session, methods=["POST"]),
+        Route("/memory/episodes", list_episodes, methods=["GET"]),
+        Route("/memory/episodes/{episode_id}/approve", approve_episode, methods=["POST"]),
+        Route("/memory/episodes/{episode_id}/reject", reject_episode, methods=["POST"]),
+        Route("/memory/episodes/{episode_id}", reject_episode, methods=["DELETE"]),
         Route("/memory/memories", list_memories, methods=["GET"]),
         Route("/memory/memories", add_memory, methods=["POST"]),
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
@@ -91,6 +129,20 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise InvalidRequest("the request body must be a JSON object")
     return fields
+
+
+def job_json(job: Job) -> dict[str, Any]:
+    """A job as the user sees it: its state, never its transcript."""
+    return {
+        "id": job.id,
+        "session_id": job.session_id,
+        "turns": job.turns,
+        "state": job.state,
+        "attempts": job.attempts,
+        "next_at": format_ts(job.next_at) if job.next_at else None,
+        "last_error": job.last_error,
+        "created_at": format_ts(job.created_at),
+    }
 
 
 def _int(value: str | None, name: str, *, default: int) -> int:

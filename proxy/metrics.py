@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, disable_created_metrics, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -42,6 +42,36 @@ class Metrics:
         self.tool_hops = Counter(
             "memproxy_tool_hops",
             "Extra upstream calls made to continue after memory tool calls.",
+            registry=self.registry,
+        )
+        self.sessions_ended = Counter(
+            "memproxy_sessions_ended",
+            "Sessions ended, by what followed (queued: an extraction job; no_extraction: too few turns, or off).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.extraction_jobs = Counter(
+            "memproxy_extraction_jobs",
+            "Extraction job runs by outcome (done, retry: failed and queued again, failed: gave up).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.extraction_pending = Gauge(
+            "memproxy_extraction_jobs_pending",
+            "Extraction jobs on disk not done yet, as the worker last saw them, by state (pending, failed).",
+            ["state"],
+            registry=self.registry,
+        )
+        self.extraction_tokens = Counter(
+            "memproxy_extraction_tokens",
+            "Upstream tokens spent on extraction calls, as the upstream reported them.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.extraction_facts = Counter(
+            "memproxy_extraction_facts",
+            "Extracted facts by what became of them (stored, superseded, merged, rejected).",
+            ["outcome"],
             registry=self.registry,
         )
 

@@ -20,6 +20,7 @@ from .headers import bearer_token, upstream_request_headers
 from .identity import identify
 from .relay import ClientGone, read_body, unless_disconnected
 from .services import Services
+from .sessions import derive_session_id
 from .toolloop import Hops, LiteLLMHops, ToolLoop, UpstreamHops, complete, stream
 from .toolplan import plan_tools
 
@@ -66,11 +67,15 @@ async def handle_chat(request: Request, services: Services) -> Response:
     caller = identify(request.headers.raw, services.settings.memory.admin_key)
     payload = chat.payload
     plan = plan_tools(payload) if caller is not None and services.settings.tools.enabled else None
+    session = ""
+    client_key = bearer_token(request.headers.raw)
     if caller is not None:
+        session = caller.session or derive_session_id(payload["messages"])
+        services.episodes.observe(caller, session, payload, client_key)
         restored = services.hidden_turns.restore((caller.user, caller.workspace), payload["messages"])
         if restored is not None:
             payload = {**payload, "messages": restored}
-    prepared = await services.memory.prepare_chat(caller, payload)
+    prepared = await services.memory.prepare_chat(caller, payload, session)
     payload = plan.offer(prepared.payload) if plan is not None else prepared.payload
     loop = None
     if plan is not None and caller is not None:
@@ -81,11 +86,11 @@ async def handle_chat(request: Request, services: Services) -> Response:
             caller,
             services.settings.tools.max_hops,
             services.metrics,
-            chat.payload["messages"],
+            session,
         )
     hops: Hops
     if services.litellm.handles(chat.payload.get("model")):
-        api_key = services.settings.upstream.api_key or bearer_token(request.headers.raw)
+        api_key = services.settings.upstream.api_key or client_key
         hops = LiteLLMHops(services.litellm, api_key)
     else:
         headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)

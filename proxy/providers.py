@@ -44,6 +44,10 @@ class LiteLLMRoute:
         self.timeout_s = timeout_s
         self._used = False
 
+    def mark_used(self) -> None:
+        """litellm's cached clients need closing at shutdown (the extractor calls litellm too)."""
+        self._used = True
+
     def handles(self, model: object) -> bool:
         return isinstance(model, str) and any(fnmatch.fnmatchcase(model, pattern) for pattern in self.patterns)
 
@@ -85,7 +89,7 @@ class LiteLLMRoute:
             litellm.in_memory_llm_clients_cache.flush_cache()
 
     def _arguments(self, payload: dict[str, Any], api_key: str | None) -> dict[str, Any]:
-        self._used = True
+        self.mark_used()
         arguments = dict(payload)
         arguments.setdefault("timeout", self.timeout_s)
         if self.api_base is not None:

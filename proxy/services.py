@@ -9,12 +9,17 @@ from types import TracebackType
 import httpx
 
 from .config import Settings
+from .episodes import EpisodeService
 from .errors import ConfigError
+from .extraction import Extractor, LiteLLMExtractor
 from .hiddenturns import HiddenTurns
+from .jobs import JobQueue
+from .memory.episode_files import FilesEpisodes
+from .memory.episodes import EpisodeStore
 from .memory.files import FilesStore
 from .memory.service import MemoryService
 from .memory.store import MemoryStore
-from .memory.tools import MemoryTools
+from .memory.tools import NAMES, MemoryTools
 from .metrics import Metrics
 from .providers import LiteLLMRoute
 from .recording import RecordingTransport, ReplayTransport
@@ -30,13 +35,16 @@ class Services:
     metrics: Metrics
     tools: MemoryTools
     hidden_turns: HiddenTurns
+    episodes: EpisodeService
 
     async def __aenter__(self) -> Services:
+        self.episodes.start()
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        await self.episodes.aclose()  # first: ending sessions queues their jobs
         await self.upstream.aclose()
         await self.litellm.aclose()
         await self.memory.aclose()
@@ -48,6 +56,16 @@ def build_store(settings: Settings) -> MemoryStore:
     return FilesStore(settings.store.path)
 
 
+def litellm_route(settings: Settings) -> LiteLLMRoute:
+    upstream = settings.upstream
+    return LiteLLMRoute(upstream.litellm_models, api_base=upstream.litellm_api_base, timeout_s=upstream.timeout_s)
+
+
+def build_episode_store(settings: Settings) -> EpisodeStore:
+    build_store(settings)  # the same backend check
+    return FilesEpisodes(settings.store.path)
+
+
 def build_services(
     settings: Settings,
     *,
@@ -55,8 +73,10 @@ def build_services(
     record_dir: str | Path | None = None,
     replay_dir: str | Path | None = None,
     store: MemoryStore | None = None,
+    extractor: Extractor | None = None,
 ) -> Services:
-    """``transport`` replaces the network and ``store`` the memory store (tests); record/replay wrap the network."""
+    """``transport`` replaces the network, ``store`` the memory store and ``extractor`` the extraction model
+    (tests); record/replay wrap the network."""
     base_url = settings.upstream.base_url
     if replay_dir is not None:
         transport = ReplayTransport(replay_dir, base_url)
@@ -65,14 +85,12 @@ def build_services(
 
         transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
     upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
-    litellm = LiteLLMRoute(
-        settings.upstream.litellm_models,
-        api_base=settings.upstream.litellm_api_base,
-        timeout_s=settings.upstream.timeout_s,
-    )
+    litellm = litellm_route(settings)
     store = store if store is not None else build_store(settings)
     metrics = Metrics()
-    memory = MemoryService(store, settings.memory, metrics, tools=settings.tools.enabled)
+    memory = MemoryService(
+        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings)
+    )
     return Services(
         settings=settings,
         upstream=upstream,
@@ -81,4 +99,21 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory),
         hidden_turns=HiddenTurns(),
+        episodes=episode_service(settings, memory, extractor or LiteLLMExtractor(settings, litellm), metrics),
+    )
+
+
+def episode_service(
+    settings: Settings, memory: MemoryService, extractor: Extractor | None = None, metrics: Metrics | None = None
+) -> EpisodeService:
+    """Sessions, jobs and episodes over ``memory``'s store (the CLI builds one too, to approve and list)."""
+    assert memory.episodes is not None
+    return EpisodeService(
+        settings,
+        memory,
+        memory.episodes,
+        JobQueue(settings.store.path),
+        extractor or LiteLLMExtractor(settings, litellm_route(settings)),
+        metrics or memory.metrics,
+        proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
     )

@@ -41,7 +41,16 @@ try:  # the fixtures below are optional: `import proxy.testing` must work withou
 except ImportError:  # pragma: no cover
     pytest = None  # type: ignore[assignment]
 
-__all__ = ["FakeUpstream", "Reply", "SeenRequest", "ToolCall", "main", "run_fake_upstream"]
+__all__ = [
+    "FakeUpstream",
+    "Reply",
+    "SeenRequest",
+    "ToolCall",
+    "extraction_reply",
+    "is_extraction",
+    "main",
+    "run_fake_upstream",
+]
 
 DEFAULT_CONTENT = "Hello from the fake upstream."
 MODEL_IDS = ("fake-model", "fake-model-2")
@@ -662,6 +671,34 @@ def _memory_hop_responder() -> Callable[[dict[str, Any]], Reply]:
     return respond
 
 
+def is_extraction(body: dict[str, Any]) -> bool:
+    """Whether a request is memproxy's episode extraction call (it asks for a JSON object)."""
+    response_format = body.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") == "json_object"
+
+
+def extraction_reply(summary: str, facts: list[str] | tuple[str, ...] = ()) -> Reply:
+    """The answer an extraction call wants: ``{"summary", "facts"}`` as the message content."""
+    return Reply(orjson.dumps({"summary": summary, "facts": list(facts)}).decode())
+
+
+def _extraction_responder() -> Callable[[dict[str, Any]], Reply]:
+    """Answers extraction calls from the transcript itself (a summary and one fact per user line, at most five);
+    anything else gets the default answer. What ``python -m proxy.testing --extraction`` runs, for the benchmark."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if not is_extraction(body):
+            return Reply()
+        messages = body.get("messages") or [{}]
+        transcript = messages[-1].get("content") if isinstance(messages[-1], dict) else ""
+        said = [line[6:].strip() for line in str(transcript).splitlines() if line.startswith("user: ")]
+        facts = [f"User said: {' '.join(line.split()[:25])}" for line in said[:5]]
+        topic = " ".join(said[0].split()[:12]) if said else "nothing"
+        return extraction_reply(f"A session of {len(said)} user turns about {topic}.", facts)
+
+    return respond
+
+
 def main(argv: list[str] | None = None) -> None:
     """Runs the fake upstream in the foreground (used by the benchmark)."""
     parser = argparse.ArgumentParser(prog="python -m proxy.testing", description="Fake OpenAI-compatible upstream.")
@@ -672,10 +709,17 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="call memory_search once whenever it is offered, then answer (see _memory_hop_responder)",
     )
+    parser.add_argument(
+        "--extraction",
+        action="store_true",
+        help="answer memproxy's extraction calls with a summary and facts taken from the transcript",
+    )
     args = parser.parse_args(argv)
     fake = FakeUpstream(record_requests=False)
     if args.memory_hop:
         fake.respond_with(_memory_hop_responder())
+    elif args.extraction:
+        fake.respond_with(_extraction_responder())
     config = uvicorn.Config(
         fake.app, host=args.host, port=args.port, access_log=False, log_level="warning", lifespan="off"
     )

@@ -41,7 +41,6 @@ from .relay import (
     close_quietly,
     sse_batches,
 )
-from .sessions import derive_session_id
 from .sse import Event
 from .toolplan import Call, ToolPlan, add_usage, assistant_turn, split_calls, tool_result, visible_reason
 from .upstream import Upstream
@@ -138,15 +137,12 @@ class ToolLoop:
     caller: Identity
     max_hops: int
     metrics: Metrics
-    conversation: list[dict[str, Any]]  # the client's messages: they name the session when no header does
-    session: str | None = None
+    session: str
     history: list[dict[str, Any]] = field(default_factory=list)  # the hidden turns and results so far
     hop: int = 0  # upstream calls made after the first
 
     async def run(self, calls: list[Call]) -> list[dict[str, Any]]:
         """Run the memory calls in order (a store then a search sees the store); one result message each."""
-        if self.session is None:
-            self.session = self.caller.session or derive_session_id(self.conversation)
         return [
             tool_result(call, await self.tools.run(self.caller, self.session, call.name, call.arguments))
             for call in calls

@@ -298,7 +298,7 @@ class FilesStore:
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
         if file is None:
-            file = self._files[owner] = _OwnerFile(self.root / _owner_dir(owner))
+            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner))
             self._evict()
         else:
             self._files.move_to_end(owner)
@@ -395,7 +395,7 @@ def _change(index: MemoryIndex, read: _Read) -> None:
     read.put, read.dropped = [], []
 
 
-def _owner_dir(owner: Owner) -> Path:
+def owner_dir(owner: Owner) -> Path:
     """Hashed names: any header value is a safe, case-distinct directory name."""
     if owner.user is None:
         return Path("global")

@@ -22,7 +22,17 @@ from typing import Any
 import orjson
 
 from ..config import MemorySettings
-from .block import Insert, block_position, inject, message_text, newest_user_message, render_block, render_note
+from .block import (
+    Insert,
+    block_position,
+    episode_summary,
+    inject,
+    message_text,
+    newest_user_message,
+    render_block,
+    render_note,
+)
+from .episodes import Episode, EpisodeIndex
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
 
@@ -32,6 +42,8 @@ BLOCK_SHARE = 0.6  # of the budgets: the rest is kept for notes, as the conversa
 NOTE_FLOOR = 0.5  # note entries: at least this share of the best new candidate...
 NOTE_RARE_WORD = 0.8  # ...and a clear match on their own: this share of what one word found in one memory scores
 NOTE_MAX = 3
+EPISODES_MAX = 2  # episode summaries in a block: the most relevant ones, else the newest one
+EPISODES_SHARE = 1 / 3  # of max_inject_chars, at most, for them
 MAX_SESSIONS = 10_000
 
 
@@ -51,6 +63,7 @@ class _Session:
     block: list[Memory]
     text: str | None  # rendered once, re-sent byte for byte
     notes: list[_Note] = field(default_factory=list)
+    episodes: list[Episode] = field(default_factory=list)
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
 
 
@@ -74,8 +87,12 @@ class Recall:
         *,
         now: float,
         visible: Callable[[Memory], bool] = lambda memory: True,
+        episodes: EpisodeIndex | None = None,
     ) -> Recalled:
-        """The body to send upstream, with this session's block and notes in place."""
+        """The body to send upstream, with this session's block and notes in place.
+
+        ``episodes``: the owner's episodes; the block shows the most relevant replayable ones.
+        """
         messages = payload["messages"]
         newest = newest_user_message(messages)
         if newest is None:
@@ -87,10 +104,11 @@ class Recall:
         session = self._sessions.get(session_key)
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in session.block):
-            block = self._choose_block(Query.of(message_text(messages[newest])), views, now, visible)
-            session = _Session(
-                block, render_block(block, tools=self.tools) if block else None, session.notes if session else []
-            )
+            text = message_text(messages[newest])
+            block = self._choose_block(Query.of(text), views, now, visible)
+            shown = self._choose_episodes(text, episodes, block) if episodes else []
+            rendered = render_block(block, episodes=shown, tools=self.tools) if block or shown else None
+            session = _Session(block, rendered, session.notes if session else [], shown)
             self._remember(session_key, session)
             session.last_turn = turn
         else:
@@ -102,7 +120,7 @@ class Recall:
                 query = Query.of(message_text(messages[newest]))
                 self._add_note(session, newest, turn, query, views, now, visible)
 
-        inserts, ids = [], [m.id for m in session.block]
+        inserts, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
         position, role = block_position(messages)
         if session.text is not None:
             inserts.append(Insert(position, {"role": role, "content": session.text}))
@@ -128,6 +146,20 @@ class Recall:
             return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
         return budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
 
+    def _choose_episodes(self, text: str, episodes: EpisodeIndex, block: Sequence[Memory]) -> list[Episode]:
+        """Within what the block's memories left of the budgets, and at most a third of the characters."""
+        count = min(EPISODES_MAX, self.settings.max_inject_count - len(block))
+        chars = self.settings.max_inject_chars - sum(len(m.text) for m in block)
+        chars = min(chars, round(EPISODES_SHARE * self.settings.max_inject_chars))
+        chosen: list[Episode] = []
+        relevant = self.settings.inject_mode == "relevant" and episodes.rank(text, limit=EPISODES_MAX)
+        for episode in relevant or episodes.newest(1):
+            size = len(episode_summary(episode))
+            if len(chosen) < count and size <= chars:
+                chosen.append(episode)
+                chars -= size
+        return chosen
+
     def _add_note(
         self,
         session: _Session,
@@ -143,6 +175,8 @@ class Recall:
         shown = {m.id for m in session.block} | {m.id for note in session.notes for m in note.memories}
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
         budget.spend([*session.block, *(m for note in session.notes for m in note.memories)])
+        budget.count -= len(session.episodes)
+        budget.chars -= sum(len(episode_summary(e)) for e in session.episodes)
         fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
         if not fresh:
             return

@@ -21,7 +21,7 @@ from ..config import MemorySettings
 from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..identity import Identity
 from ..metrics import Metrics
-from ..sessions import derive_session_id
+from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
@@ -59,9 +59,16 @@ class ImportReport:
 
 class MemoryService:
     def __init__(
-        self, store: MemoryStore, settings: MemorySettings, metrics: Metrics | None = None, *, tools: bool = False
+        self,
+        store: MemoryStore,
+        settings: MemorySettings,
+        metrics: Metrics | None = None,
+        *,
+        tools: bool = False,
+        episodes: EpisodeStore | None = None,
     ) -> None:
         self.store = store
+        self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.recall = Recall(settings, tools=tools)
@@ -84,7 +91,14 @@ class MemoryService:
 
     # -- chat -----------------------------------------------------------------------------------------------
 
-    async def prepare_chat(self, caller: Identity | None, payload: dict[str, Any]) -> Prepared:
+    async def _episode_index(self, caller: Identity, *, wait: bool) -> EpisodeIndex | None:
+        if self.episodes is None:
+            return None
+        owner = Owner(caller.user, caller.workspace)
+        index = self.episodes.cached(owner)
+        return index if index is not None or not wait else await self.episodes.view(owner)
+
+    async def prepare_chat(self, caller: Identity | None, payload: dict[str, Any], session: str) -> Prepared:
         """The body with this session's memory in place; the body unchanged when memory is off or failed."""
         if self.settings.inject_mode == "off":
             self.metrics.recall_outcome["off"].inc()
@@ -92,18 +106,20 @@ class MemoryService:
         if caller is None:
             self.metrics.recall_outcome["no_identity"].inc()
             return Prepared(payload)
-        session = caller.session or derive_session_id(payload["messages"])
         try:
             views = self._cached_views(caller)
-            if views is None:
+            episodes = await self._episode_index(caller, wait=False)
+            if views is None or (episodes is None and self.episodes is not None):
                 async with asyncio.timeout(STORE_DEADLINE_S):
-                    views = await self.views(caller)
+                    views = views if views is not None else await self.views(caller)
+                    episodes = await self._episode_index(caller, wait=True)
             recalled: Recalled = self.recall(
                 (caller.user, caller.workspace, session),
                 payload,
                 views,
                 now=time.time(),
                 visible=lambda m: m.scope != "session" or m.session == session,
+                episodes=episodes,
             )
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"
@@ -139,7 +155,9 @@ class MemoryService:
         previous = None
         if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
             previous = match[0]
-            if _same_memory(previous, draft):
+            weaker = draft.source == "extracted" and previous.confidence > draft.confidence
+            if _same_memory(previous, draft) or weaker:
+                # An extracted fact near one the user or model stated is merged into it, never replacing it.
                 self.metrics.writes.labels("unchanged").inc()
                 return Stored(previous, unchanged=True)
         supersedes = (previous.id,) if previous is not None else ()
@@ -198,6 +216,11 @@ class MemoryService:
                     found.setdefault(memory.id, memory)
         return list(found.values())[:limit]
 
+    async def search_episodes(self, caller: Identity, query: str, *, limit: int) -> list[Episode]:
+        """Replayable episodes relevant to ``query``: untrusted ones stay out until approved."""
+        index = await self._episode_index(caller, wait=True)
+        return index.rank(query, limit=limit) if index is not None and query else []
+
     async def get(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
         """One memory the caller can see, superseded or not (its ``superseded_by`` says by what)."""
         for view in await self.views(caller):
@@ -245,6 +268,8 @@ class MemoryService:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.flush_uses()
         await self.store.aclose()
+        if self.episodes is not None:
+            await self.episodes.aclose()
 
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""

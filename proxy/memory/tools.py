@@ -18,13 +18,14 @@ import orjson
 
 from ..errors import ProxyError
 from ..identity import Identity
-from .records import CATEGORIES, Memory
+from .records import CATEGORIES, Memory, format_ts
 
 if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
     from .service import MemoryService
 
 log = logging.getLogger("proxy.memory.tools")
 
+EPISODES_FOUND = 3
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50
 PAGE_DEFAULT = 2000
@@ -127,7 +128,14 @@ class MemoryTools:
         limit = _integer(args, "limit", SEARCH_DEFAULT, low=1, high=SEARCH_MAX)
         found = await self.service.search(caller, query=query, tag=tag, category=category, limit=limit, session=session)
         self.service.count_uses(caller, found)
-        return {"count": len(found), "memories": [_listed(m) for m in found]}
+        result: dict[str, Any] = {"count": len(found), "memories": [_listed(m) for m in found]}
+        if query and tag is None and category is None:
+            episodes = await self.service.search_episodes(caller, query, limit=EPISODES_FOUND)
+            if episodes:  # summaries of earlier sessions; untrusted ones never, until a person approves them
+                result["episodes"] = [
+                    {"id": e.id, "date": format_ts(e.created_at)[:10], "summary": e.summary} for e in episodes
+                ]
+        return result
 
     async def _retrieve(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
         memory = await self.service.get(caller, _required_text(args, "id"), session=session)
