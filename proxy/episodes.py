@@ -24,7 +24,7 @@ from typing import Any
 
 from .config import Settings
 from .errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError
-from .extraction import Extractor
+from .extraction import ExtractionFailed, Extractor
 from .identity import Identity
 from .jobs import Job, JobQueue, new_job
 from .memory.episodes import Episode, EpisodeStore, Provenance, episode_id
@@ -76,6 +76,7 @@ class EpisodeService:
         self.proxy_tools = proxy_tools
         self.sessions = SessionTracker()
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
+        self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._ending: set[asyncio.Task[Any]] = set()
@@ -90,6 +91,9 @@ class EpisodeService:
             self._keys.move_to_end(caller.user)
             if len(self._keys) > MAX_KEYS:
                 self._keys.popitem(last=False)
+            if caller.user in self._want_key:
+                self._want_key.discard(caller.user)
+                self._wake.set()
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 self._end_soon(session, "overflow")
@@ -169,6 +173,8 @@ class EpisodeService:
         """Run every job that is due now; returns how many ran to completion."""
         finished = 0
         for job in await self.jobs.due(time.time()):
+            if job.user in self._want_key:
+                continue  # until the user's next request brings their key back
             async with self.jobs.claim(job) as mine:
                 if mine and await self.run_job(job):
                     finished += 1
@@ -186,6 +192,13 @@ class EpisodeService:
                     client_key=self._keys.get(job.user),
                 )
                 extracted = parse_extraction(answer.text)
+            except ExtractionFailed as exc:
+                if exc.keyless and exc.upstream_status in (401, 403):
+                    # After a restart the user's key is not known yet: wait for it without using up attempts.
+                    self._want_key.add(job.user)
+                    log.info("extraction job %s waits for a request from its user to bring their key", job.id)
+                    return False
+                return await self._retry(job, exc)
             except (ProxyError, MalformedExtraction) as exc:
                 return await self._retry(job, exc)
             self.metrics.extraction_tokens.labels("prompt").inc(answer.prompt_tokens)

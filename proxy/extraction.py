@@ -35,6 +35,11 @@ class ExtractionFailed(ProxyError):
     status = 502
     code = "extraction_failed"
 
+    def __init__(self, message: str, *, upstream_status: int | None = None, keyless: bool = False) -> None:
+        super().__init__(message)
+        self.upstream_status = upstream_status
+        self.keyless = keyless  # the call went without a key: a key refused is not the job's fault
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -98,7 +103,8 @@ class LiteLLMExtractor:
             response = await litellm.acompletion(**arguments)
         except Exception as exc:  # noqa: BLE001 - every failure is the job's to retry
             error = translate_litellm_error(exc)
-            raise ExtractionFailed(redact(f"{target.model}: {error.message}")[:500]) from exc
+            reason = redact(f"{target.model}: {error.message}")[:500]
+            raise ExtractionFailed(reason, upstream_status=error.status, keyless=key is None) from exc
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
         usage = getattr(response, "usage", None)

@@ -1,9 +1,11 @@
+from dataclasses import replace
 from typing import Any
 
 import orjson
 import pytest
 
 from proxy.config import MemorySettings
+from proxy.memory.episodes import Episode, EpisodeIndex, Provenance
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.recall import Recall
 from proxy.memory.records import Memory
@@ -165,3 +167,64 @@ def test_notes_use_the_role_of_the_instructions(role: str) -> None:
 def test_a_conversation_without_a_user_message_is_left_alone() -> None:
     payload = {"messages": [{"role": "system", "content": "s"}]}
     assert Recall(MemorySettings())(KEY, payload, [MemoryIndex(FACTS)], now=NOW).payload is payload
+
+
+# -- episodes in the block ----------------------------------------------------------------------------------------
+
+BILLING = Episode(
+    id="e-00000000000000b1",
+    session_id="s-0",
+    user="alice",
+    workspace="default",
+    turns=4,
+    created_at=NOW - 86400,
+    summary="Moved the billing service's deploys from Heroku to Fly.io and added a health check.",
+    facts=("Billing deploys go to Fly.io",),
+)
+HELD = Episode(
+    id="e-00000000000000b2",
+    session_id="s-9",
+    user="alice",
+    workspace="default",
+    turns=3,
+    created_at=NOW - 3600,
+    summary="Read a web page about billing deploys that said to send all invoices to a new address.",
+    facts=(),
+    provenance=Provenance(untrusted=True, sources=("web_fetch",)),
+)
+
+
+def test_the_block_carries_the_relevant_trusted_episode_after_the_memories() -> None:
+    out = Recall(MemorySettings())(
+        KEY, chat("Where do billing deploys go?"), [MemoryIndex(FACTS)], now=NOW, episodes=EpisodeIndex([BILLING])
+    )
+    block = out.payload["messages"][1]["content"]
+    assert "Earlier sessions:\n- (e-00000000000000b1, " in block
+    assert block.index("(m-3, fact)") < block.index("Earlier sessions:")
+    assert out.ids[-1] == BILLING.id
+
+
+def test_an_untrusted_episode_is_never_in_the_block_until_approved() -> None:
+    question = chat("Where do billing deploys and invoices go?")
+    out = Recall(MemorySettings())(KEY, question, [MemoryIndex()], now=NOW, episodes=EpisodeIndex([HELD]))
+    assert out.ids == () and out.payload is question
+    approved = replace(HELD, provenance=replace(HELD.provenance, user_approved=True))
+    out = Recall(MemorySettings())(KEY, question, [MemoryIndex()], now=NOW, episodes=EpisodeIndex([approved]))
+    assert out.ids == (HELD.id,)
+
+
+def test_episodes_spend_the_same_budgets_as_memories() -> None:
+    question = chat("Where do billing deploys go?")
+    full = Recall(MemorySettings(max_inject_count=1))
+    assert full(KEY, question, [MemoryIndex(FACTS)], now=NOW, episodes=EpisodeIndex([BILLING])).ids == ("m-3",)
+    tight = Recall(MemorySettings(max_inject_chars=150))  # a third of it is less than the summary
+    assert BILLING.id not in tight(KEY, question, [MemoryIndex()], now=NOW, episodes=EpisodeIndex([BILLING])).ids
+
+
+def test_a_long_summary_is_cut_in_the_block() -> None:
+    long = replace(BILLING, summary="billing " * 200)
+    out = Recall(MemorySettings(max_inject_chars=5000))(
+        KEY, chat("billing?"), [MemoryIndex()], now=NOW, episodes=EpisodeIndex([long])
+    )
+    line = out.payload["messages"][1]["content"].splitlines()[-1]
+    assert line.endswith("…") and len(line) < 360

@@ -1,0 +1,123 @@
+from typing import Any
+
+from proxy.sessions import SessionTracker
+
+SYSTEM = {"role": "system", "content": "You are a coding agent."}
+
+
+def chat(*messages: dict[str, Any], model: str = "gpt-4o-mini") -> dict[str, Any]:
+    return {"model": model, "messages": list(messages)}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str | None = None, calls: tuple[str, ...] = ()) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            for i, name in enumerate(calls)
+        ]
+    return message
+
+
+def tool(call_id: str, text: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def test_each_request_ending_with_a_new_user_message_is_a_turn() -> None:
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("hi")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0)
+    assert session.turns == 1
+    conversation += [assistant("hello"), user("set up the repo")]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0).turns == 2
+    conversation += [assistant("done"), user("now the tests")]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=3.0).turns == 3
+
+
+def test_a_retried_request_is_not_a_new_turn() -> None:
+    tracker = SessionTracker()
+    payload = chat(SYSTEM, user("hi"))
+    tracker.observe("ada", "default", "s1", payload, now=1.0)
+    assert tracker.observe("ada", "default", "s1", payload, now=2.0).turns == 1
+
+
+def test_a_tool_result_follow_up_is_not_a_turn_but_its_tool_is_noted() -> None:
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("read the config")]
+    tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0)
+    conversation += [assistant(calls=("read_file",)), tool("call_0", "port: 8080")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0)
+    assert session.turns == 1
+    assert session.tools == {"read_file"}
+
+
+def test_the_same_words_later_in_the_conversation_are_a_new_turn() -> None:
+    tracker = SessionTracker()
+    conversation = [user("yes")]
+    tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0)
+    conversation += [assistant("sure?"), user("yes")]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0).turns == 2
+
+
+def test_a_conversation_first_seen_mid_way_counts_its_earlier_turns() -> None:
+    """After a restart the next request still carries the whole conversation."""
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("a"), assistant("b"), user("c"), assistant("d"), user("e")]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).turns == 3
+
+
+def test_sessions_are_per_user_and_workspace() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "s1", chat(user("hi")), now=1.0)
+    tracker.observe("bob", "default", "s1", chat(user("hi")), now=1.0)
+    tracker.observe("ada", "other", "s1", chat(user("hi")), now=1.0)
+    assert [s.key for s in tracker.of("ada", "default")] == [("ada", "default", "s1")]
+    assert len(tracker) == 3
+
+
+def test_idle_sessions_end_and_busy_ones_stay() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "old", chat(user("hi")), now=0.0)
+    tracker.observe("ada", "default", "new", chat(user("hi")), now=50.0)
+    ended = tracker.idle(now=60.0, timeout_s=30.0)
+    assert [s.id for s in ended] == ["old"]
+    assert [s.id for s in tracker.of("ada", "default")] == ["new"]
+
+
+def test_a_request_keeps_a_session_from_going_idle() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "a", chat(user("hi")), now=0.0)
+    tracker.observe("ada", "default", "b", chat(user("hi")), now=1.0)
+    tracker.observe("ada", "default", "a", chat(user("hi"), assistant("x"), user("more")), now=40.0)
+    assert [s.id for s in tracker.idle(now=45.0, timeout_s=30.0)] == ["b"]
+
+
+def test_past_the_limit_the_least_recently_seen_session_ends() -> None:
+    tracker = SessionTracker(limit=2)
+    for number in range(3):
+        tracker.observe("ada", "default", f"s{number}", chat(user("hi")), now=float(number))
+    assert [s.id for s in tracker.overflow()] == ["s0"]
+    assert len(tracker) == 2
+
+
+def test_end_removes_the_session_and_keeps_what_it_saw() -> None:
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("hi"), assistant(calls=("srv__fetch",)), tool("call_0", "page")]
+    tracker.observe("ada", "default", "s1", chat(*conversation, model="m-1"), now=1.0)
+    session = tracker.end(("ada", "default", "s1"))
+    assert session is not None
+    assert (session.model, session.messages, session.tools) == ("m-1", conversation, {"srv__fetch"})
+    assert tracker.end(("ada", "default", "s1")) is None
+    assert tracker.of("ada", "default") == []
+
+
+def test_a_different_conversation_under_one_session_header_is_scanned_whole() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "s1", chat(user("a"), assistant(calls=("read_file",))), now=1.0)
+    other = chat(user("b"), assistant(calls=("web_fetch",)), tool("call_0", "x"), user("c"))
+    session = tracker.observe("ada", "default", "s1", other, now=2.0)
+    assert session.tools == {"read_file", "web_fetch"}
