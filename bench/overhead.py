@@ -21,15 +21,30 @@ per hop. The fake counts the calls it made and the tool results it got back (rep
 exactly one hop before anything is measured, and the run fails unless every memproxy request of the
 hop cases made exactly one.
 
+Two more cases at concurrency 1, ``chat no-ex`` and ``chat +ex``, check that requests are no slower while
+memproxy extracts episodes in the background. Both run for a fixed window per target (``--extraction-window``)
+instead of a request count. During every target's ``chat +ex`` window a driver ends 3-turn sessions through
+memproxy at a steady rate (``--extraction-rate``, per second; three chat requests with a fresh
+``X-Memory-Session`` for a user of its own, then ``POST /memory/sessions/{id}/end``), so memproxy's worker
+runs extraction calls through litellm against the fake upstream (started with ``--extraction``, which answers
+them) while the measured requests flow; the whole machine carries the same load for every target, so what
+differs for memproxy is what extraction costs inside its process. The extractions memproxy finished during
+its own windows are read from ``memproxy_extraction_jobs_total{outcome="done"}`` at ``/metrics``; the run
+fails when a window saw none (the comparison would mean nothing). Before the rounds, the first extraction
+(litellm's import in memproxy) runs on its own while a ``chat c=1`` load measures what requests meanwhile
+see, and after them the driver's jobs are waited for, so memproxy exits with none queued.
+
     python bench/overhead.py                 # default run: a few minutes
     python bench/overhead.py --quick         # smoke check: under a minute
     python bench/overhead.py --memproxy-arg=--config=my.yaml
+    python bench/overhead.py --no-extraction  # without the extraction cases
 
 The table goes to stdout; everything (per-round numbers, CPU per request, memory, checks) to
 bench/results/overhead.json, and the children's output to bench/results/logs/.
 Exit status: 0 when every target that must run (direct, forwarder, memproxy) answered every
-request with 200 (and memproxy made one hop per request of the hop cases); 1 otherwise; with --strict
-also 1 when a target is missed.
+request with 200 (and memproxy made one hop per request of the hop cases, the extraction driver's
+requests all succeeded and every memproxy window of ``chat +ex`` saw an extraction finish); 1 otherwise;
+with --strict also 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -42,6 +57,7 @@ import ctypes
 import datetime
 import gc
 import importlib.metadata
+import itertools
 import json
 import os
 import platform
@@ -99,6 +115,14 @@ MIN_THROUGHPUT_RATIO = 0.7
 # The issue's target for server-side memory tools: a hop costs the proxy under 2 ms beyond the upstream's
 # time, at 500 memories.
 MAX_HOP_MS = 2.0
+# This benchmark's own tolerance for "latency unchanged while extractions run": memproxy's p50 and p99 in
+# `chat +ex` over the same in `chat no-ex` of the same run (the machine's noise shows in direct's ratios).
+MAX_EXTRACTION_P50_RATIO = 1.25
+MAX_EXTRACTION_P99_RATIO = 1.5
+EXTRACTION_USER = "bench-extraction"  # the driver's sessions and their memories stay out of the measured user's
+EXTRACTION_TURNS = 3  # memproxy's default sessions.min_turns_for_extraction
+FIRST_EXTRACTION_TIMEOUT_S = 120.0
+DRAIN_TIMEOUT_S = 30.0
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -110,6 +134,8 @@ class Case:
     stream: bool
     concurrency: int
     hops: int = 0  # memory hops memproxy makes per request (1: against the --memory-hop fake upstream)
+    timed: bool = False  # runs for --extraction-window seconds per target instead of a request count
+    extraction: bool = False  # the extraction driver ends sessions through memproxy meanwhile
 
 
 CASES = (
@@ -119,6 +145,8 @@ CASES = (
     Case("stream c=16", stream=True, concurrency=16),
     Case("chat hop", stream=False, concurrency=1, hops=1),
     Case("stream hop", stream=True, concurrency=1, hops=1),
+    Case("chat no-ex", stream=False, concurrency=1, timed=True),
+    Case("chat +ex", stream=False, concurrency=1, timed=True, extraction=True),
 )
 
 
@@ -127,7 +155,9 @@ HOP_CASES = frozenset(case.name for case in CASES if case.hops)
 
 def plain_case(case: Case) -> Case:
     """The case without hops that ``case`` is compared with: same kind, same concurrency."""
-    return next(c for c in CASES if not c.hops and (c.stream, c.concurrency) == (case.stream, case.concurrency))
+    return next(
+        c for c in CASES if not c.hops and not c.timed and (c.stream, c.concurrency) == (case.stream, case.concurrency)
+    )
 
 
 # -- child processes ------------------------------------------------------------------------------------------
@@ -597,6 +627,183 @@ def fake_counters(upstream: Server) -> dict[str, int]:
     return {"memory_calls": int(calls), "tool_results": int(results)}
 
 
+# -- extraction load ------------------------------------------------------------------------------------------
+
+
+def read_metrics(server: Server) -> dict[str, float]:
+    """memproxy's extraction and session counters from /metrics, keyed like ``name{label="value"}``."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(f"http://127.0.0.1:{server.port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    found = {}
+    for line in text.splitlines():
+        if line.startswith(("memproxy_extraction_", "memproxy_sessions_ended")):
+            name, _, value = line.rpartition(" ")
+            found[name] = float(value)
+    return found
+
+
+def jobs(metrics: dict[str, float], outcome: str) -> int:
+    return int(metrics.get(f'memproxy_extraction_jobs_total{{outcome="{outcome}"}}', 0))
+
+
+async def metrics_of(server: Server) -> dict[str, float]:
+    return await asyncio.to_thread(read_metrics, server)
+
+
+class ExtractionDriver:
+    """Ends sessions of ``EXTRACTION_TURNS`` turns through memproxy at ``rate`` per second, so its worker runs an
+    extraction for each meanwhile: three chat requests with a fresh ``X-Memory-Session``, then the session's end."""
+
+    _serial = itertools.count(1)
+
+    def __init__(self, server: Server, rate: float, timeout_s: float, limit: int | None = None) -> None:
+        self.server = server
+        self.rate = rate
+        self.timeout_s = timeout_s
+        self.limit = limit  # sessions to end, then stop; None: until stop()
+        self.started = 0  # sessions begun
+        self.queued = 0  # ended with an extraction job queued
+        self.requests = 0
+        self.errors = 0
+        self.error_samples: list[str] = []
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._conn: HttpConnection | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._task = asyncio.ensure_future(self._run())
+
+    async def stop(self) -> None:
+        """Finishes the session under way (a half-driven session would end at shutdown instead), then returns."""
+        self._stop.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        next_at = time.perf_counter()
+        try:
+            while not self._stop.is_set() and (self.limit is None or self.started < self.limit):
+                await self._session()
+                next_at += 1 / self.rate
+                delay = next_at - time.perf_counter()
+                if delay < 0:  # behind (a slow end or reply): carry on at the rate, no burst to catch up
+                    next_at = time.perf_counter()
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), delay)
+        finally:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _note(self, message: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(message)
+
+    async def _send(self, path: str, session: str, payload: dict[str, Any] | None) -> tuple[int, bytes]:
+        body = b"" if payload is None else json.dumps(payload, separators=(",", ":")).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{self.server.port}\r\n"
+            "User-Agent: memproxy-bench/1\r\n"
+            "Content-Type: application/json\r\n"
+            f"Authorization: Bearer {self.server.client_key}\r\n"
+            f"X-Memory-User: {EXTRACTION_USER}\r\n"
+            f"X-Memory-Session: {session}\r\n"
+            f"Content-Length: {len(body)}\r\n"
+            "\r\n"
+        )
+        if self._conn is None or self._conn.closed:
+            self._conn = await HttpConnection.open("127.0.0.1", self.server.port, timeout_s=5.0, keep_body=True)
+        conn = self._conn
+        self.requests += 1
+        async with asyncio.timeout(self.timeout_s):
+            await conn.request(head.encode() + body)
+        if not conn.keep_alive:
+            conn.close()
+        return conn.status, bytes(conn.body)
+
+    async def _session(self) -> None:
+        n = next(self._serial)
+        self.started += 1
+        session = f"bench-ex-{os.getpid()}-{n}"
+        messages: list[dict[str, Any]] = [CHAT_BODY["messages"][0]]
+        try:
+            for turn in range(EXTRACTION_TURNS):
+                question = QUESTIONS[(n * EXTRACTION_TURNS + turn) % len(QUESTIONS)]
+                messages.append({"role": "user", "content": question})
+                payload = {"model": MODEL, "messages": messages, "max_tokens": 256}
+                status, body = await self._send(
+                    f"{urlsplit(self.server.base_url).path}/chat/completions", session, payload
+                )
+                if status != 200:
+                    self._note(f"chat: HTTP {status}: {body[:200]!r}")
+                    return
+                messages.append({"role": "assistant", "content": json.loads(body)["choices"][0]["message"]["content"]})
+            status, body = await self._send(f"/memory/sessions/{session}/end", session, None)
+            if status != 200:
+                self._note(f"end: HTTP {status}: {body[:200]!r}")
+            elif not (json.loads(body).get("extraction") or {}).get("job"):
+                self._note(f"end: no extraction job queued: {body[:200]!r}")
+            else:
+                self.queued += 1
+        except (OSError, TimeoutError, httptools.HttpParserError, ValueError, KeyError, IndexError, TypeError) as exc:
+            self._note(f"{type(exc).__name__}: {exc}")
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+async def first_extraction(
+    args: argparse.Namespace, memproxy: Server, upstream: Server
+) -> tuple[dict[str, Any], ExtractionDriver]:
+    """One session ended, and `chat c=1` requests measured until its extraction is done: the first one imports
+    litellm in memproxy. Returns what the requests saw meanwhile and the driver (its counts)."""
+    before = jobs(await metrics_of(memproxy), "done")
+    driver = ExtractionDriver(memproxy, args.extraction_rate, args.timeout, limit=1)
+    case = next(c for c in CASES if c.name == "chat c=1")
+    latencies: list[float] = []
+    errors = 0
+    started = time.perf_counter()
+    driver.start()
+    done = before
+    while time.perf_counter() - started < FIRST_EXTRACTION_TIMEOUT_S:
+        stats = await run_load(memproxy, case, 10**9, timeout_s=args.timeout, max_seconds=0.25, upstream=upstream)
+        latencies += stats.latencies_ms
+        errors += stats.errors
+        metrics = await metrics_of(memproxy)
+        done = jobs(metrics, "done")
+        if done > before or jobs(metrics, "failed") or driver.errors:
+            break
+    elapsed = time.perf_counter() - started
+    await driver.stop()
+    latencies.sort()
+    return {
+        "done": done - before,
+        "seconds_to_done": elapsed,
+        "requests": len(latencies),
+        "errors": errors,
+        "p50_ms": percentile(latencies, 0.5),
+        "p99_ms": percentile(latencies, 0.99),
+        "max_ms": latencies[-1] if latencies else float("nan"),
+    }, driver
+
+
+async def drain(memproxy: Server, queued: int) -> dict[str, Any]:
+    """Waits until memproxy has run every job the drivers queued, so it exits with none left."""
+    started = time.perf_counter()
+    while True:
+        metrics = await metrics_of(memproxy)
+        finished = jobs(metrics, "done") + jobs(metrics, "failed")
+        if finished >= queued or time.perf_counter() - started > DRAIN_TIMEOUT_S:
+            return {"queued": queued, "finished": finished, "seconds": time.perf_counter() - started}
+        await asyncio.sleep(0.1)
+
+
 def summarize(runs: list[RunStats]) -> dict[str, Any]:
     """Medians across rounds, plus percentiles over all rounds' requests pooled."""
 
@@ -679,6 +886,115 @@ def derive(summary: dict[str, dict[str, dict[str, Any]]], names: list[str]) -> t
     return derived, checks
 
 
+def extraction_report(
+    summary: dict[str, dict[str, dict[str, Any]]], extraction: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """`chat no-ex` against `chat +ex`, target by target; checks; and why the comparison means nothing, if it does."""
+    off, on = summary.get("chat no-ex", {}), summary.get("chat +ex", {})
+    compare: dict[str, Any] = {}
+    for name, loaded in on.items():
+        quiet = off.get(name)
+        if quiet is None:
+            continue
+        entry = {}
+        for key in ("p50_ms", "p99_ms"):
+            entry[f"{key}_off"], entry[f"{key}_on"] = quiet[key], loaded[key]
+            entry[f"{key}_ratio"] = loaded[key] / quiet[key] if quiet[key] > 0 else float("nan")
+        entry["pooled_p99_ms_off"], entry["pooled_p99_ms_on"] = quiet["pooled"]["p99_ms"], loaded["pooled"]["p99_ms"]
+        entry["max_ms_off"], entry["max_ms_on"] = quiet["pooled"]["max_ms"], loaded["pooled"]["max_ms"]
+        if name != DIRECT and DIRECT in off and DIRECT in on:
+            entry["added_p50_ms_off"] = quiet["p50_ms"] - off[DIRECT]["p50_ms"]
+            entry["added_p50_ms_on"] = loaded["p50_ms"] - on[DIRECT]["p50_ms"]
+        compare[name] = entry
+    windows = extraction["windows"]
+    report = {
+        "compare": compare,
+        "done_while_memproxy_measured": sum(w["done"] for w in windows),
+        "retries_while_memproxy_measured": sum(w["retry"] for w in windows),
+        "failed_while_memproxy_measured": sum(w["failed"] for w in windows),
+        "memproxy_window_seconds": sum(w["seconds"] for w in windows),
+    }
+    checks = []
+    if MEMPROXY in compare:
+        for key, limit in (("p50_ms", MAX_EXTRACTION_P50_RATIO), ("p99_ms", MAX_EXTRACTION_P99_RATIO)):
+            ratio = compare[MEMPROXY][f"{key}_ratio"]
+            checks.append(
+                {
+                    "name": f"memproxy {key[:3]} with/without extraction load, chat c=1",
+                    "value": ratio,
+                    "target": f"<= {limit}",
+                    "pass": ratio <= limit,
+                }
+            )
+    problems = []
+    empty = [w["round"] for w in windows if w["done"] == 0]
+    if not windows:
+        problems.append("memproxy was never measured under extraction load")
+    elif empty:
+        problems.append(
+            f"NO extraction finished while memproxy was measured under extraction load (round(s) "
+            f"{', '.join(map(str, empty))}): the with/without comparison means nothing"
+        )
+    first = extraction.get("first") or {}
+    if not first.get("done"):
+        problems.append(f"the first extraction did not finish within {FIRST_EXTRACTION_TIMEOUT_S:.0f}s")
+    driver = extraction.get("driver") or {}
+    if driver.get("errors"):
+        problems.append(
+            f"the extraction driver had {driver['errors']} failed requests, "
+            f"e.g. {'; '.join(driver['error_samples'][:3])}"
+        )
+    if report["failed_while_memproxy_measured"]:
+        problems.append(f"{report['failed_while_memproxy_measured']} extraction job(s) gave up")
+    return report, checks, problems
+
+
+def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: argparse.Namespace) -> None:
+    compare = report["compare"]
+    print(
+        f"extraction load: chat c=1 for {args.extraction_window:g}s per target and round, without (no-ex) and with "
+        f"(+ex) a driver ending {args.extraction_rate:g} sessions/s of {EXTRACTION_TURNS} turns through memproxy"
+    )
+    header = (
+        f"  {'target':<10} {'p50 no-ex':>9} {'p50 +ex':>8} {'ratio':>6} {'p99 no-ex':>9} {'p99 +ex':>8} {'ratio':>6} "
+        f"{'max no-ex':>9} {'max +ex':>8} {'+p50 no-ex':>10} {'+p50 +ex':>8}"
+    )
+    print(header)
+    for name, e in compare.items():
+        added = (
+            f"{e['added_p50_ms_off']:>+10.2f} {e['added_p50_ms_on']:>+8.2f}"
+            if "added_p50_ms_off" in e
+            else f"{'-':>10} {'-':>8}"
+        )
+        print(
+            f"  {name:<10} {e['p50_ms_off']:>9.2f} {e['p50_ms_on']:>8.2f} {e['p50_ms_ratio']:>6.2f} "
+            f"{e['p99_ms_off']:>9.2f} {e['p99_ms_on']:>8.2f} {e['p99_ms_ratio']:>6.2f} "
+            f"{e['max_ms_off']:>9.1f} {e['max_ms_on']:>8.1f} {added}"
+        )
+    windows = extraction["windows"]
+    seconds = report["memproxy_window_seconds"]
+    print(
+        f"  extractions memproxy finished while it was measured: {report['done_while_memproxy_measured']} in "
+        f"{seconds:.1f}s (per window: {', '.join(str(w['done']) for w in windows) or 'none'}); "
+        f"retries {report['retries_while_memproxy_measured']}, gave up {report['failed_while_memproxy_measured']}"
+    )
+    driver, drained = extraction.get("driver", {}), extraction.get("drain", {})
+    left = drained.get("queued", 0) - drained.get("finished", 0)
+    print(
+        f"  driver: {driver.get('sessions_queued', 0)} sessions ended with a job queued, {driver.get('requests', 0)} "
+        f"requests, {driver.get('errors', 0)} errors; jobs left at the end: {max(left, 0)} "
+        f"(waited {drained.get('seconds', 0):.1f}s)"
+    )
+    first = extraction.get("first") or {}
+    if first:
+        print(
+            f"  first extraction (imports litellm in memproxy): done after {first['seconds_to_done']:.1f}s; chat c=1 "
+            f"meanwhile p50 {first['p50_ms']:.2f} ms, p99 {first['p99_ms']:.2f} ms, max {first['max_ms']:.1f} ms "
+            f"({first['requests']} requests)"
+        )
+    print("  (medians across rounds; +p50 = p50 minus direct's p50 in the same case)")
+
+
 def print_table(summary: dict[str, dict[str, dict[str, Any]]], derived: dict[str, Any], names: list[str]) -> None:
     header = (
         f"{'case':<12} {'target':<10} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
@@ -701,7 +1017,8 @@ def print_table(summary: dict[str, dict[str, dict[str, Any]]], derived: dict[str
             )
     print("(medians across rounds; +p50 = p50 minus direct's p50; cpu ms/req = the target process's own CPU,")
     print(" for direct the fake upstream's; gen cpu% = the load generator's share of one core;")
-    print(" hop cases: memproxy makes two upstream calls and one memory_search per request, direct one call)")
+    print(" hop cases: memproxy makes two upstream calls and one memory_search per request, direct one call;")
+    print(" chat no-ex/+ex: time windows, +ex while sessions end through memproxy and it extracts episodes)")
     hop_cases = [case for case in CASES if "per_hop_ms" in derived[case.name]]
     if hop_cases:
         print()
@@ -717,8 +1034,9 @@ def print_table(summary: dict[str, dict[str, dict[str, Any]]], derived: dict[str
 
 async def benchmark(
     args: argparse.Namespace, targets: list[Target]
-) -> tuple[dict[str, dict[str, list[RunStats]]], dict[str, float], dict[str, Any] | None]:
-    """Warm-up, idle CPU, then the interleaved rounds; also what the hop fake counted while memproxy ran."""
+) -> tuple[dict[str, dict[str, list[RunStats]]], dict[str, float], dict[str, Any] | None, dict[str, Any] | None]:
+    """Warm-up, the first extraction, idle CPU, then the interleaved rounds; also what the hop fake counted while
+    memproxy ran, and what the extraction driver did."""
     live = [t for t in targets if t.status == "ok"]
     if not live:
         raise SystemExit("no target is up; see the logs in " + str(LOG_DIR))
@@ -727,13 +1045,21 @@ async def benchmark(
     assert hop_upstream is not None
     counted = fake_counters(hop_upstream) if any(t.name == MEMPROXY for t in live) else None
     hop_requests = 0
+    memproxy = next((t.server for t in live if t.name == MEMPROXY), None)
+    extracting = memproxy is not None and any(case.extraction for case in CASES)
 
-    async def measure(target: Target, server: Server, case: Case, n_requests: int) -> RunStats:
+    async def measure(
+        target: Target, server: Server, case: Case, n_requests: int, window_s: float | None = None
+    ) -> RunStats:
+        """``n_requests`` (at most ``--max-seconds``' worth), or with ``window_s`` as many as that many seconds take."""
         nonlocal hop_requests
         upstream = direct.server_for(case)
         assert upstream is not None
+        max_seconds = args.max_seconds
+        if window_s is not None:
+            n_requests, max_seconds = 10**9, window_s
         stats = await run_load(
-            server, case, n_requests, timeout_s=args.timeout, max_seconds=args.max_seconds, upstream=upstream
+            server, case, n_requests, timeout_s=args.timeout, max_seconds=max_seconds, upstream=upstream
         )
         if case.hops and target.name == MEMPROXY:
             hop_requests += stats.n_ok + stats.errors
@@ -745,6 +1071,20 @@ async def benchmark(
             if server is not None:
                 await measure(target, server, case, args.warmup)
 
+    extraction: dict[str, Any] | None = None
+    drivers: list[ExtractionDriver] = []
+    if extracting:
+        assert memproxy is not None
+        first, driver = await first_extraction(args, memproxy, direct.server)
+        drivers.append(driver)
+        extraction = {"first": first, "windows": [], "settle_s": 1 / args.extraction_rate}
+        print(
+            f"first extraction done after {first['seconds_to_done']:.1f}s (litellm's import in memproxy); "
+            f"chat c=1 meanwhile: p50 {first['p50_ms']:.2f} ms, p99 {first['p99_ms']:.2f} ms, "
+            f"max {first['max_ms']:.1f} ms over {first['requests']} requests",
+            file=sys.stderr,
+        )
+
     # Background CPU of the idle servers: whatever they burn while others are measured is noise for those.
     idle_s = 1.0 if args.quick else 2.0
     before = {t.name: t.server.cpu_seconds() for t in live}
@@ -754,22 +1094,63 @@ async def benchmark(
     rounds: dict[str, dict[str, list[RunStats]]] = {
         case.name: {t.name: [] for t in live if t.server_for(case)} for case in CASES
     }
+    timed = [case for case in CASES if case.timed]
     for r in range(args.rounds):
         order = live[r % len(live) :] + live[: r % len(live)]
         started = time.perf_counter()
-        for case in CASES:
+        # The two extraction cases swap places every round: drift over the run does not favour either.
+        for case in [case for case in CASES if not case.timed] + (timed if r % 2 == 0 else timed[::-1]):
+            driver = None
+            if case.extraction and extracting:
+                assert memproxy is not None and extraction is not None
+                driver = ExtractionDriver(memproxy, args.extraction_rate, args.timeout)
+                drivers.append(driver)
+                driver.start()
+                await asyncio.sleep(extraction["settle_s"])  # its first session is under way before anyone is measured
             for target in order:
                 server = target.server_for(case)
-                if server is not None:
-                    rounds[case.name][target.name].append(await measure(target, server, case, args.requests))
+                if server is None:
+                    continue
+                window = None
+                if driver is not None and target.name == MEMPROXY:
+                    assert memproxy is not None and extraction is not None
+                    window = {"round": r + 1, "before": await metrics_of(memproxy), "sessions_before": driver.queued}
+                window_s = args.extraction_window if case.timed else None
+                stats = await measure(target, server, case, args.requests, window_s)
+                rounds[case.name][target.name].append(stats)
+                if window is not None:
+                    assert memproxy is not None and extraction is not None and driver is not None
+                    after = await metrics_of(memproxy)
+                    before_metrics = window.pop("before")
+                    window |= {
+                        outcome: jobs(after, outcome) - jobs(before_metrics, outcome)
+                        for outcome in ("done", "retry", "failed")
+                    }
+                    window |= {"sessions_ended": driver.queued - window.pop("sessions_before"), "seconds": stats.wall_s}
+                    extraction["windows"].append(window)
+            if driver is not None:
+                await driver.stop()
         print(f"round {r + 1}/{args.rounds} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+    if extraction is not None:
+        assert memproxy is not None
+        extraction["drain"] = await drain(memproxy, sum(d.queued for d in drivers))
+        extraction["driver"] = {
+            "rate_per_s": args.extraction_rate,
+            "sessions_started": sum(d.started for d in drivers),
+            "sessions_queued": sum(d.queued for d in drivers),
+            "requests": sum(d.requests for d in drivers),
+            "errors": sum(d.errors for d in drivers),
+            "error_samples": [sample for d in drivers for sample in d.error_samples][:5],
+        }
+        extraction["metrics_after"] = await metrics_of(memproxy)
 
     hops = None
     if counted is not None:
         now = fake_counters(hop_upstream)
         hops = {"memproxy_requests": hop_requests, **{key: now[key] - counted[key] for key in now}}
         hops["ok"] = hops["memory_calls"] == hops["tool_results"] == hop_requests
-    return rounds, idle_cpu_pct, hops
+    return rounds, idle_cpu_pct, hops, extraction
 
 
 def versions() -> dict[str, str]:
@@ -808,15 +1189,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--max-seconds", type=float, help="cap on one target's run of one case, s (default 5; --quick 10)"
     )
     parser.add_argument("--startup-timeout", type=float, default=60.0, help="per server, s (LiteLLM gets 2x)")
+    parser.add_argument(
+        "--extraction-rate",
+        type=float,
+        default=4.0,
+        help="sessions the driver ends per second in `chat +ex` (default 4)",
+    )
+    parser.add_argument(
+        "--extraction-window",
+        type=float,
+        help="seconds per target and round of `chat no-ex`/`+ex` (default 3; --quick 0.75)",
+    )
+    parser.add_argument("--no-extraction", action="store_true", help="leave the extraction cases out")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
     args = parser.parse_args(argv)
-    defaults = (2, 80, 20, 10.0) if args.quick else (5, 600, 100, 5.0)
-    for name, default in zip(("rounds", "requests", "warmup", "max_seconds"), defaults, strict=True):
+    defaults = (2, 80, 20, 10.0, 0.75) if args.quick else (5, 600, 100, 5.0, 3.0)
+    names = ("rounds", "requests", "warmup", "max_seconds", "extraction_window")
+    for name, default in zip(names, defaults, strict=True):
         if getattr(args, name) is None:
             setattr(args, name, default)
     if args.rounds < 1 or args.requests < 1 or args.warmup < 0:
         parser.error("--rounds and --requests must be at least 1, --warmup at least 0")
+    if args.extraction_rate <= 0 or args.extraction_window <= 0:
+        parser.error("--extraction-rate and --extraction-window must be positive")
     return args
 
 
@@ -824,7 +1220,8 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
     """Direct (the fake upstreams), the forwarder, memproxy and LiteLLM; the first is always direct."""
     py = sys.executable
     fakes = []
-    for name, extra in (("upstream", []), ("upstream-hop", ["--memory-hop"])):
+    # The plain fake answers memproxy's extraction calls too (anything else gets the same default answer as before).
+    for name, extra in (("upstream", ["--extraction"]), ("upstream-hop", ["--memory-hop"])):
         port = free_port()
         fake = Server(name, [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port), *extra], port)
         fake.startup_timeout_s = args.startup_timeout
@@ -934,7 +1331,10 @@ def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: 
 
 
 def main(argv: list[str] | None = None) -> int:
+    global CASES
     args = parse_args(argv)
+    if args.no_extraction:
+        CASES = tuple(case for case in CASES if not case.timed)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -946,7 +1346,7 @@ def main(argv: list[str] | None = None) -> int:
         with _event_loop_runner() as runner:
             runner.run(check_replies(targets, args.timeout))
             live = [t for t in targets if t.status == "ok"]
-            rounds, idle_cpu_pct, hops = runner.run(benchmark(args, targets))
+            rounds, idle_cpu_pct, hops, extraction = runner.run(benchmark(args, targets))
         rss = {t.name: round(t.server.rss_mb(), 1) for t in live}
         rss |= {f"{t.name} hop": round(t.hop_server.rss_mb(), 1) for t in live if t.hop_server is not None}
     finally:
@@ -956,6 +1356,10 @@ def main(argv: list[str] | None = None) -> int:
     names = [t.name for t in live]
     summary = {case: {name: summarize(runs) for name, runs in per.items()} for case, per in rounds.items()}
     derived, checks = derive(summary, names)
+    extraction_summary, extraction_problems = None, []
+    if extraction is not None:
+        extraction_summary, extraction_checks, extraction_problems = extraction_report(summary, extraction)
+        checks += extraction_checks
     print()
     print_table(summary, derived, names)
     print()
@@ -975,6 +1379,14 @@ def main(argv: list[str] | None = None) -> int:
             f"memory_search calls and {hops['tool_results']} tool results at the fake upstream"
             + ("" if hops["ok"] else ": NOT one hop per request")
         )
+    if extraction is not None and extraction_summary is not None:
+        print()
+        print_extraction(extraction, extraction_summary, args)
+        for problem in extraction_problems:
+            print(f"FAIL  {problem}")
+    elif MEMPROXY in names and any(case.extraction for case in CASES):
+        print("FAIL  no extraction load was run")
+        extraction_problems.append("no extraction load was run")
     print(f"rss after the run (MB): {', '.join(f'{k} {v}' for k, v in rss.items())}")
     print(f"idle cpu before the rounds (% of a core): {', '.join(f'{k} {v}' for k, v in idle_cpu_pct.items())}")
 
@@ -987,6 +1399,8 @@ def main(argv: list[str] | None = None) -> int:
     failed += [name for name, count in errors.items() if count]
     if hops is not None and not hops["ok"]:
         failed.append(MEMPROXY)
+    if extraction_problems:
+        failed.append(f"{MEMPROXY} (extraction load)")
     ok = not failed and (not args.strict or all(check["pass"] for check in checks))
 
     results = {
@@ -1021,6 +1435,7 @@ def main(argv: list[str] | None = None) -> int:
         "derived": derived,
         "checks": checks,
         "memory_hops": hops,
+        "extraction_load": None if extraction is None else {**extraction, **(extraction_summary or {})},
         "rss_mb_after": rss,
         "idle_cpu_pct": idle_cpu_pct,
         "rounds": {

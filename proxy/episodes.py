@@ -112,13 +112,15 @@ class EpisodeService:
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
         untrusted, sources = derive_provenance(session.tools, settings.extraction.untrusted_tools)
+        # Milliseconds for a long session (redacting every message): off the event loop.
+        transcript = await asyncio.to_thread(build_transcript, session.messages, proxy_tools=self.proxy_tools)
         job = new_job(
             user=session.user,
             workspace=session.workspace,
             session_id=session.id,
             model=session.model,
             turns=session.turns,
-            transcript=build_transcript(session.messages, proxy_tools=self.proxy_tools),
+            transcript=transcript,
             untrusted=untrusted,
             sources=sources,
             now=time.time(),

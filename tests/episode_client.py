@@ -86,10 +86,8 @@ class Chat:
         return self.send()
 
     def send(self) -> Any:
-        extra = {"tools": self.tools} if self.tools else {}
-        raw = self.client.chat.completions.with_raw_response.create(
-            model=self.model, messages=self.messages, **extra
-        )
+        create: Any = self.client.chat.completions.with_raw_response.create  # plain dicts, as agents send them
+        raw = create(model=self.model, messages=self.messages, **({"tools": self.tools} if self.tools else {}))
         self.headers = raw.headers
         message = raw.parse().choices[0].message
         self.messages.append(message.model_dump(exclude_none=True))
