@@ -210,11 +210,9 @@ def episodes() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def episodes_list(as_json: bool, **who: Any) -> None:
     """Episodes of the user in this workspace (untrusted ones too), then their extraction jobs not done yet."""
-    from .management import job_json
-
     found, jobs = _run(who, lambda service, caller: service.of(caller), episodes=True)
     if as_json:
-        body = {"episodes": [e.to_json() for e in found], "jobs": [job_json(j) for j in jobs]}
+        body = {"episodes": [e.to_json() for e in found], "jobs": [j.status_json() for j in jobs]}
         click.echo(orjson.dumps(body).decode())
         return
     for episode in found:

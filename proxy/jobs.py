@@ -31,6 +31,7 @@ import orjson
 
 from .errors import StoreUnavailable
 from .memory.durable import fsync_dir
+from .memory.records import format_ts
 
 log = logging.getLogger("proxy.jobs")
 
@@ -60,6 +61,19 @@ class Job:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "sources": list(self.sources)}
+
+    def status_json(self) -> dict[str, Any]:
+        """The job as its user sees it (API, CLI): how it is doing, never its transcript."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "turns": self.turns,
+            "state": self.state,
+            "attempts": self.attempts,
+            "next_at": format_ts(self.next_at) if self.next_at else None,
+            "last_error": self.last_error,
+            "created_at": format_ts(self.created_at),
+        }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Job:

@@ -14,8 +14,6 @@ from starlette.routing import Route
 
 from .errors import InvalidRequest
 from .identity import Identity, require_identity
-from .jobs import Job
-from .memory.records import format_ts
 from .memory.service import MemoryService, as_json
 from .relay import buffered_response, read_body
 from .services import Services
@@ -92,7 +90,7 @@ def memory_routes(services: Services) -> list[Route]:
             {
                 "count": len(episodes),
                 "episodes": [e.to_json() for e in episodes],
-                "jobs": [job_json(j) for j in jobs],
+                "jobs": [j.status_json() for j in jobs],
             }
         )
 
@@ -129,20 +127,6 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise InvalidRequest("the request body must be a JSON object")
     return fields
-
-
-def job_json(job: Job) -> dict[str, Any]:
-    """A job as the user sees it: its state, never its transcript."""
-    return {
-        "id": job.id,
-        "session_id": job.session_id,
-        "turns": job.turns,
-        "state": job.state,
-        "attempts": job.attempts,
-        "next_at": format_ts(job.next_at) if job.next_at else None,
-        "last_error": job.last_error,
-        "created_at": format_ts(job.created_at),
-    }
 
 
 def _int(value: str | None, name: str, *, default: int) -> int:
