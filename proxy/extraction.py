@@ -17,6 +17,7 @@ litellm is imported here, lazily and in a thread, when the first job runs: the c
 from __future__ import annotations
 
 import asyncio
+import gc
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -133,6 +134,7 @@ def _warm_up() -> None:
         drop_params=True,
         mock_response='{"summary": "", "facts": []}',
     )
+    gc.freeze()  # what that first call built lives on too (see import_litellm)
 
 
 def _providers() -> frozenset[str]:

@@ -9,7 +9,9 @@ translated into ours where they enter.
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,7 +30,13 @@ _ERROR_TYPES = {
 
 def import_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    first = "litellm" not in sys.modules
     import litellm
+
+    if first:
+        # Its 300,000 objects live as long as the process: keep them out of every full collection, which otherwise
+        # takes 200 ms each time and stalls every request in flight (measured: stream c=16 p99 250 ms).
+        gc.freeze()
 
     litellm.suppress_debug_info = True
     # litellm's aiohttp transport keeps sessions bound to the event loop that made them and leaves connections
