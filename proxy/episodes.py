@@ -156,7 +156,7 @@ class EpisodeService:
             self._wake.clear()
             try:
                 await self.run_due()
-                next_at = self._count(await self.jobs.all())
+                next_at = self.next_due(await self.jobs.all())
             except Exception:  # noqa: BLE001 - the worker outlives any one failure
                 log.exception("extraction worker failed; trying again shortly")
                 next_at = time.time() + 5
@@ -164,12 +164,13 @@ class EpisodeService:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
 
-    def _count(self, jobs: list[Job]) -> float | None:
+    def next_due(self, jobs: list[Job]) -> float | None:
         """Show what is queued in the metrics; returns when the next pending job is due."""
         pending = [job for job in jobs if job.state == "pending"]
         self.metrics.extraction_pending.labels("pending").set(len(pending))
         self.metrics.extraction_pending.labels("failed").set(len(jobs) - len(pending))
-        return min((job.next_at for job in pending), default=None)
+        waiting = (job.next_at for job in pending if job.user not in self._want_key)  # those wait for a request
+        return min(waiting, default=None)
 
     async def run_due(self) -> int:
         """Run every job that is due now; returns how many ran to completion."""

@@ -293,3 +293,11 @@ async def test_a_job_refused_for_want_of_a_key_waits_for_the_users_next_request(
     converse(service, "s2", "hello again", key="sk-ada")
     assert await service.run_due() == 1
     assert extractor(service).calls[-1]["key"] == "sk-ada"
+
+
+async def test_a_job_waiting_for_a_key_does_not_keep_the_worker_busy(service: EpisodeService) -> None:
+    converse(service, "s1", "a", "b", "c")
+    await service.end(ADA, "s1")
+    extractor(service).answers = [ExtractionFailed("no key", upstream_status=401, keyless=True)]
+    await service.run_due()
+    assert service.next_due(await service.jobs.all()) is None  # nothing due: the worker sleeps until woken
