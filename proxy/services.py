@@ -50,10 +50,14 @@ class Services:
         await self.memory.aclose()
 
 
-def build_store(settings: Settings) -> MemoryStore:
+def _files_backend(settings: Settings) -> Path:
     if settings.store.backend != "files":
         raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
-    return FilesStore(settings.store.path)
+    return Path(settings.store.path)
+
+
+def build_store(settings: Settings) -> MemoryStore:
+    return FilesStore(_files_backend(settings))
 
 
 def litellm_route(settings: Settings) -> LiteLLMRoute:
@@ -62,8 +66,7 @@ def litellm_route(settings: Settings) -> LiteLLMRoute:
 
 
 def build_episode_store(settings: Settings) -> EpisodeStore:
-    build_store(settings)  # the same backend check
-    return FilesEpisodes(settings.store.path)
+    return FilesEpisodes(_files_backend(settings))
 
 
 def build_services(
