@@ -26,13 +26,15 @@ memproxy extracts episodes in the background. Both run for a fixed window per ta
 instead of a request count. During every target's ``chat +ex`` window a driver ends 3-turn sessions through
 memproxy at a steady rate (``--extraction-rate``, per second; three chat requests with a fresh
 ``X-Memory-Session`` for a user of its own, then ``POST /memory/sessions/{id}/end``), so memproxy's worker
-runs extraction calls through litellm against the fake upstream (started with ``--extraction``, which answers
-them) while the measured requests flow; the whole machine carries the same load for every target, so what
-differs for memproxy is what extraction costs inside its process. The extractions memproxy finished during
-its own windows are read from ``memproxy_extraction_jobs_total{outcome="done"}`` at ``/metrics``; the run
-fails when a window saw none (the comparison would mean nothing). Before the rounds, the first extraction
-(litellm's import in memproxy) runs on its own while a ``chat c=1`` load measures what requests meanwhile
-see, and after them the driver's jobs are waited for, so memproxy exits with none queued.
+runs extraction calls (through litellm, in memproxy's extraction process) against the fake upstream (started
+with ``--extraction``, which answers them) while the measured requests flow; the whole machine carries the
+same load for every target, so what differs for memproxy is what extraction costs it. The p50 check is
+memproxy's own ratio; the p99 check is memproxy's ratio over the forwarder's, as p99 on two cores moves with
+any load. The extractions memproxy finished during its own windows are read from
+``memproxy_extraction_jobs_total{outcome="done"}`` at ``/metrics``; the run fails when a window saw none (the
+comparison would mean nothing). Before the rounds, the first extraction (which starts the extraction process
+and imports litellm there) runs on its own while a ``chat c=1`` load measures what requests meanwhile see, and
+after them the driver's jobs are waited for, so memproxy exits with none queued.
 
     python bench/overhead.py                 # default run: a few minutes
     python bench/overhead.py --quick         # smoke check: under a minute
@@ -115,10 +117,13 @@ MIN_THROUGHPUT_RATIO = 0.7
 # The issue's target for server-side memory tools: a hop costs the proxy under 2 ms beyond the upstream's
 # time, at 500 memories.
 MAX_HOP_MS = 2.0
-# This benchmark's own tolerance for "latency unchanged while extractions run": memproxy's p50 and p99 in
-# `chat +ex` over the same in `chat no-ex` of the same run (the machine's noise shows in direct's ratios).
+# This benchmark's own tolerance for "latency unchanged while extractions run": memproxy's p50 in `chat +ex`
+# over the same in `chat no-ex` of the same run; and its p99 ratio over the forwarder's. The forwarder is
+# measured under the same load (memproxy extracting in the background, the fake answering extraction calls,
+# the driver's requests), all on this machine's cores: its ratio is what that load costs any proxy here,
+# and memproxy's must not exceed it by more than this.
 MAX_EXTRACTION_P50_RATIO = 1.25
-MAX_EXTRACTION_P99_RATIO = 1.5
+MAX_EXTRACTION_P99_EXCESS = 1.25
 EXTRACTION_USER = "bench-extraction"  # the driver's sessions and their memories stay out of the measured user's
 EXTRACTION_TURNS = 3  # memproxy's default sessions.min_turns_for_extraction
 FIRST_EXTRACTION_TIMEOUT_S = 120.0
@@ -254,8 +259,11 @@ class Server:
         """User + system CPU time of every live process in the server's session."""
         return sum(cpu for _, cpu, _ in _session_processes(self.proc.pid)) if self.proc else 0.0
 
-    def rss_mb(self) -> float:
-        return sum(rss for _, _, rss in _session_processes(self.proc.pid)) / 2**20 if self.proc else 0.0
+    def rss_mb(self) -> tuple[float, float]:
+        """The server process's resident memory, and that of the processes it started (memproxy's extraction)."""
+        found = _session_processes(self.proc.pid) if self.proc else []
+        own = sum(rss for pid, _, rss in found if pid == self.proc.pid) if self.proc else 0
+        return own / 2**20, (sum(rss for _, _, rss in found) - own) / 2**20
 
 
 _RUNNING: list[Server] = []
@@ -916,16 +924,25 @@ def extraction_report(
     }
     checks = []
     if MEMPROXY in compare:
-        for key, limit in (("p50_ms", MAX_EXTRACTION_P50_RATIO), ("p99_ms", MAX_EXTRACTION_P99_RATIO)):
-            ratio = compare[MEMPROXY][f"{key}_ratio"]
-            checks.append(
-                {
-                    "name": f"memproxy {key[:3]} with/without extraction load, chat c=1",
-                    "value": ratio,
-                    "target": f"<= {limit}",
-                    "pass": ratio <= limit,
-                }
-            )
+        ratio = compare[MEMPROXY]["p50_ms_ratio"]
+        checks.append(
+            {
+                "name": "memproxy p50 with/without extraction load, chat c=1",
+                "value": ratio,
+                "target": f"<= {MAX_EXTRACTION_P50_RATIO}",
+                "pass": ratio <= MAX_EXTRACTION_P50_RATIO,
+            }
+        )
+    if MEMPROXY in compare and FORWARDER in compare:
+        excess = compare[MEMPROXY]["p99_ms_ratio"] / compare[FORWARDER]["p99_ms_ratio"]
+        checks.append(
+            {
+                "name": "memproxy p99 with/without extraction load, over the forwarder's, chat c=1",
+                "value": excess,
+                "target": f"<= {MAX_EXTRACTION_P99_EXCESS}",
+                "pass": excess <= MAX_EXTRACTION_P99_EXCESS,
+            }
+        )
     problems = []
     empty = [w["round"] for w in windows if w["done"] == 0]
     if not windows:
@@ -988,9 +1005,9 @@ def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: a
     first = extraction.get("first") or {}
     if first:
         print(
-            f"  first extraction (imports litellm in memproxy): done after {first['seconds_to_done']:.1f}s; chat c=1 "
-            f"meanwhile p50 {first['p50_ms']:.2f} ms, p99 {first['p99_ms']:.2f} ms, max {first['max_ms']:.1f} ms "
-            f"({first['requests']} requests)"
+            f"  first extraction (starts memproxy's extraction process): done after {first['seconds_to_done']:.1f}s; "
+            f"chat c=1 meanwhile p50 {first['p50_ms']:.2f} ms, p99 {first['p99_ms']:.2f} ms, "
+            f"max {first['max_ms']:.1f} ms ({first['requests']} requests)"
         )
     print("  (medians across rounds; +p50 = p50 minus direct's p50 in the same case)")
 
@@ -1347,8 +1364,14 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(check_replies(targets, args.timeout))
             live = [t for t in targets if t.status == "ok"]
             rounds, idle_cpu_pct, hops, extraction = runner.run(benchmark(args, targets))
-        rss = {t.name: round(t.server.rss_mb(), 1) for t in live}
-        rss |= {f"{t.name} hop": round(t.hop_server.rss_mb(), 1) for t in live if t.hop_server is not None}
+        rss = {}
+        for t in live:
+            for name, server in ((t.name, t.server), (f"{t.name} hop", t.hop_server)):
+                if server is not None:
+                    own, children = server.rss_mb()
+                    rss[name] = round(own, 1)
+                    if children:
+                        rss[f"{name}'s children"] = round(children, 1)
     finally:
         stop_all()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -96,7 +96,10 @@ class EpisodeService:
                 self._wake.set()
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
-                self._end_soon(session, "overflow")
+                if self._extracts(session):
+                    self._end_soon(session, "overflow")
+                else:  # the common case under load (one-shot requests): no task, no I/O
+                    self.metrics.sessions_ended.labels("no_extraction").inc()
 
     # -- ending sessions --------------------------------------------------------------------------------------
 
@@ -106,9 +109,13 @@ class EpisodeService:
             raise SessionNotFound(f"no active session {session_id!r} here", param="session_id")
         return await self._ended(session, "ended by request")
 
+    def _extracts(self, session: Session) -> bool:
+        settings = self.settings
+        return settings.extraction.enabled and session.turns >= settings.sessions.min_turns_for_extraction
+
     async def _ended(self, session: Session, reason: str) -> Ended:
         settings = self.settings
-        if not settings.extraction.enabled or session.turns < settings.sessions.min_turns_for_extraction:
+        if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
         untrusted, sources = derive_provenance(session.tools, settings.extraction.untrusted_tools)
@@ -310,6 +317,7 @@ class EpisodeService:
             task.cancel()
         await asyncio.gather(*self._tasks, *self._ending, return_exceptions=True)
         self._tasks = []
+        await self.extractor.aclose()
         for session in self.sessions.end_all():
             try:
                 await self._ended(session, "shutdown")

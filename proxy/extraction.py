@@ -11,13 +11,12 @@ Which model, where, and with whose key:
   carried it, held in memory only. A client's key only ever goes where that client's requests go: never
   to a provider it did not call.
 
-litellm is imported here, lazily and in a thread, when the first job runs: the chat path never loads it.
+This runs in the extraction process (:mod:`proxy.extraction_process`), which imports litellm; the proxy's own
+process never does for extraction.
 """
 
 from __future__ import annotations
 
-import asyncio
-import gc
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,6 +54,8 @@ class Extractor(Protocol):
         self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
     ) -> Answer: ...
 
+    async def aclose(self) -> None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Target:
@@ -67,7 +68,6 @@ class LiteLLMExtractor:
     def __init__(self, settings: Settings, route: LiteLLMRoute) -> None:
         self.settings = settings
         self.route = route
-        self._warm = False
 
     def target(self, session_model: str | None) -> Target:
         upstream = self.settings.upstream
@@ -84,10 +84,6 @@ class LiteLLMExtractor:
     async def extract(
         self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
     ) -> Answer:
-        if not self._warm:
-            # The first import and call take seconds: in a thread, so requests meanwhile are not held up.
-            await asyncio.to_thread(_warm_up)
-            self._warm = True
         litellm = import_litellm()
         target = self.target(session_model)
         key = self.settings.upstream.api_key or (client_key if target.client_key_allowed else None)
@@ -120,21 +116,8 @@ class LiteLLMExtractor:
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         )
 
-
-def _warm_up() -> None:
-    """Import litellm and take one canned completion through its OpenAI path, which imports and builds the rest
-    (measured: the first real call otherwise held the event loop for 0.4-0.8 s; after this, 50 ms)."""
-    litellm = import_litellm()
-    litellm.completion(
-        model="openai/warm-up",
-        messages=[{"role": "user", "content": "warm up"}],
-        api_key=NO_KEY,
-        response_format={"type": "json_object"},
-        max_tokens=1,
-        drop_params=True,
-        mock_response='{"summary": "", "facts": []}',
-    )
-    gc.freeze()  # what that first call built lives on too (see import_litellm)
+    async def aclose(self) -> None:
+        await self.route.aclose()
 
 
 def _providers() -> frozenset[str]:

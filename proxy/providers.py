@@ -13,11 +13,14 @@ import gc
 import os
 import sys
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .errors import ProxyError, UpstreamStatusError, UpstreamTimeout, UpstreamUnreachable
+
+if TYPE_CHECKING:
+    from .config import UpstreamSettings
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -51,6 +54,10 @@ class LiteLLMRoute:
         self.api_base = api_base
         self.timeout_s = timeout_s
         self._used = False
+
+    @classmethod
+    def of(cls, upstream: UpstreamSettings) -> LiteLLMRoute:
+        return cls(upstream.litellm_models, api_base=upstream.litellm_api_base, timeout_s=upstream.timeout_s)
 
     def mark_used(self) -> None:
         """litellm's cached clients need closing at shutdown (the extractor calls litellm too)."""

@@ -11,7 +11,8 @@ import httpx
 from .config import Settings
 from .episodes import EpisodeService
 from .errors import ConfigError
-from .extraction import Extractor, LiteLLMExtractor
+from .extraction import Extractor
+from .extraction_process import ProcessExtractor
 from .hiddenturns import HiddenTurns
 from .jobs import JobQueue
 from .memory.episode_files import FilesEpisodes
@@ -60,11 +61,6 @@ def build_store(settings: Settings) -> MemoryStore:
     return FilesStore(_files_backend(settings))
 
 
-def litellm_route(settings: Settings) -> LiteLLMRoute:
-    upstream = settings.upstream
-    return LiteLLMRoute(upstream.litellm_models, api_base=upstream.litellm_api_base, timeout_s=upstream.timeout_s)
-
-
 def build_episode_store(settings: Settings) -> EpisodeStore:
     return FilesEpisodes(_files_backend(settings))
 
@@ -88,7 +84,7 @@ def build_services(
 
         transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
     upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
-    litellm = litellm_route(settings)
+    litellm = LiteLLMRoute.of(settings.upstream)
     store = store if store is not None else build_store(settings)
     metrics = Metrics()
     memory = MemoryService(
@@ -102,7 +98,7 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory),
         hidden_turns=HiddenTurns(),
-        episodes=episode_service(settings, memory, extractor or LiteLLMExtractor(settings, litellm), metrics),
+        episodes=episode_service(settings, memory, extractor, metrics),
     )
 
 
@@ -116,7 +112,7 @@ def episode_service(
         memory,
         memory.episodes,
         JobQueue(settings.store.path),
-        extractor or LiteLLMExtractor(settings, litellm_route(settings)),
+        extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
     )

@@ -56,6 +56,7 @@ DEFAULT_CONTENT = "Hello from the fake upstream."
 MODEL_IDS = ("fake-model", "fake-model-2")
 MODEL_CREATED = 1_700_000_000
 EMBEDDING_DIMS = 8
+KEEP_ALIVE_S = 75  # nginx's default, and longer than any client here keeps an idle connection
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 _DONE = b"data: [DONE]\n\n"
 # OpenAI error (type, code) and Anthropic error type by status, for scripted errors without an explicit body.
@@ -720,8 +721,16 @@ def main(argv: list[str] | None = None) -> None:
         fake.respond_with(_memory_hop_responder())
     elif args.extraction:
         fake.respond_with(_extraction_responder())
+    # Connections stay open longer than any client here pools them (memproxy 30 s, the bench's forwarder 60 s),
+    # as at hosted APIs: with uvicorn's 5 s a request could race the server's close on a reused connection.
     config = uvicorn.Config(
-        fake.app, host=args.host, port=args.port, access_log=False, log_level="warning", lifespan="off"
+        fake.app,
+        host=args.host,
+        port=args.port,
+        access_log=False,
+        log_level="warning",
+        lifespan="off",
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     _quiet_deliberate_aborts()
     uvicorn.Server(config).run()

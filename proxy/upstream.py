@@ -17,22 +17,27 @@ from httpx_aiohttp import AiohttpTransport
 from .errors import ProxyError, UpstreamTimeout, UpstreamUnreachable
 from .headers import RawHeaders
 
+MAX_URLS = 1_000
+
 
 class Upstream:
     def __init__(self, base_url: str, *, timeout_s: float, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         limits = httpx.Limits(max_connections=1000, max_keepalive_connections=200, keepalive_expiry=30)
         self._transport = transport if transport is not None else AiohttpTransport(limits=limits)
-        self._client = httpx.AsyncClient(
-            transport=self._transport, timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)), trust_env=False
-        )
+        self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)).as_dict()
+        self._urls: dict[str, httpx.URL] = {}  # parsed once per path: parsing was a fifth of building a request
 
-    def url(self, path: str, query: bytes = b"") -> str:
+    def url(self, path: str, query: bytes = b"") -> httpx.URL:
         """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4)."""
-        if path == "/v1" or path.startswith("/v1/"):
-            path = path[3:]
-        url = self.base_url + path
-        return f"{url}?{query.decode('latin-1')}" if query else url
+        url = self._urls.get(path)
+        if url is None:
+            rest = path[3:] if path == "/v1" or path.startswith("/v1/") else path
+            url = httpx.URL(self.base_url + rest)
+            if len(self._urls) >= MAX_URLS:  # clients choose paths: keep the cache bounded
+                self._urls.clear()
+            self._urls[path] = url
+        return url.copy_with(query=query) if query else url
 
     async def send(
         self,
@@ -45,11 +50,13 @@ class Upstream:
     ) -> httpx.Response:
         """Send a request and return once the status and headers are in; the body is left to stream.
 
-        Straight to the transport: a proxy wants none of the client's redirects, auth or cookies (a cookie from
-        one user's upstream response must never ride on another's request), and skipping them is a large share
-        of the per-request cost.
+        A bare ``httpx.Request`` straight to the transport: a proxy wants none of a client's default headers
+        (httpx's would add its own ``User-Agent``), redirects, auth or cookies (a cookie from one user's upstream
+        response must never ride on another's request), and skipping them is a large share of the per-request cost.
         """
-        request = self._client.build_request(method, self.url(path, query), headers=headers, content=content)
+        request = httpx.Request(
+            method, self.url(path, query), headers=headers, content=content, extensions={"timeout": self._timeout}
+        )
         try:
             response = await self._transport.handle_async_request(request)
         except (httpx.TransportError, TimeoutError, OSError) as exc:
@@ -58,7 +65,7 @@ class Upstream:
         return response
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await self._transport.aclose()
 
 
 def translate_transport_error(exc: BaseException) -> ProxyError:

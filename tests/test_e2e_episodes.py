@@ -5,6 +5,7 @@ The openai SDK -> memproxy on a socket -> a fake upstream that answers chat call
 the management API with a deadline.
 """
 
+import contextlib
 import os
 import re
 import signal
@@ -308,6 +309,15 @@ def subprocesses() -> Iterator[list[subprocess.Popen[bytes]]]:
         process.wait(timeout=10)
 
 
+def children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
+                found.append(int(stat.parent.name))
+    return found
+
+
 def test_a_pending_job_survives_kill_9(
     fake: FakeUpstream, user: str, tmp_path: Path, subprocesses: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -344,8 +354,10 @@ def test_a_pending_job_survives_kill_9(
     # Requests never wait on extraction: a chat request is answered while the extraction call hangs.
     assert Chat(sdk(url, user).with_options(timeout=5)).say("Is the billing service up?").content == "ok"
 
+    [extraction_process] = children_of(process.pid)  # where the call hangs
     process.send_signal(signal.SIGKILL)
     assert process.wait(timeout=10) == -signal.SIGKILL
+    wait_until(lambda: not Path(f"/proc/{extraction_process}").exists(), "the extraction process to exit")
     held = False
     with proxy_on(data_dir, fake.base_url) as restarted:
         (episode,) = settled_episodes(restarted, user)

@@ -42,6 +42,9 @@ class ScriptedExtractor:
             raise answer
         return Answer(answer, f"openai/{session_model}", prompt_tokens=100, completion_tokens=20)
 
+    async def aclose(self) -> None:
+        pass
+
 
 def answer(summary: str, *facts: str) -> str:
     return orjson.dumps({"summary": summary, "facts": list(facts)}).decode()
@@ -109,6 +112,25 @@ async def test_too_few_turns_queue_no_job(service: EpisodeService) -> None:
     ended = await service.end(ADA, "s1")
     assert ended.job is None
     assert await service.jobs.all() == []
+
+
+async def test_past_the_session_limit_the_least_recent_ends_and_only_a_long_one_queues_a_job(
+    service: EpisodeService,
+) -> None:
+    service.sessions.limit = 2
+    converse(service, "long", "a", "b", "c")
+    converse(service, "short", "hi")
+    converse(service, "third", "x")  # "long" is the least recently seen: it ends
+    converse(service, "fourth", "y")  # then "short"
+    assert [s.id for s in service.sessions.of(ADA.user, ADA.workspace)] == ["fourth", "third"]
+    await service.aclose()  # waits for endings under way; "third" and "fourth" end too
+    [job] = await service.jobs.all()
+    assert (job.session_id, job.turns) == ("long", 3)
+    ended = [
+        service.metrics.registry.get_sample_value("memproxy_sessions_ended_total", {"outcome": outcome})
+        for outcome in ("queued", "no_extraction")
+    ]
+    assert ended == [1, 3]
 
 
 async def test_ending_an_unknown_session_is_a_404(service: EpisodeService) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from proxy.config import load_settings
 from proxy.extraction import NO_KEY, ExtractionFailed, LiteLLMExtractor
-from proxy.services import litellm_route
+from proxy.providers import LiteLLMRoute
 
 pytestmark = pytest.mark.anyio
 
@@ -16,7 +16,7 @@ MESSAGES = [{"role": "system", "content": "extract"}, {"role": "user", "content"
 
 def extractor(**overrides: Any) -> LiteLLMExtractor:
     settings = load_settings(overrides={"upstream.base_url": "http://upstream.test/v1", **overrides})
-    return LiteLLMExtractor(settings, litellm_route(settings))
+    return LiteLLMExtractor(settings, LiteLLMRoute.of(settings.upstream))
 
 
 @pytest.fixture
