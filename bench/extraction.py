@@ -474,7 +474,7 @@ def report(sessions: list[SessionSpec], tokens: list[dict[str, Any]], cpu: CpuRu
     print(row("longest event-loop step during end(), ms", stats(cpu.end_stall_ms), ",.2f"))
     if first:
         print(
-            f"  one-time: the first job starts the extraction process (litellm's import and a warm-up call there): "
+            f"  one-time: the first job starts the extraction process (litellm's import there, then its first call): "
             f"{first['wall_ms']:,.0f} ms wall, {first['extraction_process_cpu_ms']:,.0f} ms of that process's cpu; "
             f"here {first['cpu_ms']:,.1f} ms cpu, longest event-loop step {first['stall_ms']:,.1f} ms"
         )
