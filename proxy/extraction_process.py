@@ -70,7 +70,12 @@ class ProcessExtractor:
                 code = await child.wait()
                 self._child = None
                 raise ExtractionFailed(f"the extraction process exited with code {code}")
-        return _answer(orjson.loads(line))
+            try:
+                reply = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:  # out of step with us: start afresh
+                await self._stop()
+                raise ExtractionFailed("the extraction process answered out of turn") from exc
+        return _answer(reply)
 
     async def _start(self) -> asyncio.subprocess.Process:
         self._child = await asyncio.create_subprocess_exec(

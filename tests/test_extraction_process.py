@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ import pytest
 from proxy.config import load_settings
 from proxy.extraction import ExtractionFailed
 from proxy.extraction_process import ProcessExtractor
-from proxy.testing import FakeUpstream, Reply, extraction_reply, is_extraction, run_fake_upstream
+from proxy.testing import FakeUpstream, Reply, extraction_reply, is_extraction
 
 pytestmark = pytest.mark.anyio
 
@@ -21,16 +21,9 @@ MESSAGES = [{"role": "system", "content": "extract"}, {"role": "user", "content"
 ANSWER = extraction_reply("We fixed billing.", ["The billing service runs on port 8081."])
 
 
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    with run_fake_upstream() as fake:
-        yield fake
-
-
 @pytest.fixture
-def fake(fake_server: FakeUpstream) -> FakeUpstream:
-    fake_server.reset()
-    return fake_server
+def fake(fake_upstream: FakeUpstream) -> FakeUpstream:
+    return fake_upstream
 
 
 @pytest.fixture
