@@ -24,7 +24,7 @@ T = TypeVar("T")
 # What DESIGN.md promises of an episode (the API adds `job` and `model`).
 EPISODE_FIELDS = {"id", "session_id", "user", "workspace", "turns", "created_at", "summary", "facts", "provenance"}
 PROVENANCE_FIELDS = {"untrusted", "sources", "user_approved"}
-WAIT_S = 20.0  # the first extraction in a process imports litellm (~4 s); retries back off 2 s
+WAIT_S = 20.0  # a first extraction starts the extraction process (litellm's import, ~4 s); retries back off 2 s
 
 
 def tool(name: str) -> dict[str, Any]:
