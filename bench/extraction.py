@@ -51,6 +51,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before anything
 
 # bench/extraction_sessions.py: found as the script's directory is first on sys.path (python bench/extraction.py)
 from extraction_sessions import MODEL, TOOLS, SessionSpec, build_sessions  # noqa: E402
+from results_file import write_results  # noqa: E402
 
 from proxy.config import load_settings  # noqa: E402
 from proxy.extraction import Answer, Extractor  # noqa: E402
@@ -573,20 +574,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     results["problems"] = problems
     results["ok"] = not problems
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(_finite(results), indent=2, default=str, allow_nan=False) + "\n")
+    write_results(args.output, results)
     print(f"results: {args.output}")
     return 0 if not problems else 1
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 if __name__ == "__main__":

@@ -82,6 +82,9 @@ from urllib.parse import urlsplit
 
 import httptools
 
+# bench/results_file.py: found as the script's directory is first on sys.path (python bench/overhead.py)
+from results_file import write_results
+
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"
 LOG_DIR = RESULTS_DIR / "logs"
@@ -1471,8 +1474,7 @@ def main(argv: list[str] | None = None) -> int:
         "ok": ok,
         "failed": failed,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(_finite(results), indent=2, default=str, allow_nan=False) + "\n")
+    write_results(args.output, results)
     print(f"results: {args.output}  logs: {LOG_DIR}")
     if failed:
         print(f"FAILED: {', '.join(sorted(set(failed)))}", file=sys.stderr)
@@ -1486,17 +1488,6 @@ def _event_loop_runner() -> asyncio.Runner:
     except ImportError:  # pragma: no cover
         return asyncio.Runner()
     return asyncio.Runner(loop_factory=uvloop.new_event_loop)
-
-
-def _finite(value: Any) -> Any:
-    """NaN and infinities become null, so the JSON is strict JSON."""
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 if __name__ == "__main__":
