@@ -54,15 +54,15 @@ from extraction_sessions import MODEL, TOOLS, SessionSpec, build_sessions  # noq
 from results_file import write_results  # noqa: E402
 
 from proxy.config import load_settings  # noqa: E402
-from proxy.extraction import Answer, Extractor  # noqa: E402
-from proxy.identity import Identity  # noqa: E402
+from proxy.episodes.extraction import Answer, Extractor  # noqa: E402
+from proxy.episodes.sessions import derive_session_id  # noqa: E402
+from proxy.episodes.transcript import build_transcript, extraction_messages  # noqa: E402
+from proxy.memory.caller import Identity  # noqa: E402
 from proxy.memory.records import check_draft  # noqa: E402
 from proxy.memory.store import Owner  # noqa: E402
-from proxy.memory.tools import NAMES  # noqa: E402
-from proxy.providers import import_litellm  # noqa: E402
+from proxy.pipe.providers import import_litellm  # noqa: E402
 from proxy.services import build_services  # noqa: E402
-from proxy.sessions import derive_session_id  # noqa: E402
-from proxy.transcript import build_transcript, extraction_messages  # noqa: E402
+from proxy.tools.memory_tools import NAMES  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"

@@ -30,10 +30,10 @@ import orjson
 from openai import OpenAI
 
 from proxy.app import create_app
-from proxy.background import serve_in_background
 from proxy.config import load_settings
 from proxy.services import build_services
 from proxy.testing import Reply, run_fake_upstream
+from proxy.testing.runner import serve_in_background
 
 HERE = Path(__file__).resolve().parent
 OURS, NAIVE = "memproxy (frozen block + notes)", "naive (block recomputed per request)"

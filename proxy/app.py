@@ -9,12 +9,13 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .api.memories import memory_routes
+from .dialects.chat import CHAT
 from .errors import ProxyError
-from .headers import upstream_request_headers
-from .management import memory_routes
 from .metrics import CONTENT_TYPE
-from .pipeline import CLIENT_CLOSED, handle_chat
-from .relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
+from .pipe.headers import upstream_request_headers
+from .pipe.relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
+from .pipeline import CLIENT_CLOSED, handle
 from .services import Services
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -41,7 +42,7 @@ def create_app(services: Services) -> FastAPI:
         return buffered_response(200, [(b"content-type", b"application/json")], b'{"status":"ok"}')
 
     async def chat_completions(request: Request) -> Response:
-        return await handle_chat(request, services)
+        return await handle(request, services, CHAT)
 
     async def passthrough(request: Request) -> Response:
         """Every other path goes to the upstream as it came (COMPAT K)."""

@@ -247,7 +247,8 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
 
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
-    from .identity import Identity, user_for_token
+    from .auth.identity import user_for_token
+    from .memory.caller import Identity
     from .memory.service import MemoryService
     from .services import build_episode_store, build_store, episode_service
 

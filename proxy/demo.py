@@ -17,10 +17,10 @@ from typing import Any
 import orjson
 
 from .app import create_app
-from .background import serve_in_background
 from .config import load_settings
 from .services import build_services
 from .testing import Reply, ToolCall, run_fake_upstream
+from .testing.runner import serve_in_background
 
 SYSTEM = "You are a concise coding assistant."
 _ENTRY = re.compile(r"^- \((m-\d+), (\w+)\) (.+)$", re.MULTILINE)

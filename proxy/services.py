@@ -9,22 +9,22 @@ from types import TracebackType
 import httpx
 
 from .config import Settings
-from .episodes import EpisodeService
+from .episodes.extraction import Extractor
+from .episodes.extraction_process import ProcessExtractor
+from .episodes.jobs import JobQueue
+from .episodes.service import EpisodeService
 from .errors import ConfigError
-from .extraction import Extractor
-from .extraction_process import ProcessExtractor
-from .hiddenturns import HiddenTurns
-from .jobs import JobQueue
-from .memory.episode_files import FilesEpisodes
+from .memory.backends.episode_files import FilesEpisodes
+from .memory.backends.files import FilesStore
 from .memory.episodes import EpisodeStore
-from .memory.files import FilesStore
 from .memory.service import MemoryService
 from .memory.store import MemoryStore
-from .memory.tools import NAMES, MemoryTools
 from .metrics import Metrics
-from .providers import LiteLLMRoute
-from .recording import RecordingTransport, ReplayTransport
-from .upstream import Upstream
+from .pipe.providers import LiteLLMRoute
+from .pipe.recording import RecordingTransport, ReplayTransport
+from .pipe.upstream import Upstream
+from .tools.hidden import HiddenTurns
+from .tools.memory_tools import NAMES, MemoryTools
 
 
 @dataclass

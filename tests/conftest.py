@@ -1,17 +1,13 @@
 import os
 import socket
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
 
-from proxy.app import create_app
-from proxy.background import serve_in_background
-from proxy.config import load_settings
-from proxy.services import build_services
 from proxy.testing import FakeUpstream
+from proxy.testing.runner import run_memproxy
 
 pytest_plugins = ["proxy.testing"]
 
@@ -40,14 +36,7 @@ async def litellm(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
     litellm.in_memory_llm_clients_cache.flush_cache()
 
 
-@contextmanager
-def run_proxy(upstream_url: str, overrides: dict[str, Any] | None = None, **services: Any) -> Iterator[str]:
-    """A real proxy on a real socket, in a background thread, with its own data dir; yields its ``/v1`` base URL."""
-    with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
-        overrides = {"upstream.base_url": upstream_url, "store.path": data_dir, **(overrides or {})}
-        app = create_app(build_services(load_settings(overrides=overrides), **services))
-        with serve_in_background(app, name="memproxy") as root:
-            yield f"{root}/v1"
+run_proxy = run_memproxy  # a real proxy on a real socket with its own temporary data dir; yields its /v1 URL
 
 
 @pytest.fixture(scope="session")

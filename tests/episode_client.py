@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 import openai
 
 from proxy.app import create_app
-from proxy.background import serve_in_background
 from proxy.config import load_settings
 from proxy.services import build_services
 from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction
+from proxy.testing.runner import serve_in_background
 
 from .memory_client import api
 

@@ -1,4 +1,4 @@
-"""Another process writing to a :class:`~proxy.memory.files.FilesStore`, for ``tests/test_files_store.py``.
+"""Another process writing to a :class:`~proxy.memory.backends.files.FilesStore`, for ``tests/test_files_store.py``.
 
 Run from the repository root::
 
@@ -23,7 +23,7 @@ import resource
 import signal
 import sys
 
-from proxy.memory.files import FilesStore
+from proxy.memory.backends.files import FilesStore
 from proxy.memory.records import MemoryDraft
 from proxy.memory.store import Owner
 

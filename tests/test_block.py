@@ -1,6 +1,7 @@
 import copy
 
-from proxy.memory.block import FRAMING, Insert, block_position, entry, inject, message_text, render_block
+from proxy.dialects.chat import Insert, block_position, insert
+from proxy.memory.block import FRAMING, entry, message_text, render_block
 from proxy.memory.records import Memory
 
 
@@ -35,7 +36,7 @@ def test_inject_returns_a_new_body_and_leaves_the_clients_untouched() -> None:
     before = copy.deepcopy(payload)
     block = {"role": "system", "content": "[Memories]"}
     note = {"role": "system", "content": "note"}
-    out = inject(payload, [Insert(1, block), Insert(1, note), Insert(2, {"role": "system", "content": "end"})])
+    out = insert(payload, [Insert(1, block), Insert(1, note), Insert(2, {"role": "system", "content": "end"})])
     assert payload == before
     assert out is not payload and out["x"] == 1 and out["model"] == "m"
     assert [m["content"] for m in out["messages"]] == ["s", "[Memories]", "note", "u", "end"]
@@ -44,7 +45,7 @@ def test_inject_returns_a_new_body_and_leaves_the_clients_untouched() -> None:
 
 def test_inject_with_nothing_to_add_returns_the_same_body() -> None:
     payload = {"messages": [{"role": "user", "content": "u"}]}
-    assert inject(payload, []) is payload
+    assert insert(payload, []) is payload
 
 
 def test_message_text_reads_strings_and_text_parts() -> None:

@@ -3,7 +3,8 @@ from typing import Any
 import orjson
 import pytest
 
-from proxy.chunks import ChunkNormaliser, StreamProtocolError
+from proxy.dialects.chat_stream import ChunkNormaliser
+from proxy.pipe.sse import StreamProtocolError
 
 
 def chunk(choices: Any = None, *, id: str = "chatcmpl-1", created: int = 100, **extra: Any) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from typing import Any
 
 import orjson
 
-from proxy.chunks import DONE, ChunkNormaliser
-from proxy.memory.tools import NAMES
-from proxy.toolplan import Call
+from proxy.dialects.base import Call
+from proxy.dialects.chat_stream import DONE, ChunkNormaliser
+from proxy.tools.memory_tools import NAMES
 
 FIRST_ID, FIRST_CREATED = "chatcmpl-1", 100
 

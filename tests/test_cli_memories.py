@@ -37,7 +37,7 @@ def test_a_command_needs_to_know_whose_memories(tmp_path: Path) -> None:
 
 
 def test_an_api_key_names_the_same_user_the_proxy_derives(tmp_path: Path) -> None:
-    from proxy.identity import identify
+    from proxy.auth.identity import identify
 
     run(tmp_path, "memories", "add", "User prefers tabs", "--api-key", "sk-abc")
     user = identify([(b"authorization", b"Bearer sk-abc")]).user  # type: ignore[union-attr]

@@ -11,9 +11,9 @@ import openai
 import orjson
 import pytest
 
-from proxy import relay
-from proxy.memory.tools import SCHEMAS
+from proxy.pipe import relay
 from proxy.testing import FakeUpstream, Reply, ToolCall
+from proxy.tools.memory_tools import SCHEMAS
 
 from .conftest import RunProxy
 from .memory_client import TABS, api, close_clients, memproxy, remember, sdk, user

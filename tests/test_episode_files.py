@@ -20,9 +20,9 @@ import orjson
 import pytest
 
 from proxy.errors import StoreUnavailable
-from proxy.memory.episode_files import RACY_S, FilesEpisodes
+from proxy.memory.backends.episode_files import RACY_S, FilesEpisodes
+from proxy.memory.backends.files import owner_dir
 from proxy.memory.episodes import Episode, EpisodeStore, Provenance, episode_id
-from proxy.memory.files import owner_dir
 from proxy.memory.store import GLOBAL, Owner
 
 pytestmark = pytest.mark.anyio
@@ -330,7 +330,7 @@ async def test_a_garbage_file_is_skipped_and_its_text_never_logged(
 
 WORKER = """
 import asyncio, sys
-from proxy.memory.episode_files import RACY_S, FilesEpisodes
+from proxy.memory.backends.episode_files import RACY_S, FilesEpisodes
 from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.store import Owner
 

@@ -9,14 +9,14 @@ import orjson
 import pytest
 
 from proxy.config import load_settings
-from proxy.episodes import EpisodeService, SessionNotFound
+from proxy.episodes.extraction import Answer, ExtractionFailed
+from proxy.episodes.jobs import JobQueue
+from proxy.episodes.service import EpisodeService, SessionNotFound
 from proxy.errors import MemoryNotFound
-from proxy.extraction import Answer, ExtractionFailed
-from proxy.identity import Identity
-from proxy.jobs import JobQueue
-from proxy.memory.episode_files import FilesEpisodes
+from proxy.memory.backends.episode_files import FilesEpisodes
+from proxy.memory.backends.files import FilesStore
+from proxy.memory.caller import Identity
 from proxy.memory.episodes import episode_id
-from proxy.memory.files import FilesStore
 from proxy.memory.service import MemoryService
 from proxy.metrics import Metrics
 

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from proxy.config import load_settings
-from proxy.extraction import NO_KEY, ExtractionFailed, LiteLLMExtractor
-from proxy.providers import LiteLLMRoute
+from proxy.episodes.extraction import NO_KEY, ExtractionFailed, LiteLLMExtractor
+from proxy.pipe.providers import LiteLLMRoute
 
 pytestmark = pytest.mark.anyio
 

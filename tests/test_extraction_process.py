@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from proxy.config import load_settings
-from proxy.extraction import ExtractionFailed
-from proxy.extraction_process import ProcessExtractor
+from proxy.episodes.extraction import ExtractionFailed
+from proxy.episodes.extraction_process import ProcessExtractor
 from proxy.testing import FakeUpstream, Reply, extraction_reply, is_extraction
 
 pytestmark = pytest.mark.anyio

@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from proxy.memory.files import FilesStore
+from proxy.memory.backends.files import FilesStore
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Memory, MemoryDraft
 from proxy.memory.store import GLOBAL, MemoryStore, Owner

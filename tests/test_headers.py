@@ -1,4 +1,4 @@
-from proxy.headers import bearer_token, relayed_response_headers, upstream_request_headers
+from proxy.pipe.headers import bearer_token, relayed_response_headers, upstream_request_headers
 
 CLIENT = [
     (b"Host", b"proxy:8787"),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from proxy.hiddenturns import HiddenTurns
-from proxy.toolplan import Call, tool_result
+from proxy.dialects.base import Call
+from proxy.dialects.chat import call_message, tool_result
+from proxy.tools.hidden import HiddenTurns
 
 ADA = ("ada", "repo")
 
@@ -30,7 +31,12 @@ def assistant(*calls: dict[str, Any], content: str | None = None) -> dict[str, A
 
 def keep_mixed_turn(turns: HiddenTurns, owner: tuple[str, str] = ADA) -> None:
     """The model called, in this order: memory_store, get_weather, memory_search, get_time."""
-    turns.keep(owner, ["call_m1", "call_c1", "call_m2", "call_c2"], [STORE, SEARCH], [STORE_RESULT, SEARCH_RESULT])
+    turns.keep(
+        owner,
+        ["call_m1", "call_c1", "call_m2", "call_c2"],
+        [STORE, SEARCH],
+        [STORE_RESULT["content"], SEARCH_RESULT["content"]],
+    )
 
 
 HEAD = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather and time in Paris?"}]
@@ -52,9 +58,9 @@ def test_a_mixed_turn_is_restored_in_the_models_order_with_every_result() -> Non
     turn = restored[2]
     assert turn["role"] == "assistant"
     assert [call["id"] for call in turn["tool_calls"]] == ["call_m1", "call_c1", "call_m2", "call_c2"]
-    assert turn["tool_calls"][0] == STORE.as_message()
+    assert turn["tool_calls"][0] == call_message(STORE)
     assert turn["tool_calls"][1] == C1
-    assert turn["tool_calls"][2] == SEARCH.as_message()
+    assert turn["tool_calls"][2] == call_message(SEARCH)
     assert turn["tool_calls"][3] == C2
     assert restored[3:] == [STORE_RESULT, answer("call_c1"), SEARCH_RESULT, answer("call_c2", "12:00")]
 
@@ -133,7 +139,7 @@ def test_a_client_that_sent_the_whole_turn_is_left_alone() -> None:
     keep_mixed_turn(turns)
     whole = [
         *HEAD,
-        assistant(STORE.as_message(), C1, SEARCH.as_message(), C2),
+        assistant(call_message(STORE), C1, call_message(SEARCH), C2),
         STORE_RESULT,
         answer("call_c1"),
         SEARCH_RESULT,
@@ -169,7 +175,7 @@ def test_every_remembered_turn_of_a_conversation_is_restored() -> None:
     keep_mixed_turn(turns)
     later = Call("call_m3", "memory_delete", '{"id": "m-1"}')
     later_result = tool_result(later, '{"ok":true,"id":"m-1"}')
-    turns.keep(ADA, ["call_c3", "call_m3"], [later], [later_result])
+    turns.keep(ADA, ["call_c3", "call_m3"], [later], [later_result["content"]])
     c3 = client_call("call_c3", "get_weather", '{"city": "Rome"}')
     messages = follow_up(
         {"role": "assistant", "content": "Sunny."},
@@ -188,7 +194,7 @@ def test_the_limit_forgets_the_oldest_turns_first() -> None:
     turns = HiddenTurns(limit=2)
     for n in (1, 2, 3):
         hidden = Call(f"call_m{n}", "memory_search", "{}")
-        turns.keep(ADA, [f"call_m{n}", f"call_c{n}"], [hidden], [tool_result(hidden, "{}")])
+        turns.keep(ADA, [f"call_m{n}", f"call_c{n}"], [hidden], ["{}"])
 
     def restores(n: int) -> bool:
         messages = [*HEAD, assistant(client_call(f"call_c{n}")), answer(f"call_c{n}")]

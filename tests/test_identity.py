@@ -2,9 +2,10 @@ import hashlib
 
 import pytest
 
+from proxy.auth.identity import identify, require_identity
+from proxy.episodes.sessions import derive_session_id
 from proxy.errors import InvalidRequest, MissingIdentity
-from proxy.identity import Identity, identify, require_identity
-from proxy.sessions import derive_session_id
+from proxy.memory.caller import Identity
 
 
 def test_headers_name_user_workspace_and_session() -> None:

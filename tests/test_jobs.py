@@ -17,8 +17,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from proxy.episodes.jobs import Job, JobQueue, backoff_s, new_job
 from proxy.errors import StoreUnavailable
-from proxy.jobs import Job, JobQueue, backoff_s, new_job
 
 pytestmark = pytest.mark.anyio
 
@@ -194,7 +194,7 @@ async def test_a_claim_is_exclusive_across_processes(tmp_path: Path, processes: 
     await queue.put(claimed := job())
     holder = processes.start(
         "import asyncio, sys\n"
-        "from proxy.jobs import JobQueue\n"
+        "from proxy.episodes.jobs import JobQueue\n"
         "async def main():\n"
         "    queue = JobQueue(sys.argv[1])\n"
         "    [job] = await queue.all()\n"
@@ -320,7 +320,7 @@ async def test_a_file_system_error_is_a_store_unavailable(tmp_path: Path) -> Non
 async def test_every_acknowledged_put_survives_kill_9(tmp_path: Path, processes: Processes) -> None:
     putter = processes.start(
         "import asyncio, sys, time\n"
-        "from proxy.jobs import JobQueue, new_job\n"
+        "from proxy.episodes.jobs import JobQueue, new_job\n"
         "async def main():\n"
         "    queue = JobQueue(sys.argv[1])\n"
         "    while True:\n"

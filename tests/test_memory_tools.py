@@ -12,12 +12,12 @@ import orjson
 import pytest
 
 from proxy.config import MemorySettings
-from proxy.identity import Identity
 from proxy.memory import service as service_module
-from proxy.memory.files import FilesStore
+from proxy.memory.backends.files import FilesStore
+from proxy.memory.caller import Identity
 from proxy.memory.service import MemoryService
 from proxy.memory.store import GLOBAL
-from proxy.memory.tools import MemoryTools
+from proxy.tools.memory_tools import MemoryTools
 
 pytestmark = pytest.mark.anyio
 

@@ -1,13 +1,14 @@
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 import pytest
 
 from proxy.config import MemorySettings
+from proxy.dialects.chat import inject
+from proxy.memory import recall as memory_recall
 from proxy.memory.episodes import Episode, EpisodeIndex, Provenance
 from proxy.memory.ranking import MemoryIndex
-from proxy.memory.recall import Recall
 from proxy.memory.records import Memory
 
 NOW = 1_800_000_000.0
@@ -29,6 +30,23 @@ def chat(*turns: str, system: str | None = "You are helpful.") -> dict[str, Any]
             messages.append({"role": "assistant", "content": f"answer {n}"})
         messages.append({"role": "user", "content": text})
     return {"model": "m", "messages": messages}
+
+
+@dataclass(frozen=True)
+class Injected:
+    payload: dict[str, Any]
+    ids: tuple[str, ...]
+
+
+class Recall:
+    """Recall as a chat request sees it: its placement put in the body by the chat dialect."""
+
+    def __init__(self, settings: MemorySettings) -> None:
+        self.recall = memory_recall.Recall(settings)
+
+    def __call__(self, key: tuple[str, ...], payload: dict[str, Any], views: Any, **options: Any) -> Injected:
+        recalled = self.recall(key, payload["messages"], views, **options)
+        return Injected(inject(payload, recalled.placement), recalled.ids)
 
 
 def contents(payload: dict[str, Any]) -> list[str]:

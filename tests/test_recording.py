@@ -4,7 +4,7 @@ import httpx
 import orjson
 import pytest
 
-from proxy.recording import RecordingTransport, ReplayTransport
+from proxy.pipe.recording import RecordingTransport, ReplayTransport
 
 BASE = "http://upstream.test/v1"
 

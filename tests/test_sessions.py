@@ -1,6 +1,6 @@
 from typing import Any
 
-from proxy.sessions import SessionTracker
+from proxy.episodes.sessions import SessionTracker
 
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
 

@@ -1,4 +1,4 @@
-from proxy.sse import Comment, Event, SSEDecoder
+from proxy.pipe.sse import Comment, Event, SSEDecoder
 
 # A stream with everything upstreams do: comments, CRLF, bare CR, multi-line data, no space after
 # the colon, event/id/retry fields, and an event split across reads.

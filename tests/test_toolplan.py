@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from proxy.memory.tools import NAMES, SCHEMAS
-from proxy.toolplan import (
-    MAX_TOOLS,
-    Call,
-    ToolPlan,
-    add_usage,
-    assistant_turn,
-    plan_tools,
-    split_calls,
-    tool_result,
-    visible_reason,
-)
+from proxy.dialects import chat
+from proxy.dialects.base import Call, ToolPlan, add_usage
+from proxy.dialects.chat import MAX_TOOLS, assistant_turn, tool_result, tool_schema
+from proxy.dialects.chat_answer import split_calls, visible_reason
+from proxy.tools.memory_tools import NAMES, SCHEMAS
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -35,7 +29,33 @@ def request(**fields: Any) -> dict[str, Any]:
     return {"model": "m", "messages": MESSAGES, **fields}
 
 
-def full_plan() -> ToolPlan:
+@dataclass(frozen=True)
+class Plan:
+    """A chat request's tool plan, with the chat dialect's offer and withdraw."""
+
+    plan: ToolPlan
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self.plan.names
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool_schema(spec) for spec in self.plan.specs]
+
+    def offer(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return chat.offer(payload, self.plan)
+
+    def withdraw(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return chat.withdraw(payload, self.plan)
+
+
+def plan_tools(payload: dict[str, Any]) -> Plan | None:
+    plan = chat.plan_tools(payload, tuple(SCHEMAS.values()))
+    return Plan(plan) if plan is not None else None
+
+
+def full_plan() -> Plan:
     plan = plan_tools(request())
     assert plan is not None
     return plan
@@ -143,7 +163,7 @@ def test_offer_appends_the_schemas_after_the_clients_tools_without_mutating_the_
 
 def test_offer_to_a_request_without_tools_adds_only_the_schemas() -> None:
     offered = full_plan().offer(request())
-    assert offered["tools"] == list(SCHEMAS.values())
+    assert offered["tools"] == [tool_schema(spec) for spec in SCHEMAS.values()]
 
 
 def test_withdraw_removes_only_the_memory_tools() -> None:

@@ -3,9 +3,7 @@ from typing import Any
 
 import pytest
 
-from proxy.memory.block import BLOCK_TITLE, render_block, render_note
-from proxy.memory.records import Memory
-from proxy.transcript import (
+from proxy.episodes.transcript import (
     EXTRACTION_PROMPT,
     MCP_TOOL,
     Extracted,
@@ -16,6 +14,8 @@ from proxy.transcript import (
     parse_extraction,
     tool_names,
 )
+from proxy.memory.block import BLOCK_TITLE, render_block, render_note
+from proxy.memory.records import Memory
 
 PROXY_TOOLS = frozenset({"memory_store", "memory_search", "memory_retrieve", "memory_delete"})
 KEY = "sk-proj-Q7f9Kx2LmN4pR8sT1vW3yZ6bC0dF5gH2jK4mP7qA"  # 40 mixed characters after the prefix

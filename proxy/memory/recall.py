@@ -22,16 +22,7 @@ from typing import Any
 import orjson
 
 from ..config import MemorySettings
-from .block import (
-    Insert,
-    block_position,
-    episode_summary,
-    inject,
-    message_text,
-    newest_user_message,
-    render_block,
-    render_note,
-)
+from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
@@ -69,7 +60,7 @@ class _Session:
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
-    payload: dict[str, Any]
+    placement: Placement
     ids: tuple[str, ...]
 
 
@@ -82,21 +73,20 @@ class Recall:
     def __call__(
         self,
         session_key: tuple[str, ...],
-        payload: dict[str, Any],
+        messages: Sequence[dict[str, Any]],
         views: Sequence[MemoryIndex],
         *,
         now: float,
         visible: Callable[[Memory], bool] = lambda memory: True,
         episodes: EpisodeIndex | None = None,
     ) -> Recalled:
-        """The body to send upstream, with this session's block and notes in place.
+        """This session's block and notes for a request's messages (a dialect's chat-shaped view).
 
         ``episodes``: the owner's episodes; the block shows the most relevant replayable ones.
         """
-        messages = payload["messages"]
         newest = newest_user_message(messages)
         if newest is None:
-            return Recalled(payload, ())
+            return Recalled(Placement(), ())
 
         def live(memory: Memory) -> bool:
             return any(view.is_live(memory.id) for view in views)
@@ -120,15 +110,12 @@ class Recall:
                 query = Query.of(message_text(messages[newest]))
                 self._add_note(session, newest, turn, query, views, now, visible)
 
-        inserts, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
-        position, role = block_position(messages)
-        if session.text is not None:
-            inserts.append(Insert(position, {"role": role, "content": session.text}))
+        notes, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
         for note in session.notes:
             if note.before < len(messages) and _digest(messages[note.before]) == note.digest:
-                inserts.append(Insert(note.before, {"role": role, "content": note.text}))
+                notes.append((note.before, note.text))
                 ids += [m.id for m in note.memories]
-        return Recalled(inject(payload, inserts), tuple(ids))
+        return Recalled(Placement(session.text, tuple(notes)), tuple(ids))
 
     # -- choosing -------------------------------------------------------------------------------------------
 

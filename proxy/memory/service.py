@@ -19,8 +19,9 @@ import orjson
 
 from ..config import MemorySettings
 from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
-from ..identity import Identity
 from ..metrics import Metrics
+from .block import Placement
+from .caller import Identity
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
@@ -38,9 +39,9 @@ SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): abov
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A chat body ready for the upstream, and the response headers that say what memory did."""
+    """Where a request's memory goes, and the response headers that say what memory did."""
 
-    payload: dict[str, Any]
+    placement: Placement = field(default_factory=Placement)
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
@@ -98,14 +99,14 @@ class MemoryService:
         index = self.episodes.cached(owner)
         return index if index is not None or not wait else await self.episodes.view(owner)
 
-    async def prepare_chat(self, caller: Identity | None, payload: dict[str, Any], session: str) -> Prepared:
-        """The body with this session's memory in place; the body unchanged when memory is off or failed."""
+    async def prepare(self, caller: Identity | None, messages: Sequence[dict[str, Any]], session: str) -> Prepared:
+        """This session's memory for a request's messages; nothing when memory is off or failed."""
         if self.settings.inject_mode == "off":
             self.metrics.recall_outcome["off"].inc()
-            return Prepared(payload)
+            return Prepared()
         if caller is None:
             self.metrics.recall_outcome["no_identity"].inc()
-            return Prepared(payload)
+            return Prepared()
         try:
             views = self._cached_views(caller)
             episodes = await self._episode_index(caller, wait=False)
@@ -115,7 +116,7 @@ class MemoryService:
                     episodes = await self._episode_index(caller, wait=True)
             recalled: Recalled = self.recall(
                 (caller.user, caller.workspace, session),
-                payload,
+                messages,
                 views,
                 now=time.time(),
                 visible=lambda m: m.scope != "session" or m.session == session,
@@ -129,13 +130,13 @@ class MemoryService:
                 log.exception("memory failed; request sent without memory")
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
-            return Prepared(payload, [(b"x-memproxy-memory", b"unavailable")])
+            return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
-            return Prepared(recalled.payload)
+            return Prepared(recalled.placement)
         self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
-        return Prepared(recalled.payload, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
+        return Prepared(recalled.placement, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
 
     # -- management -----------------------------------------------------------------------------------------
 

@@ -1,0 +1,98 @@
+"""Before anything is measured: one request per target and case at concurrency 1, checked for shape, and for
+memproxy in front of the ``--memory-hop`` fake, checked to make exactly one memory hop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import urllib.request
+
+import httptools
+
+from .cases import API_KEY, CHAT_BODY, HOP_CASES, Case
+from .connection import HttpConnection, build_request
+from .servers import Server
+from .targets import LITELLM, MEMPROXY, Target
+
+
+async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | None, str]:
+    """One request, checked for shape: returns (problem or None, the reply's text)."""
+    host, port, data = build_request(server.base_url, stream, server.client_key)
+    try:
+        conn = await HttpConnection.open(host, port, timeout_s=5.0, keep_body=True)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await conn.request(data)
+        finally:
+            conn.close()
+    except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+        return f"request failed: {exc!r}", ""
+    body = bytes(conn.body)
+    if conn.status != 200:
+        return f"HTTP {conn.status}: {body[:300]!r}", ""
+    try:
+        if not stream:
+            return None, json.loads(body)["choices"][0]["message"]["content"] or ""
+        events = [line[5:].strip() for line in body.decode().splitlines() if line.startswith("data:")]
+        if not events or events[-1] != "[DONE]":
+            return f"stream does not end with data: [DONE]: {body[-200:]!r}", ""
+        text = "".join(
+            (choice.get("delta") or {}).get("content") or ""
+            for event in events[:-1]
+            for choice in json.loads(event).get("choices", [])
+        )
+        return None, text
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        return f"unexpected body ({exc!r}): {body[:300]!r}", ""
+
+
+def fake_counters(upstream: Server) -> dict[str, int]:
+    """The --memory-hop fake's counts so far, read off the headers of one plain request to it."""
+    request = urllib.request.Request(
+        f"{upstream.base_url}/chat/completions",
+        data=json.dumps(CHAT_BODY).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {API_KEY}"},
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=10) as response:
+        calls, results = response.headers["x-fake-memory-calls"], response.headers["x-fake-tool-results"]
+    return {"memory_calls": int(calls), "tool_results": int(results)}
+
+
+def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: str) -> str | None:
+    """Why one memproxy request to the --memory-hop fake did not make ``hops`` hops, or None."""
+    made = {key: after[key] - before[key] for key in after}
+    if made != {"memory_calls": hops, "tool_results": hops}:
+        return f"the fake upstream expected {hops} memory_search call(s) and as many tool results, counted {made}"
+    if re.search(r"memory_search returned \d+ memories", text) is None:
+        return f"the answer does not come from the call after the tool result: {text!r}"
+    return None
+
+
+async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_s: float) -> None:
+    """Each target must answer one plain and one streaming request sensibly before it is measured, and
+    memproxy in front of the --memory-hop fake must make exactly one memory hop for each of its two."""
+    hop_upstream = targets[0].hop_server
+    assert hop_upstream is not None
+    for target in targets:
+        for case in cases:
+            server = target.server_for(case)
+            if target.status != "ok" or server is None or case.concurrency != 1:
+                continue
+            before = fake_counters(hop_upstream) if case.hops and target.name == MEMPROXY else None
+            problem, text = await probe(server, case.stream, timeout_s)
+            if problem is None and before is not None:
+                problem = hop_problem(case.hops, before, fake_counters(hop_upstream), text)
+            if problem:
+                target.status = "skipped" if target.name == LITELLM else "failed"
+                target.reason = f"{case.name} probe: {problem}"
+                print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
+                break
+            target.probe_replies[case.name] = text
+    direct = targets[0].probe_replies
+    for target in targets[1:]:
+        for kind, text in target.probe_replies.items():
+            if text != direct.get(kind) and not (target.name == MEMPROXY and kind in HOP_CASES):
+                print(f"note: {target.name}'s {kind} reply differs from direct: {text!r}", file=sys.stderr)

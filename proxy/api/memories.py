@@ -1,0 +1,143 @@
+"""The management API under ``/memory``: the same identity rules as chat, OpenAI-style errors.
+
+Thin: parse the request, call :class:`~proxy.memory.service.MemoryService`, render JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..auth.identity import require_identity
+from ..errors import InvalidRequest
+from ..memory.caller import Identity
+from ..memory.service import MemoryService, as_json
+from ..pipe.relay import buffered_response, read_body
+from ..services import Services
+
+JSON = (b"content-type", b"application/json")
+
+
+def memory_routes(services: Services) -> list[Route]:
+    memory: MemoryService = services.memory
+
+    def caller(request: Request) -> Identity:
+        return require_identity(request.headers.raw, services.settings.memory.admin_key)
+
+    async def list_memories(request: Request) -> Response:
+        params = request.query_params
+        await memory.flush_uses()  # show use counts as of now
+        found = await memory.search(
+            caller(request),
+            query=params.get("q") or None,
+            tag=params.get("tag") or None,
+            category=params.get("category") or None,
+            limit=_int(params.get("limit"), "limit", default=20),
+        )
+        return _json(as_json(found))
+
+    async def add_memory(request: Request) -> Response:
+        who = caller(request)
+        fields = await _json_body(request, services.settings.server.max_body_bytes)
+        stored = await memory.add(who, fields)
+        body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
+        if stored.superseded is not None:
+            body["superseded"] = stored.superseded.id
+        return _json(body, status=200 if stored.unchanged else 201)
+
+    async def delete_memory(request: Request) -> Response:
+        deleted = await memory.delete(caller(request), request.path_params["memory_id"])
+        return _json({"ok": True, "id": deleted.id})
+
+    async def export(request: Request) -> Response:
+        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(caller(request)))
+        return buffered_response(200, [(b"content-type", b"application/x-ndjson")], lines)
+
+    async def import_memories(request: Request) -> Response:
+        who = caller(request)
+        report = await memory.import_lines(who, await read_body(request, services.settings.server.max_body_bytes))
+        return _json({"ok": not report.errors, "imported": report.imported, "errors": report.errors})
+
+    async def forget_all(request: Request) -> Response:
+        who = caller(request)
+        fields = await _json_body(request, services.settings.server.max_body_bytes)
+        if fields.get("confirm") is not True:
+            raise InvalidRequest(
+                "forget-all deletes every memory of this user in this workspace and their user-wide ones; "
+                'send {"confirm": true} to do it',
+                param="confirm",
+            )
+        return _json({"ok": True, "deleted": await memory.forget_all(who)})
+
+    async def list_sessions(request: Request) -> Response:
+        who = caller(request)
+        sessions = [s.to_json() for s in services.episodes.sessions.of(who.user, who.workspace)]
+        return _json({"count": len(sessions), "sessions": sessions})
+
+    async def end_session(request: Request) -> Response:
+        ended = await services.episodes.end(caller(request), request.path_params["session_id"])
+        body = {"ok": True, "id": ended.session.id, "turns": ended.session.turns, "extraction": None}
+        if ended.job is not None:
+            body["extraction"] = {"job": ended.job.id, "state": "queued", "untrusted": ended.job.untrusted}
+        return _json(body)
+
+    async def list_episodes(request: Request) -> Response:
+        episodes, jobs = await services.episodes.of(caller(request))
+        return _json(
+            {
+                "count": len(episodes),
+                "episodes": [e.to_json() for e in episodes],
+                "jobs": [j.status_json() for j in jobs],
+            }
+        )
+
+    async def approve_episode(request: Request) -> Response:
+        episode = await services.episodes.approve(caller(request), request.path_params["episode_id"])
+        return _json({"ok": True, "id": episode.id, "episode": episode.to_json()})
+
+    async def reject_episode(request: Request) -> Response:
+        episode = await services.episodes.reject(caller(request), request.path_params["episode_id"])
+        return _json({"ok": True, "id": episode.id, "deleted": True})
+
+    return [
+        Route("/memory/sessions", list_sessions, methods=["GET"]),
+        Route("/memory/sessions/{session_id}/end", end_session, methods=["POST"]),
+        Route("/memory/episodes", list_episodes, methods=["GET"]),
+        Route("/memory/episodes/{episode_id}/approve", approve_episode, methods=["POST"]),
+        Route("/memory/episodes/{episode_id}/reject", reject_episode, methods=["POST"]),
+        Route("/memory/episodes/{episode_id}", reject_episode, methods=["DELETE"]),
+        Route("/memory/memories", list_memories, methods=["GET"]),
+        Route("/memory/memories", add_memory, methods=["POST"]),
+        Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
+        Route("/memory/export", export, methods=["GET"]),
+        Route("/memory/import", import_memories, methods=["POST"]),
+        Route("/memory/forget-all", forget_all, methods=["POST"]),
+    ]
+
+
+async def _json_body(request: Request, limit: int) -> dict[str, Any]:
+    body = await read_body(request, limit)
+    try:
+        fields = orjson.loads(body) if body.strip() else {}
+    except orjson.JSONDecodeError as exc:
+        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
+    if not isinstance(fields, dict):
+        raise InvalidRequest("the request body must be a JSON object")
+    return fields
+
+
+def _int(value: str | None, name: str, *, default: int) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise InvalidRequest(f"'{name}' must be an integer", param=name) from None
+
+
+def _json(obj: Any, status: int = 200) -> Response:
+    return buffered_response(status, [JSON], orjson.dumps(obj))

@@ -1,0 +1,145 @@
+"""The seam between the proxy and a wire format: what every dialect must do, and the records they share.
+
+Recall, the tool loop, sessions and provenance never branch on the format. They read a request through
+:meth:`Dialect.messages` (a read-only, chat-shaped view: ``role`` and ``content`` per message, tool calls
+as ``tool_calls``), place memory with :meth:`Dialect.inject`, and drive the hidden tool loop through
+:class:`ToolPlan`, :class:`AnswerReader` and the dialect's stream splitter. One module per format
+implements it; Chat Completions is the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..memory.block import Placement
+from ..pipe.relay import StreamSplitter
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call the model made to a memory tool."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A memory tool as every format describes it: a name, guidance, and a JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRequest:
+    body: bytes  # the client's own bytes: sent as they came when memory adds nothing
+    payload: dict[str, Any]
+    stream: bool
+    include_usage: bool  # the client asked for usage in the stream
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenStep:
+    """One hidden turn of the loop: the model's text and memory calls, and each call's result."""
+
+    content: str | None
+    calls: tuple[Call, ...]
+    results: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """How one upstream answer ended, for the tool loop (whole or streamed)."""
+
+    hidden: list[Call]  # memory calls to run
+    order: list[str]  # ids of every call of the turn, hidden and the client's, in the model's order
+    relayed: int  # the client's own calls in the turn, relayed to it
+    reason: str | None  # the finish reason, held back when the turn made memory calls
+    content: str | None = None
+    cut: bool = False  # the answer was cut short (a token limit): its calls are dropped, never run
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPlan:
+    """The memory tools one request gets; the proxy runs these, the client never sees them."""
+
+    names: frozenset[str]
+    specs: tuple[ToolSpec, ...] = field(default=())
+
+
+class AnswerReader(Protocol):
+    """Reads a non-streamed request's upstream answers, hop after hop, and assembles the one the client gets."""
+
+    def read(self, body: bytes) -> Turn | None:
+        """The turn an answer ended with; None when it is not an answer of this format."""
+        ...
+
+    def result(self) -> bytes:
+        """The client's answer: the first hop's identity, the text of every hop, the client's calls, usage summed."""
+        ...
+
+
+class Splitter(StreamSplitter, Protocol):
+    """A streamed request's splitter: the relay's protocol plus what the tool loop needs between hops."""
+
+    def hop_end(self) -> Turn: ...
+
+    def upstream_error(self, status: int, body: bytes) -> bytes:
+        """An upstream error met on a later hop, after the stream started: the stream's last event."""
+        ...
+
+    def finish_chunk(self, reason: str | None) -> bytes:
+        """The end-of-turn event held back while the loop decided, with the reason the client sees."""
+        ...
+
+    def next_hop(self) -> None: ...
+
+
+class Dialect(Protocol):
+    name: str
+
+    def parse(self, body: bytes) -> ParsedRequest: ...
+
+    def messages(self, payload: dict[str, Any]) -> Sequence[dict[str, Any]]: ...
+
+    def inject(self, payload: dict[str, Any], placement: Placement) -> dict[str, Any]: ...
+
+    def plan_tools(self, payload: dict[str, Any], specs: Sequence[ToolSpec]) -> ToolPlan | None: ...
+
+    def offer(self, payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]: ...
+
+    def withdraw(self, payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]: ...
+
+    def next_payload(self, payload: dict[str, Any], steps: Sequence[HiddenStep]) -> dict[str, Any]: ...
+
+    def reader(self, hidden: frozenset[str]) -> AnswerReader: ...
+
+    def splitter(self, *, include_usage: bool, hidden: frozenset[str]) -> Splitter: ...
+
+    def visible_reason(self, reason: str | None, relayed: int) -> str | None: ...
+
+
+def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:
+    """Usage summed over a loop's upstream calls (what the calls cost, as billing counts it; COMPAT D4).
+
+    Numbers add up, nested details too; anything else keeps the latest value.
+    """
+    if not isinstance(usage, dict):
+        return total
+    if total is None:
+        return usage
+    summed = dict(total)
+    for key, value in usage.items():
+        before = summed.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and isinstance(before, int | float):
+            summed[key] = before + value
+        elif isinstance(value, dict) and isinstance(before, dict):
+            summed[key] = add_usage(before, value)
+        else:
+            summed[key] = value
+    return summed

@@ -1,0 +1,204 @@
+"""OpenAI Chat Completions, the first dialect: where memory goes in ``messages``, how tools and calls are shaped.
+
+Which requests get the memory tools follows what clients rely on (COMPAT E, H): ``tool_choice: none``
+and requests the loop cannot carry faithfully (``n > 1``, audio, logprobs, predicted outputs, legacy
+``functions``) get no tools; ``tool_choice`` without ``tools`` is the upstream's error to give, so it
+stays untouched; a client tool of the same name wins; past 128 tools nothing is added. A forced or
+``required`` ``tool_choice`` and an ``allowed_tools`` list are left as the client sent them: the tools
+are still added so that every request of a session offers the same tools and the provider's prompt
+cache keeps its prefix. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import InvalidRequest
+from ..memory.block import INSTRUCTION_ROLES
+from .base import Call, HiddenStep, ParsedRequest, Placement, ToolPlan, ToolSpec
+from .chat_answer import ChatAnswers, visible_reason
+from .chat_stream import ChunkNormaliser
+
+MAX_TOOLS = 128  # OpenAI rejects more (`array_above_max_length`, COMPAT E6)
+
+
+def plan_tools(payload: Mapping[str, Any], specs: Sequence[ToolSpec]) -> ToolPlan | None:
+    """The memory tools this request gets, or None when adding them would change what the client asked for."""
+    tools = payload.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        return None  # the upstream's to reject
+    if not tools and ("tool_choice" in payload or "parallel_tool_calls" in payload):
+        return None  # COMPAT H1: without tools these are an error the client should keep getting
+    if payload.get("tool_choice") == "none":
+        return None  # COMPAT H2
+    if "functions" in payload or "function_call" in payload or "prediction" in payload:
+        return None  # legacy functions cannot mix with tools; predictions with tools are unsupported (H8)
+    n = payload.get("n")
+    modalities = payload.get("modalities")
+    if (
+        (isinstance(n, int) and n > 1)
+        or payload.get("logprobs")
+        or (isinstance(modalities, list) and "audio" in modalities)
+    ):
+        return None  # COMPAT H9: the loop would have to carry every choice, token logprob or audio part
+    taken = {name for name in map(_tool_name, tools or ()) if isinstance(name, str)}
+    offered = tuple(spec for spec in specs if spec.name not in taken)
+    if not offered or len(tools or ()) + len(offered) > MAX_TOOLS:
+        return None
+    return ToolPlan(frozenset(spec.name for spec in offered), offered)
+
+
+def tool_schema(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+    }
+
+
+def offer(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:
+    return {**payload, "tools": [*(payload.get("tools") or ()), *map(tool_schema, plan.specs)]}
+
+
+def withdraw(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:
+    """The last call of a loop: the client's own tools only, so the model has to answer."""
+    tools = [tool for tool in payload.get("tools") or () if _tool_name(tool) not in plan.names]
+    if tools:
+        return {**payload, "tools": tools}
+    return {key: value for key, value in payload.items() if key != "tools"}
+
+
+def call_message(call: Call) -> dict[str, Any]:
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def assistant_turn(content: str | None, calls: Sequence[Call]) -> dict[str, Any]:
+    """The model's turn as the next upstream call sees it: its text and its memory calls."""
+    return {"role": "assistant", "content": content, "tool_calls": [call_message(call) for call in calls]}
+
+
+def tool_result(call: Call, result: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call.id, "content": result}
+
+
+def _tool_name(tool: Any) -> str | None:
+    if not isinstance(tool, dict):
+        return None
+    spec = tool.get("function") if tool.get("type", "function") == "function" else tool.get(tool.get("type"))
+    return spec.get("name") if isinstance(spec, dict) else None
+
+
+def parse_chat_request(body: bytes) -> ParsedRequest:
+    """Check what the proxy relies on; everything else is the upstream's to judge."""
+    if not body.strip():
+        raise InvalidRequest("the request body is empty; expected a JSON object")
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise InvalidRequest("the request body must be a JSON object")
+    messages = payload.get("messages")
+    if not isinstance(messages, list):
+        raise InvalidRequest("'messages' must be a list of messages", param="messages")
+    for position, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise InvalidRequest(
+                f"messages[{position}] must be an object with a string 'role'", param=f"messages[{position}]"
+            )
+    stream = payload.get("stream", False)
+    if stream is not None and not isinstance(stream, bool):
+        raise InvalidRequest("'stream' must be a boolean", param="stream")
+    options = payload.get("stream_options")
+    include_usage = isinstance(options, dict) and options.get("include_usage") is True
+    return ParsedRequest(body=body, payload=payload, stream=bool(stream), include_usage=include_usage)
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    """A message to add before the client's message at ``before`` (``len(messages)``: at the end)."""
+
+    before: int
+    message: dict[str, Any]
+
+
+def block_position(messages: Sequence[dict[str, Any]]) -> tuple[int, str]:
+    """Right after the leading system/developer messages, in the role they use (COMPAT G1)."""
+    position, role = 0, "system"
+    for message in messages:
+        if message.get("role") not in INSTRUCTION_ROLES:
+            break
+        position, role = position + 1, message["role"]
+    return position, role
+
+
+def insert(payload: dict[str, Any], inserts: Sequence[Insert]) -> dict[str, Any]:
+    """A new body with ``inserts`` placed among the client's messages; the same body when there are none."""
+    if not inserts:
+        return payload
+    messages = payload["messages"]
+    ordered = sorted(inserts, key=lambda insert: insert.before)
+    merged: list[Any] = []
+    start = 0
+    for item in ordered:
+        merged += messages[start : item.before]
+        merged.append(item.message)
+        start = item.before
+    merged += messages[start:]
+    return {**payload, "messages": merged}
+
+
+def inject(payload: dict[str, Any], placement: Placement) -> dict[str, Any]:
+    """The block after the leading instructions, each note before its user message, in the instructions' role.
+
+    The client's messages are never edited or reordered: memory travels in messages of its own.
+    """
+    if placement.empty:
+        return payload
+    messages = payload["messages"]
+    position, role = block_position(messages)
+    inserts = [Insert(position, {"role": role, "content": placement.block})] if placement.block is not None else []
+    inserts += [Insert(before, {"role": role, "content": text}) for before, text in placement.notes]
+    return insert(payload, inserts)
+
+
+def next_payload(payload: dict[str, Any], steps: Sequence[HiddenStep]) -> dict[str, Any]:
+    """The request again, with every hidden turn so far and its results after the client's messages."""
+    added: list[dict[str, Any]] = []
+    for step in steps:
+        added.append(assistant_turn(step.content, step.calls))
+        added += [tool_result(call, result) for call, result in zip(step.calls, step.results, strict=True)]
+    return {**payload, "messages": [*payload["messages"], *added]}
+
+
+class ChatDialect:
+    """``/v1/chat/completions``."""
+
+    name = "chat"
+
+    parse = staticmethod(parse_chat_request)
+    inject = staticmethod(inject)
+    plan_tools = staticmethod(plan_tools)
+    offer = staticmethod(offer)
+    withdraw = staticmethod(withdraw)
+    next_payload = staticmethod(next_payload)
+    visible_reason = staticmethod(visible_reason)
+
+    @staticmethod
+    def messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = payload["messages"]
+        return messages
+
+    @staticmethod
+    def reader(hidden: frozenset[str]) -> ChatAnswers:
+        return ChatAnswers(hidden)
+
+    @staticmethod
+    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ChunkNormaliser:
+        return ChunkNormaliser(include_usage=include_usage, hidden=hidden)
+
+
+CHAT = ChatDialect()

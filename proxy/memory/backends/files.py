@@ -1,0 +1,414 @@
+"""The embedded backend: one ``memories.jsonl`` per owner, safe for several processes on one data dir.
+
+- An append is one line, written in full and fsynced before it is acknowledged; a torn last line left by
+  a crash is cut off (under the lock) before anything else is written, never glued to a new line.
+- A new version of a memory (superseded, used) is appended too; the last line with an id wins.
+- Deletes, prunes and compaction rewrite the file to a temp file and rename it over the original.
+- Writers take an exclusive ``flock`` on ``memories.lock``; readers take none. A reader keeps the file
+  it read open: its inode number cannot be reused while it is open, so (inode, size, mtime) of the path
+  tell "unchanged", "grew" (read the new tail) and "replaced" (read it all) apart exactly.
+- Ids ``m-<n>`` come from one counter for the whole data dir, fsynced before an id is used, so an id
+  is never handed out twice, even after deletes, restarts or crashes (a crash only leaves a gap).
+
+File work runs in a thread. The in-process index is only changed on the event loop, under the owner's
+lock, so ranking never sees it half-updated. At most ``MAX_CACHED_OWNERS`` owners are kept (one open
+file each); the least recently used is dropped and read again when next needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TypeVar
+
+import orjson
+
+from ...errors import StoreUnavailable
+from ..ranking import MemoryIndex
+from ..records import Memory, MemoryDraft
+from ..store import Owner
+from .durable import IdCounter, fsync_dir, locked
+
+log = logging.getLogger("proxy.memory")
+
+T = TypeVar("T")
+MAX_CACHED_OWNERS = 256
+_Stamp = tuple[int, int, int]  # inode, size, mtime_ns
+
+
+@dataclass(slots=True)
+class _Read:
+    """What a thread found in (or did to) an owner's file, to be applied on the event loop.
+
+    Either a whole new index built in the thread (the file was replaced, or read for the first time),
+    with the open file it came from, or changes to the current index: memories to put, ids to drop.
+    """
+
+    stamp: _Stamp | None
+    offset: int
+    lines: int
+    index: MemoryIndex | None = None
+    new_file: bool = False  # the path holds another file now (or none): hold `handle` instead
+    handle: int | None = None
+    put: list[Memory] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A write's outcome: its result, and either lines to append or the file's whole new contents."""
+
+    result: object
+    append: list[Memory] = field(default_factory=list)
+    rewrite: list[Memory] | None = None
+
+
+class _OwnerFile:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / "memories.jsonl"
+        self.lock_path = directory / "memories.lock"
+        self.index = MemoryIndex()
+        self.stamp: _Stamp | None = None
+        self.handle: int | None = None  # the file `stamp` describes, held open
+        self.offset = 0  # bytes of whole lines read
+        self.lines = 0
+        self.lock = asyncio.Lock()
+        self.refreshing: asyncio.Future[None] | None = None
+
+    def fresh(self) -> bool:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return self.stamp is None
+        return (st.st_ino, st.st_size, st.st_mtime_ns) == self.stamp and st.st_size == self.offset
+
+    @property
+    def busy(self) -> bool:
+        return self.lock.locked() or self.refreshing is not None
+
+    def close(self) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+            self.handle = None
+
+    # -- in a thread ----------------------------------------------------------------------------------------
+
+    def read(self) -> _Read:
+        """What changed since the last read: the new tail when the file we hold only grew, else all of it."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return _Read(None, 0, 0, index=MemoryIndex(), new_file=True)
+        try:
+            st = os.fstat(fd)
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if self.handle is not None and self.stamp is not None and st.st_ino == self.stamp[0]:
+                # The very file we hold open: it only ever grows past `offset` (a torn-tail cut stays beyond it).
+                return self._parse(os.pread(self.handle, st.st_size - self.offset, self.offset), stamp, full=False)
+            read = self._parse(os.pread(fd, st.st_size, 0), stamp, full=True)
+            read.new_file, read.handle, fd = True, fd, -1
+            return read
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+    def cut_torn_tail(self) -> None:
+        """A last line without its newline, once writers are done, is a crash's leftover: cut it off."""
+        with locked(self.lock_path), contextlib.suppress(FileNotFoundError):
+            fd = os.open(self.path, os.O_RDWR)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    _cut_torn_tail(fd, size)
+            finally:
+                os.close(fd)
+
+    def _parse(self, data: bytes, stamp: _Stamp, *, full: bool) -> _Read:
+        end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn by a crash
+        first = 1 if full else self.lines + 1
+        memories = []
+        lines = data[:end].splitlines()
+        for number, line in enumerate(lines, first):
+            if not line.strip():
+                continue
+            try:
+                memories.append(Memory.from_json(orjson.loads(line)))
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("%s: skipping unreadable line %d: %s", self.path, number, exc)
+        base = 0 if full else self.offset
+        read = _Read(stamp, base + end, first - 1 + len(lines))
+        if full:
+            read.index = MemoryIndex({m.id: m for m in memories}.values())  # the last version of each id
+        else:
+            read.put = memories
+        return read
+
+    def append(self, memories: list[Memory]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                size = _cut_torn_tail(fd, size)
+            data = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories)
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            except BaseException:
+                os.ftruncate(fd, size)  # never leave half a line behind an error
+                raise
+        finally:
+            os.close(fd)
+        if created:
+            fsync_dir(self.directory)
+
+    def rewrite(self, memories: Collection[Memory]) -> int:
+        """Replace the file; returns a descriptor of the new one, for the caller to hold."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for stale in self.directory.glob("memories.jsonl.tmp-*"):  # left by a crash; we hold the lock
+            stale.unlink(missing_ok=True)
+        temp = self.directory / f"memories.jsonl.tmp-{os.getpid()}-{threading.get_ident()}"
+        with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
+            handle.write(b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories))
+            handle.flush()
+            os.fsync(handle.fileno())
+            fd = os.dup(handle.fileno())
+        try:
+            os.replace(temp, self.path)
+            fsync_dir(self.directory)
+        except BaseException:
+            os.close(fd)
+            temp.unlink(missing_ok=True)
+            raise
+        return fd
+
+
+def _cut_torn_tail(fd: int, size: int) -> int:
+    """Drop the unterminated last line a crash left; returns the new size. Only under the writers' lock."""
+    tail = os.pread(fd, min(size, 1 << 20), max(size - (1 << 20), 0))
+    keep = size - len(tail) + tail.rfind(b"\n") + 1
+    os.ftruncate(fd, keep)
+    return keep
+
+
+class FilesStore:
+    """:class:`~proxy.memory.store.MemoryStore` on the local file system."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
+        self._ids = IdCounter(self.root)
+
+    def cached(self, owner: Owner) -> MemoryIndex | None:
+        file = self._files.get(owner)
+        if file is None or not file.fresh():
+            return None
+        self._files.move_to_end(owner)
+        return file.index
+
+    async def view(self, owner: Owner) -> MemoryIndex:
+        file = self._file(owner)
+        if not file.fresh():
+            if file.refreshing is None:
+                file.refreshing = asyncio.ensure_future(self._refresh(file))
+            # Shielded: a caller that stops waiting (deadline, disconnect) leaves the refresh to finish for the next.
+            await asyncio.shield(file.refreshing)
+        return file.index
+
+    async def add(
+        self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
+    ) -> Memory:
+        def plan(current: dict[str, Memory]) -> _Plan:
+            memory = draft.stored_as(self._ids.next(), time.time())
+            # The new memory and its predecessors' new versions go in one write: never one without the other.
+            retired = [
+                replace(current[old], superseded_by=memory.id)
+                for old in supersedes
+                if old in current and current[old].live
+            ]
+            excess = len(current) + 1 - max_total
+            if excess <= 0:
+                return _Plan(memory, append=[memory, *retired])
+            current = {**current, **{m.id: m for m in retired}}
+            # Superseded memories go first, then the oldest live ones.
+            doomed = {m.id for m in sorted(current.values(), key=lambda m: (m.live, m.created, m.number))[:excess]}
+            log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
+            return _Plan(memory, rewrite=[*(m for m in current.values() if m.id not in doomed), memory])
+
+        memory = await self._write(owner, plan)
+        assert isinstance(memory, Memory)
+        return memory
+
+    async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
+        def plan(current: dict[str, Memory]) -> _Plan:
+            kept = [m for m in memories if m.id in current]
+            return _Plan([m.id for m in kept], append=kept)
+
+        replaced = await self._write(owner, plan)
+        assert isinstance(replaced, list)
+        return replaced
+
+    async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
+        def plan(current: dict[str, Memory]) -> _Plan:
+            used = [
+                replace(current[memory_id], use_count=current[memory_id].use_count + times, last_used=last)
+                for memory_id, (times, last) in uses.items()
+                if memory_id in current
+            ]
+            return _Plan(None, append=used)
+
+        await self._write(owner, plan)
+
+    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+        wanted = set(ids)
+
+        def plan(current: dict[str, Memory]) -> _Plan:
+            gone = [memory_id for memory_id in current if memory_id in wanted]
+            if not gone:
+                return _Plan(gone)
+            return _Plan(gone, rewrite=[m for m in current.values() if m.id not in wanted])
+
+        gone = await self._write(owner, plan)
+        assert isinstance(gone, list)
+        return gone
+
+    async def aclose(self) -> None:
+        pending = [f.refreshing for f in self._files.values() if f.refreshing is not None]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        for file in self._files.values():
+            file.close()
+        self._files.clear()
+
+    # -- internals ------------------------------------------------------------------------------------------
+
+    def _file(self, owner: Owner) -> _OwnerFile:
+        file = self._files.get(owner)
+        if file is None:
+            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner))
+            self._evict()
+        else:
+            self._files.move_to_end(owner)
+        return file
+
+    def _evict(self) -> None:
+        for owner in list(self._files)[: max(0, len(self._files) - MAX_CACHED_OWNERS)]:
+            if not self._files[owner].busy:
+                self._files.pop(owner).close()
+
+    async def _refresh(self, file: _OwnerFile) -> None:
+        try:
+            async with file.lock:
+                if file.fresh():
+                    return
+                read = await _in_thread(file.read)
+                self._apply(file, read)
+                if read.stamp is not None and read.offset < read.stamp[1]:
+                    await _in_thread(file.cut_torn_tail)
+        finally:
+            file.refreshing = None
+
+    async def _write(self, owner: Owner, plan: Callable[[dict[str, Memory]], _Plan]) -> object:
+        """Run one write under the owner's locks: catch up with the file, plan, write, apply.
+
+        The plan sees every memory (the last version of each). Shielded, so a caller going away never
+        leaves a write half-applied.
+        """
+        file = self._file(owner)
+
+        def work() -> tuple[_Read, _Plan]:
+            with locked(file.lock_path, mkdir=True):
+                read = file.read()
+                held = read.index if read.index is not None else file.index  # what the loop will hold
+                current = {m.id: m for m in held}
+                current.update((m.id, m) for m in read.put)
+                decided = plan(current)
+                rewrite = decided.rewrite
+                if rewrite is None and decided.append and read.lines > 2 * len(current) + 64:
+                    rewrite = list({**current, **{m.id: m for m in decided.append}}.values())  # compact old versions
+                try:
+                    if rewrite is not None:
+                        fd = file.rewrite(rewrite)
+                        if read.handle is not None:
+                            os.close(read.handle)
+                        final = {m.id: m for m in rewrite}
+                        read.new_file, read.handle, read.lines = True, fd, len(rewrite)
+                        read.put = [m for m in rewrite if held.get(m.id) is not m]
+                        read.dropped = [m.id for m in held if m.id not in final]
+                    elif decided.append:
+                        file.append(decided.append)
+                        read.put += decided.append
+                        read.lines += len(decided.append)
+                        if read.new_file and read.handle is None:
+                            read.handle = os.open(file.path, os.O_RDONLY)  # the file we just created
+                    else:
+                        return read, decided
+                    # Our own write is the file's last change (we hold the lock): take its size as read.
+                    st = os.fstat(read.handle if read.handle is not None else file.handle)  # type: ignore[arg-type]
+                    read.stamp, read.offset = (st.st_ino, st.st_size, st.st_mtime_ns), st.st_size
+                except BaseException:
+                    if read.handle is not None:
+                        os.close(read.handle)
+                    raise
+                if read.index is not None:  # not shared yet: finish it here, off the event loop
+                    _change(read.index, read)
+                return read, decided
+
+        async def run() -> object:
+            async with file.lock:
+                read, decided = await _in_thread(work)
+                self._apply(file, read)
+                return decided.result
+
+        return await asyncio.shield(asyncio.ensure_future(run()))
+
+    @staticmethod
+    def _apply(file: _OwnerFile, read: _Read) -> None:
+        if read.index is not None:
+            file.index = read.index
+        else:
+            _change(file.index, read)
+        if read.new_file:
+            file.close()
+            file.handle = read.handle
+        file.stamp, file.offset, file.lines = read.stamp, read.offset, read.lines
+
+
+def _change(index: MemoryIndex, read: _Read) -> None:
+    for memory_id in read.dropped:
+        index.drop(memory_id)
+    for memory in read.put:
+        index.put(memory)
+    read.put, read.dropped = [], []
+
+
+def owner_dir(owner: Owner) -> Path:
+    """Hashed names: any header value is a safe, case-distinct directory name."""
+    if owner.user is None:
+        return Path("global")
+    user = Path("users") / _digest(owner.user)
+    return user / "user" if owner.workspace is None else user / "workspaces" / _digest(owner.workspace)
+
+
+def _digest(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:32]
+
+
+async def _in_thread(work: Callable[[], T]) -> T:
+    try:
+        return await asyncio.to_thread(work)
+    except OSError as exc:
+        raise StoreUnavailable(f"the memory store failed: {exc.strerror or exc}") from exc

@@ -1,0 +1,103 @@
+"""One upstream call of a request, whole or streamed: to the OpenAI-compatible upstream or through litellm.
+
+The tool loop makes several per request; these are what it calls, whatever the wire format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+import orjson
+
+from .headers import RawHeaders, relayed_response_headers
+from .providers import LiteLLMRoute
+from .relay import EventBatches, close_quietly, sse_batches
+from .sse import Event
+from .upstream import Upstream
+
+JSON_HEADERS: RawHeaders = [(b"content-type", b"application/json")]
+
+
+@dataclass(slots=True)
+class Answer:
+    """An upstream call's whole answer: a completion, an error, or anything that is not a stream."""
+
+    status: int
+    headers: RawHeaders
+    body: bytes
+
+
+@dataclass(slots=True)
+class Stream:
+    headers: RawHeaders
+    batches: EventBatches
+    close: Callable[[], Awaitable[None]]
+
+
+class Hops(Protocol):
+    async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer: ...
+
+    async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer: ...
+
+
+@dataclass(slots=True)
+class UpstreamHops:
+    """Calls to the OpenAI-compatible upstream; ``body``, when given, is sent as it is (the client's own bytes)."""
+
+    upstream: Upstream
+    path: str
+    query: bytes
+    headers: RawHeaders
+
+    async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
+        response = await self._send(payload, body)
+        try:
+            content = await response.aread()
+        finally:
+            await close_quietly(response)
+        return Answer(response.status_code, relayed_response_headers(response.headers.raw), content)
+
+    async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
+        response = await self._send(payload, body)
+        headers = relayed_response_headers(response.headers.raw)
+        if response.status_code >= 400 or not _is_event_stream(response):
+            try:
+                content = await response.aread()
+            finally:
+                await close_quietly(response)
+            return Answer(response.status_code, headers, content)
+        return Stream(headers, sse_batches(response), lambda: close_quietly(response))
+
+    async def _send(self, payload: dict[str, Any], body: bytes | None) -> httpx.Response:
+        content = body if body is not None else orjson.dumps(payload)
+        return await self.upstream.send("POST", self.path, query=self.query, headers=self.headers, content=content)
+
+
+@dataclass(slots=True)
+class LiteLLMHops:
+    """Calls through litellm (non-OpenAI providers); its errors are raised as ours."""
+
+    route: LiteLLMRoute
+    api_key: str | None
+
+    async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
+        return Answer(200, list(JSON_HEADERS), await self.route.complete(payload, self.api_key))
+
+    async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
+        chunks = await self.route.stream(payload, self.api_key)
+
+        async def batches() -> EventBatches:
+            async for chunk in chunks:
+                yield [Event(chunk)]
+
+        async def close() -> None:
+            await chunks.aclose()  # type: ignore[attr-defined]
+
+        return Stream([], batches(), close)
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").startswith("text/event-stream")

@@ -1,0 +1,291 @@
+"""Moving bytes between the client and the upstream: bodies in, responses out, disconnects watched.
+
+Starlette cancels a streaming response's body iterator when the client goes away (ASGI spec
+2.3); before that point, :func:`unless_disconnected` does the same for the wait on the
+upstream (COMPAT J1, J3). Upstream responses are always closed, shielded from cancellation,
+so an abandoned request stops costing tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import anyio
+import httpx
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive
+
+from ..errors import ProxyError, RequestTooLarge
+from ..logs import redact
+from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
+from .sse import Comment, Event, SSEDecoder, StreamProtocolError
+from .upstream import translate_transport_error
+
+log = logging.getLogger("proxy.relay")
+T = TypeVar("T")
+KEEPALIVE_S = 10.0  # an SSE comment this often while the proxy works between upstream calls (COMPAT E4)
+KEEPALIVE = b": keep-alive\n\n"
+EventBatches = AsyncIterator[list[Event | Comment]]
+
+
+class ClientGone(Exception):
+    """The client disconnected before the response started."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise RequestTooLarge(f"request body of {declared} bytes is over the limit of {limit} bytes")
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            raise RequestTooLarge(f"request body is over the limit of {limit} bytes")
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
+    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+
+    Only for requests whose body has been read: the watcher consumes ASGI messages.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    gone = False
+
+    async def watch() -> None:
+        nonlocal gone
+        await _disconnected(receive)
+        gone = True
+        task.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        if gone and task.uncancel() == 0:
+            raise ClientGone from None
+        raise
+    finally:
+        watcher.cancel()
+    if gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
+        task.uncancel()
+        raise ClientGone
+    return result
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def close_quietly(response: httpx.Response) -> None:
+    with anyio.CancelScope(shield=True):
+        try:
+            await response.aclose()
+        except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
+            log.debug("closing the upstream response failed", exc_info=True)
+
+
+def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response:
+    response = Response(body, status_code=status)
+    response.raw_headers = [*headers, (b"content-length", str(len(body)).encode())]
+    return response
+
+
+def streamed_passthrough(upstream: httpx.Response) -> StreamingResponse:
+    """Relay any response byte for byte, as it arrives."""
+
+    async def body() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in upstream.aiter_bytes():
+                yield chunk
+        except (httpx.TransportError, TimeoutError) as exc:
+            log.warning("upstream failed mid-body: %s", redact(str(translate_transport_error(exc))))
+        finally:
+            await close_quietly(upstream)
+
+    response = StreamingResponse(body(), status_code=upstream.status_code)
+    response.raw_headers = relayed_response_headers(upstream.headers.raw)
+    return response
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """The response goes on with another upstream call's events."""
+
+    batches: EventBatches
+    close: Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The response ends: ``tail`` (a held-back finish chunk), then usage and ``[DONE]``."""
+
+    tail: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    """The response ends with this error event."""
+
+    event: bytes
+
+
+class StreamSplitter(Protocol):
+    """A wire format's stream editor: what to relay of each upstream event, and how a stream ends."""
+
+    @property
+    def ended(self) -> bool:
+        """The upstream said the stream is over (or failed)."""
+        ...
+
+    @property
+    def failed(self) -> bool: ...
+
+    @property
+    def complete(self) -> bool:
+        """Everything the upstream started has finished, so a close without an end marker is still a success."""
+        ...
+
+    def push(self, data: bytes) -> bytes:
+        """The bytes to relay for one upstream event's data (possibly nothing)."""
+        ...
+
+    def finish(self) -> bytes:
+        """The end of a successful stream."""
+        ...
+
+    def error_event(
+        self, message: str, *, code: str | None = "upstream_stream_error", type: str = "server_error"
+    ) -> bytes:
+        """The one event that ends a failed stream, in the format's own error shape."""
+        ...
+
+
+# Called when an upstream call has ended cleanly: None to end the response, else what to do next (the tool loop).
+AfterHop = Callable[[], Awaitable[Continue | Finish | Fail] | None]
+
+
+def stream_response(
+    batches: EventBatches,
+    normaliser: StreamSplitter,
+    headers: RawHeaders,
+    close: Callable[[], Awaitable[None]],
+    after: AfterHop | None = None,
+) -> StreamingResponse:
+    response = StreamingResponse(relay_events(batches, normaliser, close, after))
+    response.raw_headers = [*(header for header in headers if header[0] != b"content-type"), *STREAM_HEADERS]
+    return response
+
+
+async def relay_events(
+    batches: EventBatches,
+    normaliser: StreamSplitter,
+    close: Callable[[], Awaitable[None]],
+    after: AfterHop | None = None,
+) -> AsyncIterator[bytes]:
+    """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event.
+
+    With ``after``, an upstream call that ends may be followed by another, relayed into the same response;
+    the client gets SSE comments while it waits (COMPAT E4).
+    """
+    closers = [close]
+    try:
+        while True:
+            tail = b""
+            try:
+                async for batch in batches:
+                    out = b"".join(
+                        normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
+                        for item in batch
+                        if not normaliser.ended
+                    )
+                    if normaliser.ended:
+                        tail = out
+                        break
+                    if out:
+                        yield out
+            except StreamProtocolError as exc:
+                yield normaliser.error_event(str(exc))
+                return
+            except (httpx.TransportError, TimeoutError) as exc:
+                log.warning("upstream stream failed: %s", redact(str(exc)))
+                yield normaliser.error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
+                return
+            except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+                log.warning("stream failed: %s", redact(str(exc)))
+                yield normaliser.error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
+                return
+            if normaliser.failed:
+                yield tail
+                return
+            # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
+            if not normaliser.ended and not normaliser.complete:
+                yield tail + normaliser.error_event("the upstream closed the stream before it finished")
+                return
+            step = after() if after is not None else None
+            if step is None:
+                yield tail + normaliser.finish()  # [DONE] in the same write as the last batch
+                return
+            if tail:
+                yield tail
+            outcome = None
+            async for comment in _waiting(step, normaliser):
+                if isinstance(comment, bytes):
+                    yield comment
+                else:
+                    outcome = comment
+            if isinstance(outcome, Fail):
+                yield outcome.event
+                return
+            if isinstance(outcome, Finish):
+                yield outcome.tail + normaliser.finish()
+                return
+            assert isinstance(outcome, Continue)
+            batches = outcome.batches
+            closers.append(outcome.close)
+    finally:
+        for closer in closers:
+            await closer()
+
+
+async def _waiting(
+    step: Awaitable[Continue | Finish | Fail], splitter: StreamSplitter
+) -> AsyncIterator[bytes | Continue | Finish | Fail]:
+    """Await ``step``, yielding a keep-alive comment every ``KEEPALIVE_S``; then its outcome."""
+    task = asyncio.ensure_future(step)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=KEEPALIVE_S)
+            if not task.done():
+                yield KEEPALIVE
+        try:
+            yield task.result()
+        except ProxyError as exc:
+            log.warning("tool loop failed: %s", redact(exc.message))
+            yield Fail(splitter.error_event(exc.message, code=exc.code, type=exc.type))
+        except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+            log.exception("tool loop failed")
+            yield Fail(splitter.error_event(f"the stream failed: {type(exc).__name__}"))
+    finally:
+        if not task.done():
+            task.cancel()
+
+
+async def sse_batches(upstream: httpx.Response) -> EventBatches:
+    decoder = SSEDecoder()
+    async for raw in upstream.aiter_bytes():
+        items = decoder.feed(raw)
+        if items:
+            yield items
+    tail = decoder.flush()
+    if tail:
+        yield tail

@@ -1,0 +1,47 @@
+"""A scriptable fake OpenAI-compatible upstream, for replay tests of memproxy and of code that sits behind it.
+
+Queue `Reply` objects on a `FakeUpstream`, point a client (or the proxy) at `base_url`, and assert on `requests`.
+The fake speaks OpenAI's wire format closely enough for the official SDK, litellm and OpenAI's own schemas,
+plus a minimal Anthropic Messages API so litellm's ``anthropic/...`` provider can be pointed at it too.
+
+Use it in pytest with ``pytest_plugins = ["proxy.testing"]`` (fixture ``fake_upstream``), in code with
+``with run_fake_upstream() as fake: ...``, or standalone with ``python -m proxy.testing --port 9100``.
+
+The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake` and
+`anthropic_fake` (the two wire formats), `upstream` (`FakeUpstream`, both at once), `streams` (scripted stream
+failures), `responders` (tiny scripted models), `runner` (serving it, and memproxy, on a real socket),
+`fixtures` (pytest) and `cli` (``python -m proxy.testing``).
+
+PYTEST_DONT_REWRITE: this module has no asserts to rewrite, and the marker lets a conftest import it before it is
+registered as a plugin without pytest warning "Module already imported so cannot be rewritten".
+"""
+
+from __future__ import annotations
+
+from .cli import main
+from .replies import DEFAULT_CONTENT, MODEL_IDS, Reply, SeenRequest, ToolCall
+from .responders import extraction_reply, is_extraction
+from .runner import run_fake_upstream, run_memproxy, serve_in_background
+from .upstream import FakeUpstream
+
+try:  # the fixtures are optional: `import proxy.testing` must work without pytest installed
+    from .fixtures import fake_upstream as fake_upstream
+    from .fixtures import fake_upstream_server as fake_upstream_server
+except ModuleNotFoundError as exc:  # pragma: no cover
+    if exc.name != "pytest":
+        raise
+
+__all__ = [
+    "DEFAULT_CONTENT",
+    "MODEL_IDS",
+    "FakeUpstream",
+    "Reply",
+    "SeenRequest",
+    "ToolCall",
+    "extraction_reply",
+    "is_extraction",
+    "main",
+    "run_fake_upstream",
+    "run_memproxy",
+    "serve_in_background",
+]

@@ -1,0 +1,145 @@
+"""The tool loop: upstream calls until the model answers the client, the proxy running its memory tools between.
+
+One chat request may take several upstream calls ("hops"). When the model calls only memory tools,
+the proxy runs them, appends the turn and its results, and calls again; at ``tools.max_hops`` the
+last call goes without the memory tools, so the client always gets an answer. The client sees one
+response: the first call's ``id`` and ``created``, usage summed over the calls, only its own tool
+calls (COMPAT E1, E7). A turn that mixes memory and client calls ends the loop: the memory calls are
+run and kept (:mod:`proxy.tools.hidden`), the client gets its calls.
+
+Upstream calls go through :class:`~proxy.pipe.hops.Hops`: the OpenAI-compatible upstream (httpx) or litellm. An
+upstream error on the first call is relayed as the upstream said it; on a later call of a stream it
+becomes the stream's error event (COMPAT I1, I2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.responses import Response
+
+from ..dialects.base import Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
+from ..errors import BadUpstreamResponse
+from ..memory.caller import Identity
+from ..metrics import Metrics
+from ..pipe.headers import RawHeaders
+from ..pipe.hops import Answer, Hops
+from ..pipe.relay import Continue, Fail, Finish, buffered_response, stream_response
+from .hidden import HiddenTurns
+from .memory_tools import MemoryTools
+
+
+@dataclass(slots=True)
+class ToolLoop:
+    """One request's loop: what it offers, whose memory it runs on, how far it may go."""
+
+    dialect: Dialect
+    plan: ToolPlan
+    tools: MemoryTools
+    hidden_turns: HiddenTurns
+    caller: Identity
+    max_hops: int
+    metrics: Metrics
+    session: str
+    steps: list[HiddenStep] = field(default_factory=list)  # the hidden turns and their results so far
+    hop: int = 0  # upstream calls made after the first
+
+    async def run(self, calls: list[Call]) -> list[str]:
+        """Run the memory calls in order (a store then a search sees the store); one result each."""
+        return [await self.tools.run(self.caller, self.session, call.name, call.arguments) for call in calls]
+
+    def keep(self, order: list[str], calls: list[Call], results: list[str]) -> None:
+        self.hidden_turns.keep((self.caller.user, self.caller.workspace), order, calls, results)
+
+    def next_payload(
+        self, payload: dict[str, Any], content: str | None, calls: list[Call], results: list[str]
+    ) -> dict[str, Any]:
+        self.steps.append(HiddenStep(content, tuple(calls), tuple(results)))
+        self.hop += 1
+        self.metrics.tool_hops.inc()
+        following = self.dialect.next_payload(payload, self.steps)
+        return self.dialect.withdraw(following, self.plan) if self.hop >= self.max_hops else following
+
+    @property
+    def offers_tools(self) -> bool:
+        return self.hop < self.max_hops
+
+    def mentioned_in(self, body: bytes) -> bool:
+        """A cheap look before parsing: no memory tool's name in the body, no memory call in it."""
+        return any(name.encode() in body for name in self.plan.names)
+
+
+async def complete(
+    hops: Hops, payload: dict[str, Any], body: bytes | None, loop: ToolLoop | None, extra: RawHeaders
+) -> Response:
+    """A whole (non-streamed) answer, through the loop when there is one."""
+    first = await hops.answer(payload, body)
+    if loop is None or first.status >= 400 or not loop.mentioned_in(first.body):
+        return buffered_response(first.status, first.headers + extra, first.body)
+    reader = loop.dialect.reader(loop.plan.names)
+    turn = reader.read(first.body)
+    if turn is None:
+        return buffered_response(first.status, first.headers + extra, first.body)
+    while True:
+        if not turn.hidden:
+            if loop.hop == 0:
+                return buffered_response(first.status, first.headers + extra, first.body)  # untouched
+            break
+        if not loop.offers_tools or turn.cut:
+            break  # calls made without the tools on offer, or cut short: dropped, never run
+        results = await loop.run(turn.hidden)
+        if turn.relayed:
+            loop.keep(turn.order, turn.hidden, results)
+            break
+        answer = await hops.answer(loop.next_payload(payload, turn.content, turn.hidden, results))
+        if answer.status >= 400:
+            return buffered_response(answer.status, answer.headers + extra, answer.body)
+        following = reader.read(answer.body)
+        if following is None:
+            raise BadUpstreamResponse("the upstream answered with something that is not an answer of this API")
+        turn = following
+    return buffered_response(200, first.headers + extra, reader.result())
+
+
+async def stream(
+    dialect: Dialect,
+    hops: Hops,
+    payload: dict[str, Any],
+    body: bytes | None,
+    loop: ToolLoop | None,
+    extra: RawHeaders,
+    *,
+    include_usage: bool,
+) -> Response:
+    """A streamed answer: every upstream call of the loop relayed into one client stream."""
+    first = await hops.stream(payload, body)
+    if isinstance(first, Answer):
+        return buffered_response(first.status, first.headers + extra, first.body)
+    splitter = dialect.splitter(include_usage=include_usage, hidden=loop.plan.names if loop else frozenset())
+    after = None
+    if loop is not None:
+        tool_loop = loop
+
+        def after() -> Awaitable[Continue | Finish | Fail] | None:
+            end = splitter.hop_end()
+            return _after_hop(hops, payload, tool_loop, splitter, end) if end.hidden else None
+
+    return stream_response(first.batches, splitter, first.headers + extra, first.close, after)
+
+
+async def _after_hop(
+    hops: Hops, payload: dict[str, Any], loop: ToolLoop, splitter: Splitter, end: Turn
+) -> Continue | Finish | Fail:
+    if not loop.offers_tools or end.cut:
+        return Finish(splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed)))
+    results = await loop.run(end.hidden)
+    if end.relayed:
+        loop.keep(end.order, end.hidden, results)
+        return Finish(splitter.finish_chunk(end.reason))
+    following = await hops.stream(loop.next_payload(payload, end.content, end.hidden, results))
+    if isinstance(following, Answer):
+        return Fail(splitter.upstream_error(following.status, following.body))
+    splitter.next_hop()
+    return Continue(following.batches, following.close)

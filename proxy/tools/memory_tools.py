@@ -1,0 +1,200 @@
+"""The memory tools the proxy offers the model, and what running one does.
+
+Schemas are kept short (every request pays for them in tokens) but carry seed 000's and 003's
+guidance: what is worth saving, one fact per memory, never secrets. A call never fails the request:
+bad arguments, a secret, an unknown id or a store that is down all become ``{"ok": false, "error"}``,
+a result the model can read and act on. Tools always act as a non-admin caller, so a model (or a
+prompt injection steering it) can never write or delete global memories, nor touch another user's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..dialects.base import ToolSpec
+from ..errors import ProxyError
+from ..memory.caller import Identity
+from ..memory.records import CATEGORIES, Memory, format_ts
+
+if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
+    from ..memory.service import MemoryService
+
+log = logging.getLogger("proxy.memory.tools")
+
+EPISODES_FOUND = 3
+SEARCH_DEFAULT = 10
+SEARCH_MAX = 50
+PAGE_DEFAULT = 2000
+PAGE_MAX = 8000
+
+_CATEGORY = {"type": "string", "enum": list(CATEGORIES)}
+_ID = {"type": "string"}
+
+
+def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required  # an array or absent, never null (COMPAT E5)
+    return ToolSpec(name, description, parameters)
+
+
+SCHEMAS: dict[str, ToolSpec] = {
+    "memory_store": _function(
+        "memory_store",
+        "Save a durable fact for later conversations: a preference, correction, convention, instruction or fact "
+        "the user states or you clearly infer. One specific fact, present tense. Never secrets or passing task "
+        "details. Replaces a near-duplicate.",
+        {
+            "text": {"type": "string", "description": "At most 500 characters."},
+            "category": _CATEGORY,
+            "source": {
+                "type": "string",
+                "enum": ["explicit", "corrected", "inferred"],
+                "description": "explicit: user asked you to remember; default inferred",
+            },
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "scope": {
+                "type": "string",
+                "enum": ["workspace", "user", "session"],
+                "description": "workspace (default): this project; user: all projects; session: this chat",
+            },
+        },
+        ["text"],
+    ),
+    "memory_search": _function(
+        "memory_search",
+        "Search memories beyond those in [Memories]. No query: the newest.",
+        {"query": {"type": "string"}, "tag": {"type": "string"}, "category": _CATEGORY, "limit": {"type": "integer"}},
+        [],
+    ),
+    "memory_retrieve": _function(
+        "memory_retrieve",
+        "Read a memory's full text in pages.",
+        {"id": _ID, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
+        ["id"],
+    ),
+    "memory_delete": _function("memory_delete", "Delete a wrong or outdated memory.", {"id": _ID}, ["id"]),
+}
+NAMES = frozenset(SCHEMAS)
+
+
+class ToolError(Exception):
+    """The model's call cannot be carried out; the message is what the model reads."""
+
+
+class MemoryTools:
+    """Runs the model's calls for one caller and session; results are the JSON text of a ``role: tool`` message."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+        self._run: dict[str, Callable[[Identity, str, dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]] = {
+            "memory_store": self._store,
+            "memory_search": self._search,
+            "memory_retrieve": self._retrieve,
+            "memory_delete": self._delete,
+        }
+
+    async def run(self, caller: Identity, session: str, name: str, arguments: str) -> str:
+        try:
+            args = _arguments(arguments)
+            result = await self._run[name](replace(caller, admin=False), session, args)
+        except (ToolError, ProxyError) as exc:
+            result = {"ok": False, "error": getattr(exc, "message", None) or str(exc)}
+        except Exception:  # noqa: BLE001 - a tool failure is the model's to read, never the request's end
+            log.exception("memory tool %s failed", name)
+            result = {"ok": False, "error": "memory is unavailable right now"}
+        self.service.metrics.tool_calls.labels(name, "ok" if result.get("ok", True) else "error").inc()
+        return orjson.dumps(result).decode()
+
+    async def _store(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+        fields = {key: args.get(key) for key in ("text", "tags", "scope", "category")}
+        fields["source"] = args.get("source") or "inferred"
+        if fields["source"] not in ("explicit", "corrected", "inferred"):
+            raise ToolError("'source' must be explicit, corrected or inferred")
+        stored = await self.service.add(caller, fields, session=session)
+        result: dict[str, Any] = {"ok": True, "id": stored.memory.id}
+        if stored.superseded is not None:
+            result["superseded"] = stored.superseded.id
+        if stored.unchanged:
+            result["note"] = "already stored"
+        return result
+
+    async def _search(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+        query, tag, category = (_optional_text(args, key) for key in ("query", "tag", "category"))
+        limit = _integer(args, "limit", SEARCH_DEFAULT, low=1, high=SEARCH_MAX)
+        found = await self.service.search(caller, query=query, tag=tag, category=category, limit=limit, session=session)
+        self.service.count_uses(caller, found)
+        result: dict[str, Any] = {"count": len(found), "memories": [_listed(m) for m in found]}
+        if query and tag is None and category is None:
+            episodes = await self.service.search_episodes(caller, query, limit=EPISODES_FOUND)
+            if episodes:  # summaries of earlier sessions; untrusted ones never, until a person approves them
+                result["episodes"] = [
+                    {"id": e.id, "date": format_ts(e.created_at)[:10], "summary": e.summary} for e in episodes
+                ]
+        return result
+
+    async def _retrieve(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+        memory = await self.service.get(caller, _required_text(args, "id"), session=session)
+        offset = _integer(args, "offset", 0, low=0, high=None)
+        limit = _integer(args, "limit", PAGE_DEFAULT, low=1, high=PAGE_MAX)
+        page = memory.text[offset : offset + limit]
+        end = offset + len(page)
+        result = {"ok": True, **_listed(memory), "text": page, "offset": offset, "total_chars": len(memory.text)}
+        result["next_offset"] = end if end < len(memory.text) else None
+        if memory.superseded_by is not None:
+            result["superseded_by"] = memory.superseded_by
+        return result
+
+    async def _delete(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+        deleted = await self.service.delete(caller, _required_text(args, "id"), session=session)
+        return {"ok": True, "id": deleted.id}
+
+
+def _listed(memory: Memory) -> dict[str, Any]:
+    """A memory as a tool result shows it: seed 000's fields and the category, nothing the model cannot use."""
+    listed = memory.to_json()
+    return {key: listed[key] for key in ("id", "text", "tags", "category", "scope", "ts")}
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        args = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise ToolError(f"the arguments are not valid JSON ({exc}); send one JSON object") from exc
+    if not isinstance(args, dict):
+        raise ToolError("the arguments must be a JSON object")
+    return args
+
+
+def _optional_text(args: dict[str, Any], key: str) -> str | None:
+    value = args.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"'{key}' must be a string")
+    return value
+
+
+def _required_text(args: dict[str, Any], key: str) -> str:
+    value = _optional_text(args, key)
+    if value is None:
+        raise ToolError(f"'{key}' is required")
+    return value
+
+
+def _integer(args: dict[str, Any], key: str, default: int, *, low: int, high: int | None) -> int:
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ToolError(f"'{key}' must be an integer of at least {low}")
+    return value if high is None else min(value, high)
