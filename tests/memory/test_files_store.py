@@ -3,7 +3,7 @@
 Contract tests only use the :class:`~proxy.memory.store.MemoryStore` protocol, through the ``store`` and
 ``backend`` fixtures (``backend.open()`` is a new store object on the same storage: what a restarted or a
 second proxy process builds). To run them against another backend, add it to ``BACKENDS`` and to
-``_make_backend``. Files-specific tests look at the files and use real processes (``tests/store_worker.py``).
+``_make_backend``. Files-specific tests look at the files and use real processes (``tests/memory/store_worker.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from proxy.memory.store import GLOBAL, MemoryStore, Owner
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ALICE = Owner("alice", "w")
 MAX = 1000  # max_total where a test does not care about pruning
 
@@ -384,14 +384,14 @@ def parse_lines(data: bytes, *, torn_tail_allowed: bool = False) -> list[dict[st
 
 
 class Workers:
-    """Starts ``tests/store_worker.py`` processes; the fixture kills (by pid) and reaps any still running at the end."""
+    """Starts ``tests/memory/store_worker.py`` processes; the fixture kills (by pid) and reaps any left at the end."""
 
     def __init__(self) -> None:
         self.started: list[subprocess.Popen[bytes]] = []
 
     def start(self, root: Path, *args: str, owner: Owner = ALICE) -> subprocess.Popen[bytes]:
         assert owner.user is not None and owner.workspace is not None
-        command = [sys.executable, "-m", "tests.store_worker", str(root), "--user", owner.user]
+        command = [sys.executable, "-m", "tests.memory.store_worker", str(root), "--user", owner.user]
         process = subprocess.Popen(
             [*command, "--workspace", owner.workspace, *args],
             cwd=REPO,

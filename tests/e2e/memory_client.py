@@ -10,7 +10,7 @@ import pytest
 
 from proxy.testing import FakeUpstream
 
-from .conftest import run_proxy
+from ..conftest import run_proxy
 
 TABS = "User prefers tabs over spaces for indentation"
 QUESTION = "How should I indent the new module?"

@@ -17,9 +17,9 @@ from proxy.memory.records import Memory, MemoryDraft
 from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
-from .conftest import RunProxy, run_proxy
+from ..conftest import RunProxy, run_proxy
+from ..openapi_spec import validate
 from .memory_client import QUESTION, TABS, api, ask, close_clients, memproxy, remember, sdk, sent, user, user_says
-from .openapi_spec import validate
 
 SYSTEM = {"role": "system", "content": "You are a concise coding assistant."}
 __all__ = ["close_clients", "memproxy", "user"]  # the autouse fixture, in this module's namespace

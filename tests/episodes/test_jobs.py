@@ -22,7 +22,7 @@ from proxy.errors import StoreUnavailable
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SECRET = "the transcript says hunter2"
 
 

@@ -15,9 +15,9 @@ from proxy.pipe import relay
 from proxy.testing import FakeUpstream, Reply, ToolCall
 from proxy.tools.memory_tools import SCHEMAS
 
-from .conftest import RunProxy
+from ..conftest import RunProxy
+from ..openapi_spec import validate
 from .memory_client import TABS, api, close_clients, memproxy, remember, sdk, user
-from .openapi_spec import validate
 
 __all__ = ["close_clients", "memproxy", "user"]
 

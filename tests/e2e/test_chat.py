@@ -9,7 +9,7 @@ import pytest
 
 from proxy.testing import FakeUpstream, ToolCall
 
-from .openapi_spec import validate
+from ..openapi_spec import validate
 
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
 

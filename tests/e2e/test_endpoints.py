@@ -14,8 +14,8 @@ import pytest
 
 from proxy.testing import FakeUpstream, run_fake_upstream
 
-from .conftest import RunProxy, free_port
-from .openapi_spec import validate
+from ..conftest import RunProxy, free_port
+from ..openapi_spec import validate
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 

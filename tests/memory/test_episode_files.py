@@ -27,7 +27,7 @@ from proxy.memory.store import GLOBAL, Owner
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ALICE = Owner("alice", "w")
 T0 = 1_700_000_000.0
 RACY_WINDOW_PASSED = 0.1  # seconds: past the store's RACY_S

@@ -26,7 +26,7 @@ from proxy.cli import main
 from proxy.memory.block import BLOCK_TITLE
 from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, run_fake_upstream
 
-from .conftest import free_port, run_proxy
+from ..conftest import free_port, run_proxy
 from .episode_client import (
     EPISODE_FIELDS,
     PROVENANCE_FIELDS,
