@@ -1,9 +1,10 @@
-# memproxy: slim, non-root, data in a volume. Build: docker build -t memproxy .
+# memproxy: slim, non-root, data in a volume, keys mode (it listens beyond loopback). Build: docker build -t memproxy .
+# Keys: docker run --rm -v memproxy-data:/data memproxy memproxy keys create --user NAME
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
-    MEMPROXY_SERVER_HOST=0.0.0.0 MEMPROXY_DATA_DIR=/data
+    MEMPROXY_SERVER_HOST=0.0.0.0 MEMPROXY_DATA_DIR=/data MEMPROXY_AUTH_MODE=keys
 
 WORKDIR /app
 RUN useradd --create-home --uid 10001 memproxy && mkdir /data && chown memproxy /data

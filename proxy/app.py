@@ -45,8 +45,9 @@ def create_app(services: Services) -> FastAPI:
         return await handle(request, services, CHAT)
 
     async def passthrough(request: Request) -> Response:
-        """Every other path goes to the upstream as it came (COMPAT K)."""
-        headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
+        """Every other path goes to the upstream as it came (COMPAT K); in keys mode only for a known key."""
+        auth = services.auth.authenticate(request.headers.raw)
+        headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
         declared = request.headers.get("content-length")
         small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
         bodiless = declared is None and "transfer-encoding" not in request.headers

@@ -13,7 +13,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import orjson
 
-from .config import Settings, load_settings
+from .config import Settings, check_exposure, load_settings
 from .errors import ConfigError, ProxyError
 
 T = TypeVar("T")
@@ -56,6 +56,10 @@ def serve(
     )
     if replay_dir and not Path(replay_dir).is_dir():
         _fail(f"replay folder {replay_dir} does not exist")
+    try:
+        check_exposure(settings)
+    except ConfigError as exc:
+        _fail(f"config error: {exc.message}")
 
     import uvicorn
 
@@ -106,7 +110,10 @@ def _who(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML config file."),
         click.option("--data-dir", help="Data directory (store.path)."),
         click.option("--user", envvar="MEMPROXY_USER", help="The X-Memory-User whose memories these are."),
-        click.option("--api-key", help="Or: the bearer token whose memories these are (hashed, as the proxy does)."),
+        click.option(
+            "--api-key",
+            help="Or: whose key: a memproxy key (auth.mode: keys), else the client's bearer token.",
+        ),
         click.option("--workspace", default="default", show_default=True, help="The X-Memory-Workspace."),
     ]
     for option in reversed(options):
@@ -190,11 +197,15 @@ def memories_import(source: Any, **who: Any) -> None:
 @_who
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def memories_forget_all(yes: bool, **who: Any) -> None:
-    """Delete every memory of the user in this workspace, and their user-wide ones."""
+    """Delete everything of the user's in this workspace (memories, episodes, pending jobs) and their user-wide ones."""
     if not yes:
         click.confirm("Delete every memory of this user in this workspace and their user-wide ones?", abort=True)
-    deleted = _run(who, lambda service, caller: service.forget_all(caller))
-    click.echo(f"deleted {deleted}")
+
+    async def forget(service: Any, caller: Any) -> tuple[int, dict[str, int]]:
+        return await service.memory.forget_all(caller), await service.forget(caller)
+
+    deleted, forgotten = _run(who, forget, episodes=True)
+    click.echo(f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs")
 
 
 # -- episodes -------------------------------------------------------------------------------------------------
@@ -247,21 +258,13 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
 
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
-    from .auth.identity import user_for_token
-    from .memory.caller import Identity
     from .memory.service import MemoryService
     from .services import build_episode_store, build_store, episode_service
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
-    if who["user"]:
-        user = who["user"]
-    elif who["api_key"]:
-        user = user_for_token(who["api_key"].encode())
-    else:
-        _fail("say whose memories: --user NAME (the X-Memory-User) or --api-key KEY")
-    caller = Identity(user, who["workspace"], admin=True)  # the store's owner on this machine
 
     async def run() -> T:
+        caller = await _caller(settings, who)
         store = build_store(settings)
         try:
             if not episodes:
@@ -271,12 +274,102 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
         finally:
             await store.aclose()
 
+    return _sync(run())
+
+
+async def _caller(settings: Settings, who: dict[str, Any]) -> Any:
+    """Whose memories: the operator on this machine names a user, or a key stands for one, under the proxy's rules."""
+    from .auth.identity import Authenticator, user_for_token
+    from .auth.keys import KeyRing
+    from .memory.caller import Identity
+    from .services import build_key_store
+
+    workspace = who["workspace"]
+    if who["api_key"] and settings.auth.mode == "keys":
+        ring = KeyRing(build_key_store(settings))
+        await ring.refresh()
+        headers = [(b"x-memproxy-key", who["api_key"].encode()), (b"x-memory-workspace", workspace.encode())]
+        if who["user"]:
+            headers.append((b"x-memory-user", who["user"].encode()))
+        return Authenticator(settings, ring).require(headers)
+    if who["user"]:
+        return Identity(who["user"], workspace, admin=True)  # the store's owner on this machine
+    if who["api_key"]:
+        return Identity(user_for_token(who["api_key"].encode()), workspace, admin=True)
+    _fail("say whose memories: --user NAME (the X-Memory-User) or --api-key KEY")
+
+
+def _sync(work: Awaitable[T]) -> T:
+    async def run() -> T:
+        return await work
+
     try:
         return asyncio.run(run())
     except ConfigError as exc:
         _fail(f"config error: {exc.message}")
     except ProxyError as exc:
         _fail(exc.message)
+
+
+# -- keys -----------------------------------------------------------------------------------------------------
+
+
+def _store_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    function = click.option("--data-dir", help="Data directory (store.path).")(function)
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML config file.")(function)
+
+
+@main.group()
+def keys() -> None:
+    """Create, list and revoke memproxy keys (auth.mode: keys) in the configured store."""
+
+
+@keys.command("create")
+@_store_options
+@click.option("--user", required=True, help="Whose key: the user its requests act for.")
+@click.option("--service", is_flag=True, help="A service key: may name its end users with X-Memory-User.")
+@click.option("--admin", is_flag=True, help="An admin key: may also write global memories.")
+def keys_create(config_path: str | None, data_dir: str | None, user: str, service: bool, admin: bool) -> None:
+    """Create a key and print it once: only its hash is stored."""
+    from .auth.keys import create_key
+    from .services import build_key_store
+
+    if service and admin:
+        _fail("a key is --service or --admin, not both")
+    settings = _settings(config_path, {"store.path": data_dir})
+    kind = "service" if service else "admin" if admin else "personal"
+    record, key = _sync(create_key(build_key_store(settings), user, kind))
+    click.echo(f"{record.id}\t{record.user}\t{record.kind}")
+    click.echo(key)
+
+
+@keys.command("list")
+@_store_options
+def keys_list(config_path: str | None, data_dir: str | None) -> None:
+    """Ids, users and kinds of every key; never the keys."""
+    from .memory.records import format_ts
+    from .services import build_key_store
+
+    settings = _settings(config_path, {"store.path": data_dir})
+    for record in sorted(_sync(build_key_store(settings).keys()), key=lambda r: r.created):
+        state = "active" if record.active else f"revoked {format_ts(record.revoked or 0)}"
+        click.echo(f"{record.id}\t{record.user}\t{record.kind}\t{format_ts(record.created)}\t{state}")
+
+
+@keys.command("revoke")
+@_store_options
+@click.argument("key_id")
+def keys_revoke(config_path: str | None, data_dir: str | None, key_id: str) -> None:
+    """Revoke a key: every process sharing the store refuses it within a second."""
+    import time
+
+    from .services import build_key_store
+
+    settings = _settings(config_path, {"store.path": data_dir})
+    record = _sync(build_key_store(settings).revoke(key_id, time.time()))
+    if record is None:
+        _fail(f"no key {key_id}")
+    click.echo(f"revoked {record.id} ({record.user})")
 
 
 def _print_memories(found: list[Any], as_json: bool) -> None:

@@ -6,6 +6,7 @@ raises :class:`ConfigError` naming the key, so the CLI can print one line and ex
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,6 +38,11 @@ class UpstreamSettings(_Section):
     timeout_s: float = Field(600, gt=0)
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
+
+
+class AuthSettings(_Section):
+    mode: Literal["open", "keys"] = "open"
+    allow_open: bool = False  # open mode on a non-loopback address: the operator says they mean it
 
 
 class StoreSettings(_Section):
@@ -88,6 +94,7 @@ class ExtractionSettings(_Section):
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
+    auth: AuthSettings = AuthSettings()
     store: StoreSettings = StoreSettings()
     memory: MemorySettings = MemorySettings()
     tools: ToolsSettings = ToolsSettings()
@@ -122,6 +129,24 @@ def load_settings(
         return Settings.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from exc
+
+
+def check_exposure(settings: Settings) -> None:
+    """Open mode trusts whoever calls: refuse to listen beyond this machine unless the operator says so."""
+    if settings.auth.mode == "open" and not settings.auth.allow_open and not is_loopback(settings.server.host):
+        raise ConfigError(
+            f"auth.mode: open on {settings.server.host} lets anyone who can reach it read every user's memory; "
+            "use auth.mode: keys (memproxy keys create), or set auth.allow_open: true if you mean it"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _read_file(path: Path) -> dict[str, Any]:

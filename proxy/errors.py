@@ -62,6 +62,20 @@ class AdminOnly(InvalidRequest):
     code = "admin_key_required"
 
 
+class InvalidApiKey(InvalidRequest):
+    """No memproxy key, or one the store does not know or has revoked (``auth.mode: keys``)."""
+
+    status = 401
+    code = "invalid_api_key"
+
+
+class UserNotAllowed(InvalidRequest):
+    """A personal key naming another user in ``X-Memory-User``."""
+
+    status = 403
+    code = "user_not_allowed"
+
+
 class StoreUnavailable(ProxyError):
     """The store failed; chat requests go on without memory, management calls get a 503."""
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .auth.identity import identify
 from .dialects.base import Dialect
 from .episodes.sessions import derive_session_id
-from .pipe.headers import bearer_token, upstream_request_headers
+from .pipe.headers import upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, read_body, unless_disconnected
 from .services import Services
@@ -27,16 +26,16 @@ CLIENT_CLOSED = 499
 
 
 async def handle(request: Request, services: Services, dialect: Dialect) -> Response:
+    auth = services.auth.authenticate(request.headers.raw)
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
-    caller = identify(request.headers.raw, services.settings.memory.admin_key)
+    caller = auth.identity
     payload = parsed.payload
     tools_on = caller is not None and services.settings.tools.enabled
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session = ""
-    client_key = bearer_token(request.headers.raw)
     if caller is not None:
         session = caller.session or derive_session_id(dialect.messages(payload))
-        services.episodes.observe(caller, session, payload, client_key)
+        services.episodes.observe(caller, session, payload)
         restored = services.hidden_turns.restore((caller.user, caller.workspace), payload["messages"])
         if restored is not None:
             payload = {**payload, "messages": restored}
@@ -57,10 +56,9 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         )
     hops: Hops
     if services.litellm.handles(parsed.payload.get("model")):
-        api_key = services.settings.upstream.api_key or client_key
-        hops = LiteLLMHops(services.litellm, api_key)
+        hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     else:
-        headers = upstream_request_headers(request.headers.raw, services.settings.upstream.api_key)
+        headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
         hops = UpstreamHops(services.upstream, request.url.path, request.scope["query_string"], headers)
     body = parsed.body if payload is parsed.payload else None
     try:
@@ -68,6 +66,9 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
             work = stream(dialect, hops, payload, body, loop, prepared.headers, include_usage=parsed.include_usage)
         else:
             work = complete(hops, payload, body, loop, prepared.headers)
-        return await unless_disconnected(request.receive, work)
+        response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
+    if caller is not None and response.status_code < 400:
+        services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key)
+    return response

@@ -8,6 +8,8 @@ from types import TracebackType
 
 import httpx
 
+from .auth.identity import Authenticator
+from .auth.keys import KeyRing
 from .config import Settings
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
@@ -16,7 +18,9 @@ from .episodes.service import EpisodeService
 from .errors import ConfigError
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
+from .memory.backends.key_files import FilesKeys
 from .memory.episodes import EpisodeStore
+from .memory.keys import KeyStore
 from .memory.service import MemoryService
 from .memory.store import MemoryStore
 from .metrics import Metrics
@@ -37,8 +41,11 @@ class Services:
     tools: MemoryTools
     hidden_turns: HiddenTurns
     episodes: EpisodeService
+    auth: Authenticator
 
     async def __aenter__(self) -> Services:
+        if self.auth.keyring is not None:
+            await self.auth.keyring.start()
         self.episodes.start()
         return self
 
@@ -49,6 +56,8 @@ class Services:
         await self.upstream.aclose()
         await self.litellm.aclose()
         await self.memory.aclose()
+        if self.auth.keyring is not None:
+            await self.auth.keyring.aclose()
 
 
 def _files_backend(settings: Settings) -> Path:
@@ -63,6 +72,10 @@ def build_store(settings: Settings) -> MemoryStore:
 
 def build_episode_store(settings: Settings) -> EpisodeStore:
     return FilesEpisodes(_files_backend(settings))
+
+
+def build_key_store(settings: Settings) -> KeyStore:
+    return FilesKeys(_files_backend(settings))
 
 
 def build_services(
@@ -99,6 +112,7 @@ def build_services(
         tools=MemoryTools(memory),
         hidden_turns=HiddenTurns(),
         episodes=episode_service(settings, memory, extractor, metrics),
+        auth=Authenticator(settings, KeyRing(build_key_store(settings)) if settings.auth.mode == "keys" else None),
     )
 
 

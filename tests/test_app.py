@@ -241,3 +241,29 @@ asyncio.run(main())
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.anyio
+async def test_only_a_request_the_upstream_accepted_sets_a_users_extraction_key_and_model(upstream, tmp_path) -> None:
+    """A caller naming alice with a bogus key and a model of its choosing must change neither."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.headers.get("authorization") != "Bearer sk-alice":
+            return httpx.Response(401, json={"error": {"message": "bad key", "type": "invalid_request_error"}})
+        return httpx.Response(200, json={"id": "c", "object": "chat.completion", "choices": []})
+
+    upstream.post(f"{BASE}/chat/completions").mock(side_effect=answer)
+    settings = load_settings(overrides={"upstream.base_url": BASE, "store.path": str(tmp_path)})
+    services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
+    alice = {"x-memory-user": "alice", "x-memory-session": "s1"}
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c,
+    ):
+        ok = await c.post("/v1/chat/completions", json=CHAT, headers={**alice, "authorization": "Bearer sk-alice"})
+        forged = CHAT | {"model": "attacker-model"}
+        refused = await c.post("/v1/chat/completions", json=forged, headers={**alice, "authorization": "Bearer sk-x"})
+        session = services.episodes.sessions.get("alice", "default", "s1")
+    assert (ok.status_code, refused.status_code) == (200, 401)
+    assert services.episodes.key_of("alice") == "sk-alice"
+    assert session is not None and session.model == "gpt-test"

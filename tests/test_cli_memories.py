@@ -56,7 +56,10 @@ def test_forget_all_asks_first(tmp_path: Path) -> None:
     run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
     code, _, _ = run(tmp_path, "memories", "forget-all", "--user", "ada", input="n\n")
     assert code == 1 and run(tmp_path, "memories", "list", "--user", "ada")[1]
-    assert run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[1] == "deleted 1\n"
+    assert (
+        run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[1]
+        == "deleted 1 memories, 0 episodes, 0 pending jobs\n"
+    )
     assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.config import load_settings
+from proxy.config import check_exposure, load_settings
 from proxy.errors import ConfigError
 
 
@@ -100,3 +100,27 @@ def test_a_bare_off_in_yaml_means_off(tmp_path: Path) -> None:
     config.write_text("memory:\n  inject_mode: off\n")
     assert load_settings(config).memory.inject_mode == "off"
     assert load_settings(environ={"MEMPROXY_MEMORY_INJECT_MODE": "off"}).memory.inject_mode == "off"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "10.1.2.3", "::", "memproxy.internal"])
+def test_open_mode_beyond_loopback_refuses_to_start_unless_allowed(host: str) -> None:
+    with pytest.raises(ConfigError, match="auth.mode: open"):
+        check_exposure(load_settings(overrides={"server.host": host}))
+    check_exposure(load_settings(overrides={"server.host": host, "auth.allow_open": True}))
+    check_exposure(load_settings(overrides={"server.host": host, "auth.mode": "keys"}))
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_open_mode_on_loopback_starts(host: str) -> None:
+    check_exposure(load_settings(overrides={"server.host": host}))
+
+
+def test_serve_in_open_mode_on_all_interfaces_stops_with_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "proxy", "serve", "--host", "0.0.0.0", "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("memproxy: config error: auth.mode: open")

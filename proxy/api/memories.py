@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..auth.identity import require_identity
 from ..errors import InvalidRequest
 from ..memory.caller import Identity
 from ..memory.service import MemoryService, as_json
@@ -26,7 +25,7 @@ def memory_routes(services: Services) -> list[Route]:
     memory: MemoryService = services.memory
 
     def caller(request: Request) -> Identity:
-        return require_identity(request.headers.raw, services.settings.memory.admin_key)
+        return services.auth.require(request.headers.raw)
 
     async def list_memories(request: Request) -> Response:
         params = request.query_params
@@ -71,7 +70,10 @@ def memory_routes(services: Services) -> list[Route]:
                 'send {"confirm": true} to do it',
                 param="confirm",
             )
-        return _json({"ok": True, "deleted": await memory.forget_all(who)})
+        deleted = await memory.forget_all(who)
+        services.hidden_turns.forget((who.user, who.workspace))
+        forgotten = await services.episodes.forget(who)
+        return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
 
     async def list_sessions(request: Request) -> Response:
         who = caller(request)

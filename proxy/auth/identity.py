@@ -1,7 +1,10 @@
-"""Who a request is for: user, workspace and session, from memproxy's headers or the bearer token.
+"""Who a request is for: user, workspace and session, from memproxy's key or, in open mode, its headers.
 
-Without ``X-Memory-User`` the user is a hash of the bearer token, never the token itself. A request
-with neither has no identity and gets no memory: guessing one could hand a user someone else's.
+``auth.mode: open`` (one person on their own machine): the user is ``X-Memory-User``, else a hash of
+the client's credential (never the credential itself); a request with neither gets no memory.
+``auth.mode: keys`` (a shared deployment): the memproxy key decides the user. A personal or admin key
+may not name another user; a service key names its end users, namespaced under the key so that two
+services never share an end user's memory. The upstream never sees a memproxy key.
 """
 
 from __future__ import annotations
@@ -9,53 +12,153 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from ..errors import InvalidRequest, MissingIdentity
+from ..config import Settings
+from ..errors import InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
+from .keys import RESERVED_USER_PREFIXES, KeyRing
 
 USER_HEADER = b"x-memory-user"
 WORKSPACE_HEADER = b"x-memory-workspace"
 SESSION_HEADER = b"x-memory-session"
 ADMIN_HEADER = b"x-memory-admin-key"
+KEY_HEADER = b"x-memproxy-key"
 MAX_NAME_CHARS = 200
+RawHeaders = Iterable[tuple[bytes, bytes]]
 
 
-def identify(raw_headers: Iterable[tuple[bytes, bytes]], admin_key: str | None = None) -> Identity | None:
-    """The caller's identity, or None when the request names no user and carries no bearer token."""
-    user = workspace = session = authorization = admin = None
-    for name, value in raw_headers:
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """An authenticated request: whose memory, and what credential goes upstream."""
+
+    identity: Identity | None
+    upstream_key: str | None  # replaces the client's credential upstream; None: the client's own goes
+    strip: frozenset[bytes]  # headers that carried memproxy's own key: never sent upstream
+    client_key: str | None  # the client's own upstream credential (for extraction on its behalf), if any
+
+
+@dataclass(slots=True)
+class _Headers:
+    user: str | None = None
+    workspace: str | None = None
+    session: str | None = None
+    authorization: bytes | None = None
+    api_key: bytes | None = None
+    memproxy_key: bytes | None = None
+    admin: bytes | None = None
+
+
+def read_headers(raw: RawHeaders) -> _Headers:
+    found = _Headers()
+    for name, value in raw:
         name = name.lower()
         if name == USER_HEADER:
-            user = _name(value, "X-Memory-User")
+            found.user = _name(value, "X-Memory-User")
         elif name == WORKSPACE_HEADER:
-            workspace = _name(value, "X-Memory-Workspace")
+            found.workspace = _name(value, "X-Memory-Workspace")
         elif name == SESSION_HEADER:
-            session = _name(value, "X-Memory-Session")
+            found.session = _name(value, "X-Memory-Session")
         elif name == b"authorization":
-            authorization = value
+            found.authorization = value
+        elif name == b"x-api-key":
+            found.api_key = value.strip() or None
+        elif name == KEY_HEADER:
+            found.memproxy_key = value.strip() or None
         elif name == ADMIN_HEADER:
-            admin = value
+            found.admin = value
+    return found
+
+
+class Authenticator:
+    def __init__(self, settings: Settings, keyring: KeyRing | None = None) -> None:
+        self.settings = settings
+        self.keyring = keyring
+        self.keys_mode = settings.auth.mode == "keys"
+        if self.keys_mode and keyring is None:
+            raise ValueError("auth.mode: keys needs a key ring")
+
+    def authenticate(self, raw: RawHeaders) -> Caller:
+        """The caller of a request; in keys mode a 401/403 before anything else happens."""
+        headers = read_headers(raw)
+        if self.keys_mode:
+            return self._by_key(headers)
+        client_key = _bearer(headers.authorization) or headers.api_key
+        identity = _open_identity(headers, self.settings.memory.admin_key)
+        upstream_key = self.settings.upstream.api_key
+        return Caller(identity, upstream_key, frozenset({KEY_HEADER}), _text(client_key))
+
+    def require(self, raw: RawHeaders) -> Identity:
+        """The caller's identity, for the management API: memory needs to know whose it is."""
+        identity = self.authenticate(raw).identity
+        if identity is None:
+            raise MissingIdentity(
+                "memproxy needs to know whose memories these are: send X-Memory-User or an Authorization bearer token"
+            )
+        return identity
+
+    def _by_key(self, headers: _Headers) -> Caller:
+        assert self.keyring is not None
+        bearer = _bearer(headers.authorization)
+        presented: bytes | None
+        if headers.memproxy_key is not None:
+            presented, carrier = headers.memproxy_key, KEY_HEADER
+        elif bearer is not None:
+            presented, carrier = bearer, b"authorization"
+        else:
+            presented, carrier = headers.api_key, b"x-api-key"
+        text = _text(presented)
+        record = self.keyring.lookup(text) if text else None
+        if record is None:
+            raise InvalidApiKey(
+                "a valid memproxy key is required: send it as Authorization: Bearer mp-..., x-api-key or X-Memproxy-Key"
+                if not text
+                else "the memproxy key is unknown or revoked"
+            )
+        user = record.user
+        if headers.user is not None and headers.user != record.user:
+            if record.kind != "service":
+                raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user")
+            user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
+        identity = Identity(user, headers.workspace or DEFAULT_WORKSPACE, headers.session, record.kind == "admin")
+        upstream_key = self.settings.upstream.api_key
+        if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
+            client_key = _text(bearer or headers.api_key)
+            return Caller(identity, upstream_key if client_key is None else None, frozenset({KEY_HEADER}), client_key)
+        if upstream_key is None:
+            raise InvalidRequest(
+                "this memproxy has no upstream.api_key, so your provider key must reach the upstream: send the "
+                "memproxy key in X-Memproxy-Key and your provider key in Authorization",
+                param="X-Memproxy-Key",
+            )
+        return Caller(identity, upstream_key, frozenset({KEY_HEADER, carrier}), None)
+
+
+def _open_identity(headers: _Headers, admin_key: str | None) -> Identity | None:
+    user = headers.user
+    if user is not None and user.startswith(RESERVED_USER_PREFIXES):
+        raise InvalidRequest(
+            f"X-Memory-User may not start with {' or '.join(RESERVED_USER_PREFIXES)}: memproxy derives those names",
+            param="X-Memory-User",
+        )
     if user is None:
-        token = _bearer(authorization)
+        token = _bearer(headers.authorization) or headers.api_key
         if token is None:
             return None
         user = user_for_token(token)
+    admin = headers.admin
     is_admin = admin is not None and admin_key is not None and hmac.compare_digest(admin, admin_key.encode())
-    return Identity(user, workspace or DEFAULT_WORKSPACE, session, is_admin)
+    return Identity(user, headers.workspace or DEFAULT_WORKSPACE, headers.session, is_admin)
+
+
+def identify(raw: RawHeaders, admin_key: str | None = None) -> Identity | None:
+    """The caller's identity in open mode, or None when the request names no user and carries no credential."""
+    return _open_identity(read_headers(raw), admin_key)
 
 
 def user_for_token(token: bytes) -> str:
     """The user a bearer token stands for: a hash, never the token."""
     return "key-" + hashlib.sha256(token).hexdigest()[:24]
-
-
-def require_identity(raw_headers: Iterable[tuple[bytes, bytes]], admin_key: str | None = None) -> Identity:
-    identity = identify(raw_headers, admin_key)
-    if identity is None:
-        raise MissingIdentity(
-            "memproxy needs to know whose memories these are: send X-Memory-User or an Authorization bearer token"
-        )
-    return identity
 
 
 def _name(value: bytes, header: str) -> str:
@@ -74,3 +177,7 @@ def _bearer(authorization: bytes | None) -> bytes | None:
     scheme, _, token = authorization.partition(b" ")
     token = token.strip()
     return token if scheme.lower() == b"bearer" and token else None
+
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")

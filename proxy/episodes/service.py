@@ -76,6 +76,7 @@ class EpisodeService:
         self.proxy_tools = proxy_tools
         self.sessions = SessionTracker()
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
+        self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
         self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -83,9 +84,25 @@ class EpisodeService:
 
     # -- the chat path ----------------------------------------------------------------------------------------
 
-    def observe(self, caller: Identity, session_id: str, payload: dict[str, Any], client_key: str | None) -> None:
+    def observe(self, caller: Identity, session_id: str, payload: dict[str, Any]) -> None:
         """Note a request of a session. No I/O: requests never wait on sessions or extraction."""
         self.sessions.observe(caller.user, caller.workspace, session_id, payload, now=time.time())
+        if len(self.sessions) > self.sessions.limit:
+            for session in self.sessions.overflow():
+                if self._extracts(session):
+                    self._end_soon(session, "overflow")
+                else:  # the common case under load (one-shot requests): no task, no I/O
+                    self.metrics.sessions_ended.labels("no_extraction").inc()
+
+    def confirm(self, caller: Identity, session_id: str, model: Any, client_key: str | None) -> None:
+        """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
+
+        Only an accepted request counts, so a caller with a bogus key or a model of its choosing can neither
+        break a user's extractions nor choose what they run on.
+        """
+        session = self.sessions.get(caller.user, caller.workspace, session_id)
+        if session is not None and isinstance(model, str):
+            session.model = model
         if client_key is not None and self.settings.upstream.api_key is None:
             self._keys[caller.user] = client_key
             self._keys.move_to_end(caller.user)
@@ -94,12 +111,10 @@ class EpisodeService:
             if caller.user in self._want_key:
                 self._want_key.discard(caller.user)
                 self._wake.set()
-        if len(self.sessions) > self.sessions.limit:
-            for session in self.sessions.overflow():
-                if self._extracts(session):
-                    self._end_soon(session, "overflow")
-                else:  # the common case under load (one-shot requests): no task, no I/O
-                    self.metrics.sessions_ended.labels("no_extraction").inc()
+
+    def key_of(self, user: str) -> str | None:
+        """The user's upstream key as their latest accepted request carried it (memory only, never disk)."""
+        return self._keys.get(user)
 
     # -- ending sessions --------------------------------------------------------------------------------------
 
@@ -199,7 +214,7 @@ class EpisodeService:
                 answer = await self.extractor.extract(
                     extraction_messages(job.transcript),
                     session_model=job.model,
-                    client_key=self._keys.get(job.user),
+                    client_key=self.key_of(job.user),
                 )
                 extracted = parse_extraction(answer.text)
             except ExtractionFailed as exc:
@@ -215,6 +230,10 @@ class EpisodeService:
             self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)
             episode = self._episode(job, extracted.summary, extracted.facts, answer.model)
             await self.store.put(owner, episode)
+        if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+            await self.store.delete(owner, episode.id)  # forgotten while it ran: keep nothing
+            await self.jobs.done(job.id)
+            return False
         if episode.provenance.replayable:
             await self._remember(episode)
         await self.jobs.done(job.id)
@@ -284,6 +303,25 @@ class EpisodeService:
         episodes = list(await self.store.view(Owner(caller.user, caller.workspace)))
         jobs = [j for j in await self.jobs.all() if j.user == caller.user and j.workspace == caller.workspace]
         return episodes, jobs
+
+    async def forget(self, caller: Identity) -> dict[str, int]:
+        """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes.
+
+        A job already running when this is called finds its owner forgotten and keeps nothing.
+        """
+        owner = (caller.user, caller.workspace)
+        self._forgotten[owner] = time.time()
+        sessions = self.sessions.forget(caller.user, caller.workspace)
+        jobs = 0
+        for job in await self.jobs.all():
+            if (job.user, job.workspace) == owner:
+                await self.jobs.done(job.id)
+                jobs += 1
+        episodes = 0
+        store_owner = Owner(caller.user, caller.workspace)
+        for episode in list(await self.store.view(store_owner)):
+            episodes += await self.store.delete(store_owner, episode.id)
+        return {"sessions": sessions, "jobs": jobs, "episodes": episodes}
 
     async def approve(self, caller: Identity, ident: str) -> Episode:
         owner = Owner(caller.user, caller.workspace)

@@ -79,6 +79,9 @@ class SessionTracker:
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
 
+    def get(self, user: str, workspace: str, session_id: str) -> Session | None:
+        return self._sessions.get((user, workspace, session_id))
+
     def observe(self, user: str, workspace: str, session_id: str, payload: dict[str, Any], *, now: float) -> Session:
         """Note one request of a session: a turn when it ends with a new user message."""
         key = (user, workspace, session_id)
@@ -89,8 +92,6 @@ class SessionTracker:
             self._sessions.move_to_end(key)
         messages = payload["messages"]
         session.last_seen = now
-        if isinstance(payload.get("model"), str):
-            session.model = payload["model"]
         if len(messages) < session.scanned or messages[:1] != session.messages[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it
         session.tools.update(tool_names(messages[session.scanned :]))
@@ -128,6 +129,13 @@ class SessionTracker:
         ended = list(self._sessions.values())
         self._sessions.clear()
         return ended
+
+    def forget(self, user: str, workspace: str) -> int:
+        """Drop a caller's live sessions without ending them into jobs: forget-all means nothing is extracted."""
+        keys = [key for key, s in self._sessions.items() if s.user == user and s.workspace == workspace]
+        for key in keys:
+            del self._sessions[key]
+        return len(keys)
 
     def of(self, user: str, workspace: str) -> list[Session]:
         """One caller's live sessions, most recently seen first."""

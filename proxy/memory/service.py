@@ -320,6 +320,7 @@ class MemoryService:
             ids = [m.id for m in await self.store.view(owner)]
             if ids:
                 deleted += len(await self.store.delete(owner, ids))
+        self.recall.forget(caller.user, caller.workspace)
         return deleted
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:

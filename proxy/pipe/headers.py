@@ -34,12 +34,18 @@ STREAM_HEADERS: RawHeaders = [
 ]
 
 
-def upstream_request_headers(raw: Iterable[tuple[bytes, bytes]], api_key: str | None) -> RawHeaders:
-    """The client's headers as the upstream should see them; a configured key replaces the client's."""
+def upstream_request_headers(
+    raw: Iterable[tuple[bytes, bytes]], api_key: str | None, strip: frozenset[bytes] = frozenset()
+) -> RawHeaders:
+    """The client's headers as the upstream should see them; a configured key replaces the client's.
+
+    ``strip``: headers that carried memproxy's own key, which the upstream must never see.
+    """
     headers = [
         (name, value)
         for name, value in ((n.lower(), v) for n, v in raw)
         if name not in _NOT_FORWARDED_UP
+        and name not in strip
         and not name.startswith(_OWN_PREFIX)
         and not (api_key is not None and name == b"authorization")
     ]
@@ -52,11 +58,3 @@ def upstream_request_headers(raw: Iterable[tuple[bytes, bytes]], api_key: str | 
 def relayed_response_headers(raw: Iterable[tuple[bytes, bytes]]) -> RawHeaders:
     """The upstream's response headers for the client: all but framing."""
     return [(name, value) for name, value in ((n.lower(), v) for n, v in raw) if name not in _FRAMING]
-
-
-def bearer_token(raw: Iterable[tuple[bytes, bytes]]) -> str | None:
-    for name, value in raw:
-        if name.lower() == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() or None if scheme.lower() == "bearer" else None
-    return None

@@ -14,7 +14,7 @@ import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
-from ..errors import ProxyError, UpstreamTimeout, UpstreamUnreachable
+from ..errors import InvalidRequest, ProxyError, UpstreamTimeout, UpstreamUnreachable
 from .headers import RawHeaders
 
 MAX_URLS = 1_000
@@ -32,6 +32,7 @@ class Upstream:
         """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4)."""
         url = self._urls.get(path)
         if url is None:
+            check_path(path)
             rest = path[3:] if path == "/v1" or path.startswith("/v1/") else path
             url = httpx.URL(self.base_url + rest)
             if len(self._urls) >= MAX_URLS:  # clients choose paths: keep the cache bounded
@@ -66,6 +67,15 @@ class Upstream:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+
+
+def check_path(path: str) -> None:
+    """Refuse a path that could leave the base URL's path once the URL is built: dot segments (``..``, also when
+    sent as ``%2e%2e``), or a query or fragment smuggled in encoded. With ``upstream.api_key`` set, such a path
+    would carry the server's own key to any path of the upstream host."""
+    segments = path.split("/")
+    if any(segment in (".", "..") for segment in segments) or any(c in path for c in "?#\\") or not path.isprintable():
+        raise InvalidRequest("the request path may not contain '.' or '..' segments, '?', '#' or '\\'", param="path")
 
 
 def translate_transport_error(exc: BaseException) -> ProxyError:

@@ -50,6 +50,10 @@ class HiddenTurns:
         while len(self._turns) > self.limit:
             self._turns.popitem(last=False)
 
+    def forget(self, owner: tuple[str, str]) -> None:
+        for key in [key for key in self._turns if key[:2] == owner]:
+            del self._turns[key]
+
     def restore(self, owner: tuple[str, str], messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """The messages with every remembered turn made whole again; None when there is nothing to restore."""
         if not self._turns:

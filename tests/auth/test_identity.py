@@ -2,7 +2,8 @@ import hashlib
 
 import pytest
 
-from proxy.auth.identity import identify, require_identity
+from proxy.auth.identity import Authenticator, identify
+from proxy.config import load_settings
 from proxy.episodes.sessions import derive_session_id
 from proxy.errors import InvalidRequest, MissingIdentity
 from proxy.memory.caller import Identity
@@ -25,7 +26,7 @@ def test_no_header_and_no_bearer_token_is_no_identity() -> None:
     assert identify([]) is None
     assert identify([(b"authorization", b"Basic dXNlcjpwYXNz")]) is None
     with pytest.raises(MissingIdentity):
-        require_identity([])
+        Authenticator(load_settings()).require([])
 
 
 @pytest.mark.parametrize("value", [b"", b"   ", b"x" * 201, b"a\x01b", b"\xff\xfe"])
@@ -46,3 +47,15 @@ def test_a_conversation_is_named_by_its_opening_messages() -> None:
     later = [*first, {"role": "assistant", "content": "hello"}, {"role": "user", "content": "more"}]
     other = [system, {"role": "user", "content": "something else"}]
     assert derive_session_id(first) == derive_session_id(later) != derive_session_id(other)
+
+
+def test_an_x_api_key_credential_identifies_like_a_bearer_token() -> None:
+    """Anthropic clients send their key as x-api-key."""
+    assert identify([(b"x-api-key", b"sk-ant-1")]) == identify([(b"authorization", b"Bearer sk-ant-1")])
+
+
+@pytest.mark.parametrize("name", [b"key-0123456789abcdef01234567", b"svc:k-1:ada"])
+def test_a_header_may_not_claim_a_name_memproxy_derives(name: bytes) -> None:
+    """Sending someone's key-<hash> (it shows in logs and episode files) must not read their memories."""
+    with pytest.raises(InvalidRequest):
+        identify([(b"x-memory-user", name)])

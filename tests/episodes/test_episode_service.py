@@ -77,7 +77,8 @@ def converse(service: EpisodeService, session: str, *said: str, caller: Identity
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
     for text in said:
         messages = [*messages, {"role": "user", "content": text}]
-        service.observe(caller, session, {"model": "gpt-test", "messages": messages}, key)
+        service.observe(caller, session, {"model": "gpt-test", "messages": messages})
+        service.confirm(caller, session, "gpt-test", key)  # the upstream accepted it
         messages = [*messages, {"role": "assistant", "content": "ok"}]
 
 
@@ -188,7 +189,8 @@ async def test_an_untrusted_session_yields_a_held_episode_until_approved(service
         {"role": "user", "content": "thanks"},
     ]
     for end in (1, 4, 6):
-        service.observe(ADA, "s1", {"model": "m", "messages": messages[:end]}, None)
+        service.observe(ADA, "s1", {"model": "m", "messages": messages[:end]})
+        service.confirm(ADA, "s1", "m", None)
     job = (await service.end(ADA, "s1")).job
     assert job is not None and job.untrusted and job.sources == ("read_file",)
     extractor(service).answers = [answer("Read notes.", "Deploy keys rotate monthly")]
@@ -276,7 +278,8 @@ async def test_the_job_transcript_has_no_proxy_additions_and_no_secrets(
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "bye"},
     ]
-    service.observe(ADA, "s1", {"model": "m", "messages": messages}, "sk-client-key-never-on-disk")
+    service.observe(ADA, "s1", {"model": "m", "messages": messages})
+    service.confirm(ADA, "s1", "m", "sk-client-key-never-on-disk")
     job = (await service.end(ADA, "s1")).job
     assert job is not None
     assert "[Memories]" not in job.transcript and "memory_search" not in job.transcript

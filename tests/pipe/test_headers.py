@@ -1,4 +1,4 @@
-from proxy.pipe.headers import bearer_token, relayed_response_headers, upstream_request_headers
+from proxy.pipe.headers import relayed_response_headers, upstream_request_headers
 
 CLIENT = [
     (b"Host", b"proxy:8787"),
@@ -51,7 +51,7 @@ def test_upstream_response_headers_pass_less_framing() -> None:
     ]
 
 
-def test_bearer_token_is_read_from_authorization() -> None:
-    assert bearer_token([(b"Authorization", b"Bearer sk-1")]) == "sk-1"
-    assert bearer_token([(b"Authorization", b"Basic abc")]) is None
-    assert bearer_token([]) is None
+def test_headers_that_carried_memproxys_key_never_go_upstream() -> None:
+    raw = [(b"X-Memproxy-Key", b"mp-secret"), (b"x-api-key", b"mp-secret"), (b"authorization", b"Bearer sk-1")]
+    sent = upstream_request_headers(raw, None, frozenset({b"x-memproxy-key", b"x-api-key"}))
+    assert (b"authorization", b"Bearer sk-1") in sent and b"mp-secret" not in str(sent).encode()
