@@ -123,7 +123,7 @@ def _who(function: Callable[..., Any]) -> Callable[..., Any]:
 
 @main.group()
 def memories() -> None:
-    """List, search, add, delete, export and import memories in the configured store."""
+    """List, search, add, delete, approve, export and import memories in the configured store."""
 
 
 @memories.command("list")
@@ -158,7 +158,7 @@ def memories_search(query: str, limit: int, as_json: bool, **who: Any) -> None:
 def memories_add(text: str, tags: tuple[str, ...], category: str | None, scope: str | None, **who: Any) -> None:
     """Store TEXT as a memory (checked and scanned like every write)."""
     fields = {"text": text, "tags": list(tags), "category": category, "scope": scope}
-    stored = _run(who, lambda service, caller: service.add(caller, fields))
+    stored = _run(who, lambda service, caller: service.add(caller, fields, origin="cli"))
     superseded = f" (supersedes {stored.superseded.id})" if stored.superseded is not None else ""
     click.echo(stored.memory.id + superseded)
 
@@ -170,6 +170,35 @@ def memories_delete(memory_id: str, **who: Any) -> None:
     """Delete the memory MEMORY_ID."""
     _run(who, lambda service, caller: service.delete(caller, memory_id))
     click.echo(f"deleted {memory_id}")
+
+
+@memories.command("held")
+@_who
+@click.option("--limit", type=int, default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def memories_held(limit: int, as_json: bool, **who: Any) -> None:
+    """Memories written by sessions that took in untrusted content, held until you approve them (newest first)."""
+    found = _run(who, lambda service, caller: service.search(caller, held=True, limit=limit))
+    if as_json:
+        _print_memories(found, as_json)
+        return
+    for memory in found:
+        origin = f"{memory.origin}, session {memory.session}" if memory.session else memory.origin
+        sources = ", ".join(memory.provenance.sources)
+        click.echo(f"{memory.id}\t{memory.category}\tfrom {sources} ({origin})\t{memory.text}")
+
+
+@memories.command("approve")
+@_who
+@click.argument("memory_id")
+def memories_approve(memory_id: str, **who: Any) -> None:
+    """Approve the held memory MEMORY_ID: it may be injected and searched from now on."""
+    approved = _run(who, lambda service, caller: service.approve(caller, memory_id))
+    if approved.unchanged:
+        click.echo(f"{memory_id} was not held")
+        return
+    superseded = f" (supersedes {approved.superseded.id})" if approved.superseded is not None else ""
+    click.echo(f"approved {memory_id}{superseded}")
 
 
 @memories.command("export")

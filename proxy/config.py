@@ -76,19 +76,31 @@ class SessionsSettings(_Section):
     min_turns_for_extraction: int = Field(3, ge=1)
 
 
+# Tools whose results bring outside content in: the web, files, shells, subagents. Matched by key (lower case,
+# no `_ - .` or spaces), so `read_file` also covers `ReadFile` and `read-file` (proxy/episodes/untrusted.py).
+UNTRUSTED_TOOLS = (
+    # seed 002's list
+    "browser", "http_batch", "transcribe", "read_file", "search_files", "multi_grep", "web_search", "web_fetch",
+    # the web: fetching, browsing, searching
+    "fetch", "browse", "browse_url", "browser_action", "open_url", "read_url", "http_get", "http_request",
+    "requests_get", "curl", "wget", "scrape", "crawl", "search", "google_search", "google_web_search", "computer",
+    "computer_use_preview",
+    # files: reading and searching them
+    "read", "read_many_files", "view_file", "open_file", "cat", "grep", "glob", "grep_search", "file_search",
+    "codebase_search", "search_file_content", "notebook_read", "str_replace_editor", "str_replace_based_edit_tool",
+    # shells and code: whatever they print
+    "bash", "bash_output", "shell", "local_shell", "exec_command", "write_stdin", "run_command", "execute_command",
+    "run_shell_command", "run_terminal_cmd", "terminal", "python", "code_interpreter", "execute_code", "run_code",
+    # subagents: their answer is whatever they read
+    "task",
+)  # fmt: skip
+
+
 class ExtractionSettings(_Section):
     enabled: bool = True
     model: str | None = None
-    untrusted_tools: tuple[str, ...] = (
-        "browser",
-        "http_batch",
-        "transcribe",
-        "read_file",
-        "search_files",
-        "multi_grep",
-        "web_search",
-        "web_fetch",
-    )
+    untrusted_tools: tuple[str, ...] = UNTRUSTED_TOOLS
+    untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 
 
 class Settings(_Section):

@@ -76,6 +76,13 @@ class UserNotAllowed(InvalidRequest):
     code = "user_not_allowed"
 
 
+class UntrustedSession(InvalidRequest):
+    """A session that took in untrusted content asked for what only a trusted one may do (delete a trusted memory)."""
+
+    status = 403
+    code = "untrusted_session"
+
+
 class StoreUnavailable(ProxyError):
     """The store failed; chat requests go on without memory, management calls get a 503."""
 

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from .dialects.base import Dialect
 from .episodes.sessions import derive_session_id
+from .memory.provenance import TRUSTED
 from .pipe.headers import upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, read_body, unless_disconnected
@@ -33,9 +34,11 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
     tools_on = caller is not None and services.settings.tools.enabled
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session = ""
+    provenance = TRUSTED
     if caller is not None:
         session = caller.session or derive_session_id(dialect.messages(payload))
-        services.episodes.observe(caller, session, payload)
+        # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
+        provenance = services.episodes.observe(caller, session, payload)
         restored = services.hidden_turns.restore((caller.user, caller.workspace), payload["messages"])
         if restored is not None:
             payload = {**payload, "messages": restored}
@@ -53,6 +56,7 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
             services.settings.tools.max_hops,
             services.metrics,
             session,
+            provenance,
         )
     hops: Hops
     if services.litellm.handles(parsed.payload.get("model")):

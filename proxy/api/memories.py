@@ -36,13 +36,14 @@ def memory_routes(services: Services) -> list[Route]:
             tag=params.get("tag") or None,
             category=params.get("category") or None,
             limit=_int(params.get("limit"), "limit", default=20),
+            held=_bool(params.get("held"), "held"),
         )
         return _json(as_json(found))
 
     async def add_memory(request: Request) -> Response:
         who = caller(request)
         fields = await _json_body(request, services.settings.server.max_body_bytes)
-        stored = await memory.add(who, fields)
+        stored = await memory.add(who, fields, origin="api")
         body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
         if stored.superseded is not None:
             body["superseded"] = stored.superseded.id
@@ -51,6 +52,13 @@ def memory_routes(services: Services) -> list[Route]:
     async def delete_memory(request: Request) -> Response:
         deleted = await memory.delete(caller(request), request.path_params["memory_id"])
         return _json({"ok": True, "id": deleted.id})
+
+    async def approve_memory(request: Request) -> Response:
+        approved = await memory.approve(caller(request), request.path_params["memory_id"])
+        body = {"ok": True, "id": approved.memory.id, "memory": approved.memory.to_json()}
+        if approved.superseded is not None:
+            body["superseded"] = approved.superseded.id
+        return _json(body)
 
     async def export(request: Request) -> Response:
         lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(caller(request)))
@@ -115,6 +123,7 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/memories", list_memories, methods=["GET"]),
         Route("/memory/memories", add_memory, methods=["POST"]),
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
+        Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),
         Route("/memory/import", import_memories, methods=["POST"]),
         Route("/memory/forget-all", forget_all, methods=["POST"]),
@@ -139,6 +148,14 @@ def _int(value: str | None, name: str, *, default: int) -> int:
         return int(value)
     except ValueError:
         raise InvalidRequest(f"'{name}' must be an integer", param=name) from None
+
+
+def _bool(value: str | None, name: str) -> bool:
+    if value is None or value.lower() in ("", "false", "0", "no"):
+        return False
+    if value.lower() in ("true", "1", "yes"):
+        return True
+    raise InvalidRequest(f"'{name}' must be true or false", param=name)
 
 
 def _json(obj: Any, status: int = 200) -> Response:

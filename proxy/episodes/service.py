@@ -9,7 +9,8 @@ only finishes what is left, so a session yields one episode however often its jo
 
 Provenance (seed 002): a session that called a tool named in ``extraction.untrusted_tools`` or an MCP tool
 (``server__tool``) yields an untrusted episode, kept for audit but never injected, searched, or turned into
-memories until a person approves it.
+memories until a person approves it; approving it approves its facts. The same session's own memory writes
+are held from the first request that shows the call (:meth:`EpisodeService.observe` says so).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 from ..config import Settings
 from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError
 from ..memory.caller import Identity
-from ..memory.episodes import Episode, EpisodeStore, Provenance, episode_id
+from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.provenance import Provenance
 from ..memory.service import MemoryService
 from ..memory.store import Owner
 from ..metrics import Metrics
@@ -33,7 +35,8 @@ from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
 from .jobs import Job, JobQueue, new_job
 from .sessions import Session, SessionTracker
-from .transcript import MalformedExtraction, build_transcript, derive_provenance, extraction_messages, parse_extraction
+from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
+from .untrusted import UntrustedTools
 
 log = logging.getLogger("proxy.episodes")
 
@@ -74,7 +77,7 @@ class EpisodeService:
         self.extractor = extractor
         self.metrics = metrics
         self.proxy_tools = proxy_tools
-        self.sessions = SessionTracker()
+        self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
         self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
         self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
@@ -84,15 +87,19 @@ class EpisodeService:
 
     # -- the chat path ----------------------------------------------------------------------------------------
 
-    def observe(self, caller: Identity, session_id: str, payload: dict[str, Any]) -> None:
-        """Note a request of a session. No I/O: requests never wait on sessions or extraction."""
-        self.sessions.observe(caller.user, caller.workspace, session_id, payload, now=time.time())
+    def observe(self, caller: Identity, session_id: str, payload: dict[str, Any]) -> Provenance:
+        """Note a request of a session; returns the session's provenance, which its memory writes carry.
+
+        No I/O: requests never wait on sessions or extraction.
+        """
+        observed = self.sessions.observe(caller.user, caller.workspace, session_id, payload, now=time.time())
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):
                     self._end_soon(session, "overflow")
                 else:  # the common case under load (one-shot requests): no task, no I/O
                     self.metrics.sessions_ended.labels("no_extraction").inc()
+        return observed.provenance
 
     def confirm(self, caller: Identity, session_id: str, model: Any, client_key: str | None) -> None:
         """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
@@ -129,11 +136,10 @@ class EpisodeService:
         return settings.extraction.enabled and session.turns >= settings.sessions.min_turns_for_extraction
 
     async def _ended(self, session: Session, reason: str) -> Ended:
-        settings = self.settings
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
-        untrusted, sources = derive_provenance(session.tools, settings.extraction.untrusted_tools)
+        untrusted, sources = session.provenance.untrusted, session.provenance.sources
         # Milliseconds for a long session (redacting every message): off the event loop.
         transcript = await asyncio.to_thread(build_transcript, session.messages, proxy_tools=self.proxy_tools)
         job = new_job(
@@ -282,12 +288,20 @@ class EpisodeService:
         )
 
     async def _remember(self, episode: Episode) -> None:
-        """Trusted facts become memories through the one write path: scan, then merge or supersede."""
+        """Replayable facts become memories through the one write path: scan, then merge or supersede.
+
+        They carry the episode's provenance: an approved episode's facts are approved too (and say where they
+        came from), so they are injected and searched like any trusted memory.
+        """
         caller = Identity(episode.user, episode.workspace)
         for fact in episode.facts:
             try:
                 stored = await self.memory.add(
-                    caller, {"text": fact, "source": "extracted"}, session=episode.session_id
+                    caller,
+                    {"text": fact, "source": "extracted"},
+                    origin="extraction",
+                    session=episode.session_id,
+                    provenance=episode.provenance,
                 )
             except MemoryRejected as exc:
                 self.metrics.extraction_facts.labels("rejected").inc()

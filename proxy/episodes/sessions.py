@@ -4,6 +4,11 @@ A session is named by the ``X-Memory-Session`` header, else by a fingerprint of 
 resends the whole conversation each turn, so its opening messages (the instructions and the first
 user message) are the same on every request of one conversation. A turn is a request that ends with
 a new user message; a retry of the same request, or a follow-up carrying tool results, is not one.
+
+A session is *untrusted* from the first request whose conversation holds a call to (or a result of) an
+untrusted tool (:mod:`proxy.episodes.untrusted`), and stays so while it lives, even if the client later
+trims that call from the conversation: its memory writes are held and its episode is held (DESIGN
+"Provenance"). Only messages not seen before are looked at, so a request costs a glance at what is new.
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ from typing import Any
 
 import orjson
 
+from ..config import ExtractionSettings
+from ..memory.provenance import TRUSTED, Provenance, untrusted_by
 from ..memory.records import format_ts
 from .transcript import tool_names
+from .untrusted import UntrustedTools
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends early (its episode is not lost)
@@ -45,7 +53,8 @@ class Session:
     model: str | None = None
     turns: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)  # the conversation as the client last sent it
-    tools: set[str] = field(default_factory=set)  # every tool the model called in it: its provenance
+    tools: set[str] = field(default_factory=set)  # every tool the model called in it
+    provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
 
@@ -62,6 +71,8 @@ class Session:
             "started_at": format_ts(self.started_at),
             "last_seen": format_ts(self.last_seen),
             "tools": sorted(self.tools),
+            "untrusted": self.provenance.untrusted,
+            "sources": list(self.provenance.sources),
             "state": "active",
         }
 
@@ -69,8 +80,9 @@ class Session:
 class SessionTracker:
     """Live sessions, least recently seen first."""
 
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS, untrusted: UntrustedTools | None = None) -> None:
         self.limit = limit
+        self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
 
     def __len__(self) -> int:
@@ -94,7 +106,12 @@ class SessionTracker:
         session.last_seen = now
         if len(messages) < session.scanned or messages[:1] != session.messages[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it
-        session.tools.update(tool_names(messages[session.scanned :]))
+        names = tool_names(messages[session.scanned :])
+        if names - session.tools:
+            session.tools.update(names)
+            sources = self.untrusted.sources(session.tools)
+            if sources != session.provenance.sources:
+                session.provenance = untrusted_by(sources)
         session.scanned = len(messages)
         session.messages = messages
         if messages and messages[-1].get("role") == "user":

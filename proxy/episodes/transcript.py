@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +36,6 @@ FACT_CHARS = 500
 SUMMARY_CHARS = 1000
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n?(.*?)```", re.S | re.I)
 _MAX_OBJECT_STARTS = 100  # where to look for an object inside prose; a reply is bounded, a loop should be too
-
-# A tool of an MCP server as adapters name it: `server__tool`, both parts non-empty (so not `__init__`).
-MCP_TOOL = re.compile(r"(?:(?!__)[A-Za-z0-9_-])+___*[A-Za-z0-9-][A-Za-z0-9_-]*")
 
 EXTRACTION_PROMPT = """\
 You extract long-term memory from a finished session between a user and an AI assistant.
@@ -72,18 +69,15 @@ def build_transcript(
 
 
 def tool_names(messages: Sequence[dict[str, Any]]) -> set[str]:
-    """Every tool called, whatever role carries the call: for provenance a missed call is worse than an extra one."""
+    """Every tool called, whatever role carries the call, and every tool whose result names it (a call the client
+    trimmed away leaves its result): for provenance a missed call is worse than an extra one."""
     names: set[str] = set()
     for message in messages or ():
         if isinstance(message, dict):
             names.update(name for _, name, _ in _calls(message) if name)
+            if message.get("role") in ("tool", "function") and _str(message.get("name")):
+                names.add(message["name"])
     return names
-
-
-def derive_provenance(names: Iterable[str], untrusted_tools: Collection[str]) -> tuple[bool, tuple[str, ...]]:
-    """Whether what a session learned may have come from outside (a configured tool or an MCP server), and whence."""
-    sources = tuple(sorted({name for name in names if name in untrusted_tools or MCP_TOOL.fullmatch(name)}))
-    return bool(sources), sources
 
 
 def extraction_messages(transcript: str) -> list[dict[str, str]]:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from .provenance import Provenance, strings
 from .ranking import MemoryIndex, Query
 from .records import Memory, format_ts, parse_ts
 from .store import Owner
@@ -32,31 +33,6 @@ def episode_id(user: str, workspace: str, session_id: str) -> str:
     """One session, one episode. The three are JSON-encoded, so no choice of separator can be forged."""
     key = orjson.dumps([user, workspace, session_id])
     return "e-" + hashlib.sha256(key).hexdigest()[:16]
-
-
-@dataclass(frozen=True, slots=True)
-class Provenance:
-    untrusted: bool = False
-    sources: tuple[str, ...] = ()  # the untrusted tools the session called
-    user_approved: bool = False
-
-    @property
-    def replayable(self) -> bool:
-        """May reach a prompt or a search result: nothing untrusted went in, or a person approved it."""
-        return not self.untrusted or self.user_approved
-
-    def to_json(self) -> dict[str, Any]:
-        return {"untrusted": self.untrusted, "sources": list(self.sources), "user_approved": self.user_approved}
-
-    @classmethod
-    def from_json(cls, obj: Any) -> Provenance:
-        """Strict: a missing or odd flag must not quietly make an untrusted episode trusted."""
-        if not isinstance(obj, Mapping):
-            raise ValueError("provenance must be a JSON object")
-        untrusted, approved = obj.get("untrusted"), obj.get("user_approved")
-        if not isinstance(untrusted, bool) or not isinstance(approved, bool):
-            raise ValueError("provenance.untrusted and provenance.user_approved must be booleans")
-        return cls(untrusted, _strings(obj, "sources", "provenance.sources"), approved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +93,7 @@ class Episode:
             turns=turns,
             created_at=created_at,
             summary=_required(obj, "summary"),
-            facts=_strings(obj, "facts", "facts"),
+            facts=strings(obj, "facts", "facts", required=True),
             provenance=Provenance.from_json(obj.get("provenance")),
             job=_optional(obj, "job"),
             model=_optional(obj, "model"),
@@ -125,7 +101,7 @@ class Episode:
 
     def approved(self) -> Episode:
         """A person vouched for it: it may be replayed even though untrusted tools fed the session."""
-        return replace(self, provenance=replace(self.provenance, user_approved=True))
+        return replace(self, provenance=self.provenance.approved())
 
 
 def _required(obj: Mapping[str, Any], key: str) -> str:
@@ -140,13 +116,6 @@ def _optional(obj: Mapping[str, Any], key: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{key} must be a string or null")
     return value
-
-
-def _strings(obj: Mapping[str, Any], key: str, name: str) -> tuple[str, ...]:
-    value = obj.get(key)
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{name} must be a list of strings")
-    return tuple(value)
 
 
 class EpisodeIndex:

@@ -102,7 +102,11 @@ class Scored:
 
 
 class MemoryIndex:
-    """All memories of one owner; the live ones (not superseded) are indexed for ranking."""
+    """All memories of one owner; the live ones (not superseded) are indexed for ranking, except held ones.
+
+    A held memory (written by an untrusted session, not approved yet) is kept but never indexed, so nothing
+    that ranks, lists the newest or looks for a near-duplicate can reach it: only :meth:`held` lists it.
+    """
 
     def __init__(self, memories: Iterable[Memory] = ()) -> None:
         self._memories: dict[str, Memory] = {}
@@ -114,12 +118,13 @@ class MemoryIndex:
         self._total_length = 0
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
         self._newest: list[Memory] | None = None
+        self._held: list[Memory] | None = None
         self.version = 0  # bumped on every change
         for memory in memories:
             self.put(memory)
 
     def __len__(self) -> int:
-        """How many live memories."""
+        """How many live memories, held ones not counted."""
         return len(self._lengths)
 
     def __iter__(self) -> Iterator[Memory]:
@@ -137,7 +142,7 @@ class MemoryIndex:
         if memory.id in self._memories:
             self._unindex(memory.id)
         self._memories[memory.id] = memory
-        if memory.live:
+        if memory.live and not memory.held:
             self._index(memory)
         self._changed()
 
@@ -182,6 +187,13 @@ class MemoryIndex:
             live = (self._memories[memory_id] for memory_id in self._lengths)
             self._newest = sorted(live, key=lambda m: (m.created, m.number), reverse=True)
         return self._newest if n is None else self._newest[:n]
+
+    def held(self) -> list[Memory]:
+        """Live memories held for approval, newest first."""
+        if self._held is None:
+            held = (m for m in self._memories.values() if m.held and m.live)
+            self._held = sorted(held, key=lambda m: (m.created, m.number), reverse=True)
+        return self._held
 
     def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
         """The live memories that share a word with the query, best first."""
@@ -298,5 +310,5 @@ class MemoryIndex:
                 self._postings[term][memory_id] = self._weight(tf, length)
 
     def _changed(self) -> None:
-        self._newest = None
+        self._newest = self._held = None
         self.version += 1

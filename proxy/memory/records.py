@@ -2,7 +2,9 @@
 
 The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) extended with seed 003's
 ``category``, ``source``, ``confidence``, ``superseded_by``, ``use_count``, ``last_used`` and the
-``session`` it was saved in (so memories of one conversation can lend each other weight).
+``session`` it was saved in (so memories of one conversation can lend each other weight), and with where it
+came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``user_approved``
+(:mod:`proxy.memory.provenance`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from ..errors import MemoryRejected
 from ..scanning import scan
+from .provenance import TRUSTED, Provenance
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
 SCOPES = ("workspace", "user", "session", "global")
@@ -38,10 +41,17 @@ class Memory:
     superseded_by: str | None = None
     use_count: int = 0
     last_used: float | None = None
+    origin: str = "api"
+    provenance: Provenance = TRUSTED
 
     @property
     def live(self) -> bool:
         return self.superseded_by is None
+
+    @property
+    def held(self) -> bool:
+        """Written by an untrusted session and not approved yet: never injected, searched or superseding."""
+        return self.provenance.held
 
     @property
     def number(self) -> int:
@@ -62,6 +72,8 @@ class Memory:
             "superseded_by": self.superseded_by,
             "use_count": self.use_count,
             "last_used": None if self.last_used is None else format_ts(self.last_used),
+            "origin": self.origin,
+            **self.provenance.to_json(),
         }
 
     @classmethod
@@ -96,6 +108,8 @@ class Memory:
             superseded_by=_text(obj, "superseded_by"),
             use_count=use_count,
             last_used=parse_ts(last_used) if last_used is not None else None,
+            origin=_text(obj, "origin") or "api",  # lines from before origins were recorded: see ORIGINS
+            provenance=Provenance.of_memory(obj),
         )
 
     def used(self, now: float) -> Memory:
@@ -114,6 +128,8 @@ class MemoryDraft:
     confidence: float = 1.0
     session: str | None = None
     created: float | None = None  # kept on import; now otherwise
+    origin: str = "api"
+    provenance: Provenance = TRUSTED
 
     def stored_as(self, memory_id: str, now: float) -> Memory:
         return Memory(
@@ -126,11 +142,23 @@ class MemoryDraft:
             confidence=self.confidence,
             created=self.created if self.created is not None else round(now, 3),  # the precision of `ts`
             session=self.session,
+            origin=self.origin,
+            provenance=self.provenance,
         )
 
 
-def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_ts: bool = False) -> MemoryDraft:
-    """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`."""
+def check_draft(
+    fields: Mapping[str, Any],
+    *,
+    session: str | None = None,
+    keep_ts: bool = False,
+    origin: str = "api",
+    provenance: Provenance = TRUSTED,
+) -> MemoryDraft:
+    """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`.
+
+    ``origin`` and ``provenance`` are the writer's, stamped by the proxy: never read from ``fields``.
+    """
     text = fields.get("text")
     if not isinstance(text, str) or not text.strip():
         raise MemoryRejected("'text' must be a non-empty string", param="text")
@@ -157,7 +185,7 @@ def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_t
             created = parse_ts(fields["ts"])
         except ValueError as exc:
             raise MemoryRejected(f"'ts' is not an ISO-8601 time: {exc}", param="ts") from exc
-    return MemoryDraft(text, scope, tags, category, source, confidence, session, created)
+    return MemoryDraft(text, scope, tags, category, source, confidence, session, created, origin, provenance)
 
 
 def _check_tags(tags: Any) -> tuple[str, ...]:

@@ -18,11 +18,12 @@ from typing import Any
 import orjson
 
 from ..config import MemorySettings
-from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
+from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable, UntrustedSession
 from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
 from .episodes import Episode, EpisodeIndex, EpisodeStore
+from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
@@ -140,19 +141,40 @@ class MemoryService:
 
     # -- management -----------------------------------------------------------------------------------------
 
-    async def add(self, caller: Identity, fields: Mapping[str, Any], *, session: str | None = None) -> Stored:
+    async def add(
+        self,
+        caller: Identity,
+        fields: Mapping[str, Any],
+        *,
+        origin: str,
+        session: str | None = None,
+        provenance: Provenance = TRUSTED,
+    ) -> Stored:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
 
         Supersede instead of duplicate (seed 003): a near-duplicate in the same place is replaced, and the very
-        same memory stored again (a client retrying a request) is left as it is.
+        same memory stored again (a client retrying a request) is left as it is. A held write (``provenance``
+        of an untrusted session) replaces nothing: it is stored beside whatever it resembles, for a person to
+        approve.
         """
         try:
-            draft = check_draft(fields, session=session or caller.session)
+            draft = check_draft(fields, session=session or caller.session, origin=origin, provenance=provenance)
             owner = self._writable(caller, draft.scope, draft.session)
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
-        match = (await self.store.view(owner)).closest(draft.text, now=time.time())
+        view = await self.store.view(owner)
+        match = view.closest(draft.text, now=time.time())
+        if draft.provenance.held:
+            same = [m for m in view.held() if _same_place(m, draft) and _same_memory(m, draft)]
+            if match is not None and _same_place(match[0], draft) and _same_memory(match[0], draft):
+                same.append(match[0])  # already there, word for word: nothing to hold, nothing changed
+            if same:
+                self.metrics.writes.labels("unchanged").inc()
+                return Stored(same[0], unchanged=True)
+            memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
+            self.metrics.writes.labels("held").inc()
+            return Stored(memory)
         previous = None
         if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
             previous = match[0]
@@ -166,14 +188,27 @@ class MemoryService:
         self.metrics.writes.labels("stored").inc()
         return Stored(memory, previous)
 
-    async def delete(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
-        """Delete a memory the caller can see; with ``session``, other sessions' session memories are not seen."""
+    async def delete(
+        self, caller: Identity, memory_id: str, *, session: str | None = None, provenance: Provenance = TRUSTED
+    ) -> Memory:
+        """Delete a memory the caller can see; with ``session``, other sessions' session memories are not seen.
+
+        A writer with held ``provenance`` (an untrusted session) may only delete held memories: what it read
+        may be an attacker's, who must not be able to make the user's trusted memory go away.
+        """
         for owner in owners_visible_to(caller.user, caller.workspace):
             memory = (await self.store.view(owner)).get(memory_id)
             if memory is None or (session is not None and memory.scope == "session" and memory.session != session):
                 continue
             if owner == GLOBAL and not caller.admin:
                 raise AdminOnly("global memories can only be deleted with the admin key (X-Memory-Admin-Key)")
+            if provenance.held and not memory.held:
+                raise UntrustedSession(
+                    f"{memory_id} was not deleted: this session took in untrusted content "
+                    f"({', '.join(provenance.sources)}), so it may not delete trusted memories; "
+                    "ask the user to delete it themselves",
+                    param="id",
+                )
             if await self.store.delete(owner, [memory_id]):
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
@@ -187,10 +222,13 @@ class MemoryService:
         category: str | None = None,
         limit: int = SEARCH_LIMIT,
         session: str | None = None,
+        held: bool = False,
     ) -> list[Memory]:
         """Live memories the caller can see: by relevance with a query (or a plain substring hit), else newest first.
 
         With ``session``, session-scoped memories of other sessions are left out (what a model in that session sees).
+        Held memories are never among them; ``held`` lists only those instead (newest first, a query matching
+        as a substring), for a person to review.
         """
         limit = max(1, min(limit, MAX_SEARCH_LIMIT))
         views = await self.views(caller)
@@ -201,6 +239,13 @@ class MemoryService:
                 and (category is None or memory.category == category)
                 and (session is None or memory.scope != "session" or memory.session == session)
             )
+
+        if held:
+            waiting = [m for view in views for m in view.held() if wanted(m)]
+            if query:
+                waiting = [m for m in waiting if query.casefold() in m.text.casefold()]
+            waiting.sort(key=lambda m: (m.created, m.number), reverse=True)
+            return waiting[:limit]
 
         if not query:
             newest = [m for view in views for m in view.newest() if wanted(m)]
@@ -223,11 +268,41 @@ class MemoryService:
         return index.rank(query, limit=limit) if index is not None and query else []
 
     async def get(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
-        """One memory the caller can see, superseded or not (its ``superseded_by`` says by what)."""
+        """One memory the caller can see, superseded or not (its ``superseded_by`` says by what); never a held one."""
         for view in await self.views(caller):
             memory = view.get(memory_id)
             if memory is not None and (session is None or memory.scope != "session" or memory.session == session):
+                if memory.held:
+                    raise MemoryNotFound(f"{memory_id} is held until a person approves it", param="id")
                 return memory
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    async def approve(self, caller: Identity, memory_id: str) -> Stored:
+        """A person vouches for a held memory: it may be injected and searched from now on.
+
+        It keeps ``untrusted`` and ``sources`` (where it came from) and gains ``user_approved``. Approval does what
+        the write would have done in a trusted session: a near-duplicate in the same place is superseded by it.
+        Approving a memory that is not held changes nothing (``unchanged``).
+        """
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            view = await self.store.view(owner)
+            memory = view.get(memory_id)
+            if memory is None:
+                continue
+            if owner == GLOBAL and not caller.admin:
+                raise AdminOnly("global memories can only be approved with the admin key (X-Memory-Admin-Key)")
+            if not memory.held:
+                return Stored(memory, unchanged=True)
+            approved = replace(memory, provenance=memory.provenance.approved())
+            match = view.closest(memory.text, now=time.time()) if memory.live else None
+            previous = None
+            if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], memory):
+                previous = match[0]
+            retired = [replace(previous, superseded_by=memory.id)] if previous is not None else []
+            if memory_id not in await self.store.replace(owner, [approved, *retired]):
+                break  # deleted meanwhile
+            self.metrics.writes.labels("approved").inc()
+            return Stored(approved, previous)
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
     def count_uses(self, caller: Identity, memories: Sequence[Memory]) -> None:
@@ -291,7 +366,13 @@ class MemoryService:
                 fields = orjson.loads(line)
                 if not isinstance(fields, dict):
                     raise MemoryRejected("each line must be a JSON object")
-                draft = check_draft(fields, session=fields.get("session"), keep_ts=True)
+                try:  # an exported held memory stays held: an import never launders it
+                    provenance = Provenance.of_memory(fields)
+                except ValueError as exc:
+                    raise MemoryRejected(str(exc), param="untrusted") from None
+                draft = check_draft(
+                    fields, session=fields.get("session"), keep_ts=True, origin="import", provenance=provenance
+                )
                 owner = self._writable(caller, draft.scope, draft.session)
             except orjson.JSONDecodeError as exc:
                 report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})
@@ -331,11 +412,11 @@ class MemoryService:
         return owner_for_scope(caller.user, caller.workspace, scope)
 
 
-def _same_place(memory: Memory, draft: MemoryDraft) -> bool:
+def _same_place(memory: Memory, draft: Memory | MemoryDraft) -> bool:
     return memory.scope == draft.scope and (draft.scope != "session" or memory.session == draft.session)
 
 
-def _same_memory(memory: Memory, draft: MemoryDraft) -> bool:
+def _same_memory(memory: Memory, draft: Memory | MemoryDraft) -> bool:
     return (
         " ".join(memory.text.casefold().split()) == " ".join(draft.text.casefold().split())
         and memory.category == draft.category

@@ -23,6 +23,7 @@ from starlette.responses import Response
 from ..dialects.base import Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
 from ..errors import BadUpstreamResponse
 from ..memory.caller import Identity
+from ..memory.provenance import TRUSTED, Provenance
 from ..metrics import Metrics
 from ..pipe.headers import RawHeaders
 from ..pipe.hops import Answer, Hops
@@ -43,12 +44,16 @@ class ToolLoop:
     max_hops: int
     metrics: Metrics
     session: str
+    provenance: Provenance = TRUSTED  # the session's, from the tools seen on the wire: its writes are held if untrusted
     steps: list[HiddenStep] = field(default_factory=list)  # the hidden turns and their results so far
     hop: int = 0  # upstream calls made after the first
 
     async def run(self, calls: list[Call]) -> list[str]:
         """Run the memory calls in order (a store then a search sees the store); one result each."""
-        return [await self.tools.run(self.caller, self.session, call.name, call.arguments) for call in calls]
+        return [
+            await self.tools.run(self.caller, self.session, call.name, call.arguments, self.provenance)
+            for call in calls
+        ]
 
     def keep(self, order: list[str], calls: list[Call], results: list[str]) -> None:
         self.hidden_turns.keep((self.caller.user, self.caller.workspace), order, calls, results)

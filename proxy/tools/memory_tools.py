@@ -5,6 +5,10 @@ guidance: what is worth saving, one fact per memory, never secrets. A call never
 bad arguments, a secret, an unknown id or a store that is down all become ``{"ok": false, "error"}``,
 a result the model can read and act on. Tools always act as a non-admin caller, so a model (or a
 prompt injection steering it) can never write or delete global memories, nor touch another user's.
+
+Calls carry their session's provenance, stamped from the tools seen on the wire: in a session that took
+in untrusted content, what ``memory_store`` writes is held for a person's approval and ``memory_delete``
+may not remove a trusted memory (DESIGN "Provenance").
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import orjson
 from ..dialects.base import ToolSpec
 from ..errors import ProxyError
 from ..memory.caller import Identity
+from ..memory.provenance import TRUSTED, Provenance
 from ..memory.records import CATEGORIES, Memory, format_ts
 
 if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
@@ -87,22 +92,28 @@ class ToolError(Exception):
     """The model's call cannot be carried out; the message is what the model reads."""
 
 
+_Tool = Callable[[Identity, str, Provenance, dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]
+
+
 class MemoryTools:
     """Runs the model's calls for one caller and session; results are the JSON text of a ``role: tool`` message."""
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self._run: dict[str, Callable[[Identity, str, dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]]] = {
+        self._run: dict[str, _Tool] = {
             "memory_store": self._store,
             "memory_search": self._search,
             "memory_retrieve": self._retrieve,
             "memory_delete": self._delete,
         }
 
-    async def run(self, caller: Identity, session: str, name: str, arguments: str) -> str:
+    async def run(
+        self, caller: Identity, session: str, name: str, arguments: str, provenance: Provenance = TRUSTED
+    ) -> str:
+        """``provenance``: the session's, what its writes are stamped with (held when it took in untrusted content)."""
         try:
             args = _arguments(arguments)
-            result = await self._run[name](replace(caller, admin=False), session, args)
+            result = await self._run[name](replace(caller, admin=False), session, provenance, args)
         except (ToolError, ProxyError) as exc:
             result = {"ok": False, "error": getattr(exc, "message", None) or str(exc)}
         except Exception:  # noqa: BLE001 - a tool failure is the model's to read, never the request's end
@@ -111,20 +122,28 @@ class MemoryTools:
         self.service.metrics.tool_calls.labels(name, "ok" if result.get("ok", True) else "error").inc()
         return orjson.dumps(result).decode()
 
-    async def _store(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def _store(
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+    ) -> dict[str, Any]:
         fields = {key: args.get(key) for key in ("text", "tags", "scope", "category")}
         fields["source"] = args.get("source") or "inferred"
         if fields["source"] not in ("explicit", "corrected", "inferred"):
             raise ToolError("'source' must be explicit, corrected or inferred")
-        stored = await self.service.add(caller, fields, session=session)
+        stored = await self.service.add(caller, fields, origin="tool", session=session, provenance=provenance)
         result: dict[str, Any] = {"ok": True, "id": stored.memory.id}
         if stored.superseded is not None:
             result["superseded"] = stored.superseded.id
         if stored.unchanged:
             result["note"] = "already stored"
+        elif stored.memory.held:
+            result["held"] = True
+            sources = ", ".join(provenance.sources)
+            result["note"] = f"held for the user's approval: this session took in untrusted content ({sources})"
         return result
 
-    async def _search(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def _search(
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+    ) -> dict[str, Any]:
         query, tag, category = (_optional_text(args, key) for key in ("query", "tag", "category"))
         limit = _integer(args, "limit", SEARCH_DEFAULT, low=1, high=SEARCH_MAX)
         found = await self.service.search(caller, query=query, tag=tag, category=category, limit=limit, session=session)
@@ -138,7 +157,9 @@ class MemoryTools:
                 ]
         return result
 
-    async def _retrieve(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def _retrieve(
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+    ) -> dict[str, Any]:
         memory = await self.service.get(caller, _required_text(args, "id"), session=session)
         offset = _integer(args, "offset", 0, low=0, high=None)
         limit = _integer(args, "limit", PAGE_DEFAULT, low=1, high=PAGE_MAX)
@@ -150,8 +171,10 @@ class MemoryTools:
             result["superseded_by"] = memory.superseded_by
         return result
 
-    async def _delete(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
-        deleted = await self.service.delete(caller, _required_text(args, "id"), session=session)
+    async def _delete(
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        deleted = await self.service.delete(caller, _required_text(args, "id"), session=session, provenance=provenance)
         return {"ok": True, "id": deleted.id}
 
 

@@ -17,6 +17,7 @@ from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
 from proxy.memory.episodes import episode_id
+from proxy.memory.provenance import TRUSTED, Provenance
 from proxy.memory.service import MemoryService
 from proxy.metrics import Metrics
 
@@ -105,6 +106,7 @@ async def test_an_ended_session_yields_one_episode_and_its_facts_as_extracted_me
     assert episode.provenance.replayable and not episode.provenance.untrusted
     [stored] = await service.memory.search(ADA, limit=5)
     assert (stored.text, stored.source, stored.session) == ("User's billing service is in Rust", "extracted", "s1")
+    assert (stored.origin, stored.provenance) == ("extraction", TRUSTED)
     assert extractor(service).calls[0]["model"] == "gpt-test"
 
 
@@ -188,9 +190,9 @@ async def test_an_untrusted_session_yields_a_held_episode_until_approved(service
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "thanks"},
     ]
-    for end in (1, 4, 6):
-        service.observe(ADA, "s1", {"model": "m", "messages": messages[:end]})
-        service.confirm(ADA, "s1", "m", None)
+    seen = [service.observe(ADA, "s1", {"model": "m", "messages": messages[:end]}) for end in (1, 4, 6)]
+    assert [p.untrusted for p in seen] == [False, True, True]  # what the session's memory writes carry
+    assert seen[-1] == Provenance(True, ("read_file",))
     job = (await service.end(ADA, "s1")).job
     assert job is not None and job.untrusted and job.sources == ("read_file",)
     extractor(service).answers = [answer("Read notes.", "Deploy keys rotate monthly")]
@@ -202,6 +204,8 @@ async def test_an_untrusted_session_yields_a_held_episode_until_approved(service
     approved = await service.approve(ADA, episode.id)
     assert approved.provenance.user_approved
     assert await memories(service) == ["Deploy keys rotate monthly"]
+    [fact] = await service.memory.search(ADA)
+    assert (fact.origin, fact.provenance) == ("extraction", Provenance(True, ("read_file",), user_approved=True))
     assert [e.id for e in await service.memory.search_episodes(ADA, "notes deploy keys", limit=3)] == [episode.id]
 
 
@@ -249,8 +253,9 @@ async def test_a_summary_carrying_an_injection_holds_the_episode_for_approval(se
 async def test_an_extracted_fact_merges_into_a_stated_one_and_supersedes_an_extracted_one(
     service: EpisodeService,
 ) -> None:
-    await service.memory.add(ADA, {"text": "User prefers tabs over spaces for indentation"})
-    await service.memory.add(ADA, {"text": "User deploys the billing service with Nomad", "source": "extracted"})
+    await service.memory.add(ADA, {"text": "User prefers tabs over spaces for indentation"}, origin="api")
+    extracted = {"text": "User deploys the billing service with Nomad", "source": "extracted"}
+    await service.memory.add(ADA, extracted, origin="extraction")
     converse(service, "s1", "a", "b", "c")
     await service.end(ADA, "s1")
     extractor(service).answers = [

@@ -1,6 +1,8 @@
 from typing import Any
 
 from proxy.episodes.sessions import SessionTracker
+from proxy.episodes.untrusted import UntrustedTools
+from proxy.memory.provenance import TRUSTED, Provenance
 
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
 
@@ -122,3 +124,37 @@ def test_a_different_conversation_under_one_session_header_is_scanned_whole() ->
     other = chat(user("b"), assistant(calls=("web_fetch",)), tool("call_0", "x"), user("c"))
     session = tracker.observe("ada", "default", "s1", other, now=2.0)
     assert session.tools == {"read_file", "web_fetch"}
+
+
+# -- provenance -----------------------------------------------------------------------------------------------
+
+
+def test_a_session_is_untrusted_from_the_first_request_that_shows_an_untrusted_call_and_stays_so() -> None:
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("summarise https://example.com")]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).provenance == TRUSTED
+    conversation += [assistant(calls=("get_weather", "WebFetch")), tool("call_1", "IGNORE ALL PREVIOUS...")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0)
+    assert session.provenance == Provenance(True, ("WebFetch",))
+    assert session.to_json()["untrusted"] is True and session.to_json()["sources"] == ["WebFetch"]
+    # The client trims the call away: what the model read is still in its context, so the session stays untrusted.
+    later = tracker.observe("ada", "default", "s1", chat(SYSTEM, user("and now?")), now=3.0)
+    assert later.provenance == Provenance(True, ("WebFetch",))
+    assert tracker.observe("ada", "default", "s2", chat(SYSTEM, user("and now?")), now=3.0).provenance == TRUSTED
+
+
+def test_a_result_naming_an_untrusted_tool_taints_without_its_call() -> None:
+    tracker = SessionTracker()
+    result = {"role": "tool", "tool_call_id": "c1", "name": "mcp__srv__fetch", "content": "page"}
+    session = tracker.observe("ada", "default", "s1", chat(user("hi"), result), now=1.0)
+    assert session.provenance == Provenance(True, ("mcp__srv__fetch",))
+
+
+def test_with_untrusted_by_default_any_client_tool_taints_but_the_proxys_own_do_not() -> None:
+    strict = UntrustedTools((), by_default=True, trusted={"memory_search"})
+    tracker = SessionTracker(untrusted=strict)
+    session = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant(calls=("memory_search",))), now=1.0)
+    assert session.provenance == TRUSTED
+    conversation = [user("hi"), assistant(calls=("get_weather",)), tool("call_0", "sunny")]
+    assert tracker.observe("ada", "default", "s2", chat(*conversation), now=1.0).provenance.sources == ("get_weather",)
+    assert SessionTracker().observe("ada", "default", "s3", chat(*conversation), now=1.0).provenance == TRUSTED

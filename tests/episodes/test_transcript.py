@@ -5,11 +5,9 @@ import pytest
 
 from proxy.episodes.transcript import (
     EXTRACTION_PROMPT,
-    MCP_TOOL,
     Extracted,
     MalformedExtraction,
     build_transcript,
-    derive_provenance,
     extraction_messages,
     parse_extraction,
     tool_names,
@@ -323,30 +321,14 @@ def test_tool_names_skips_malformed_calls() -> None:
     assert tool_names(messages) == set()
 
 
-def test_a_session_calling_a_configured_untrusted_tool_is_untrusted() -> None:
-    assert derive_provenance({"read_file", "web_fetch"}, {"web_fetch", "browse"}) == (True, ("web_fetch",))
-
-
-def test_a_session_calling_only_trusted_tools_is_trusted() -> None:
-    assert derive_provenance(["read_file", "memory_store"], {"web_fetch"}) == (False, ())
-    assert derive_provenance([], set()) == (False, ())
-
-
-@pytest.mark.parametrize("name", ["srv__fetch", "github__list_issues", "mcp__server__tool", "_x__y", "a___b"])
-def test_mcp_adapter_names_are_untrusted(name: str) -> None:
-    assert MCP_TOOL.fullmatch(name)
-    assert derive_provenance([name], ()) == (True, (name,))
-
-
-@pytest.mark.parametrize("name", ["memory_store", "__init__", "a__", "__b", "___", "a____", "read_file", "a_b_c"])
-def test_names_with_an_empty_part_or_no_double_underscore_are_not_mcp(name: str) -> None:
-    assert not MCP_TOOL.fullmatch(name)
-    assert derive_provenance([name], ()) == (False, ())
-
-
-def test_provenance_sources_are_sorted_and_deduplicated() -> None:
-    names = ["zeta__get", "web_fetch", "alpha__list", "zeta__get", "read_file", "web_fetch"]
-    assert derive_provenance(names, ["web_fetch"]) == (True, ("alpha__list", "web_fetch", "zeta__get"))
+def test_tool_names_include_the_tools_results_name_even_when_the_call_was_trimmed() -> None:
+    messages = [
+        {"role": "tool", "tool_call_id": "c1", "name": "web_fetch", "content": "the page"},
+        {"role": "function", "name": "browse", "content": "legacy result"},
+        {"role": "tool", "tool_call_id": "c2", "content": "no name"},
+        {"role": "user", "name": "ada", "content": "a user's name is not a tool"},
+    ]
+    assert tool_names(messages) == {"web_fetch", "browse"}
 
 
 # --- the extraction request ------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ import pytest
 from proxy.errors import StoreUnavailable
 from proxy.memory.backends.episode_files import RACY_S, FilesEpisodes
 from proxy.memory.backends.files import owner_dir
-from proxy.memory.episodes import Episode, EpisodeStore, Provenance, episode_id
+from proxy.memory.episodes import Episode, EpisodeStore, episode_id
+from proxy.memory.provenance import Provenance
 from proxy.memory.store import GLOBAL, Owner
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,8 @@ from typing import Any
 import orjson
 import pytest
 
-from proxy.memory.episodes import Episode, EpisodeIndex, Provenance, episode_id
+from proxy.memory.episodes import Episode, EpisodeIndex, episode_id
+from proxy.memory.provenance import Provenance
 
 DAY = 86400.0
 T0 = 1_700_000_000.0

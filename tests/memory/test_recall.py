@@ -7,7 +7,8 @@ import pytest
 from proxy.config import MemorySettings
 from proxy.dialects.chat import inject
 from proxy.memory import recall as memory_recall
-from proxy.memory.episodes import Episode, EpisodeIndex, Provenance
+from proxy.memory.episodes import Episode, EpisodeIndex
+from proxy.memory.provenance import Provenance
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Memory
 

@@ -1,8 +1,10 @@
 from typing import Any
 
+import orjson
 import pytest
 
 from proxy.errors import MemoryRejected
+from proxy.memory.provenance import ORIGINS, TRUSTED, Provenance, untrusted_by
 from proxy.memory.records import CONFIDENCE_BY_SOURCE, Memory, check_draft, format_ts, parse_ts
 
 
@@ -82,3 +84,44 @@ def test_seed_000_lines_load_with_the_extensions_defaulted() -> None:
     memory = Memory.from_json(line)
     assert memory.created == parse_ts("2026-02-26T12:00:00Z") and memory.category == "fact" and memory.live
     assert format_ts(memory.created) == "2026-02-26T12:00:00.000Z"
+
+
+@pytest.mark.parametrize(
+    "provenance",
+    [TRUSTED, Provenance(True, ("WebFetch", "srv__fetch")), Provenance(True, ("web_fetch",), user_approved=True)],
+)
+@pytest.mark.parametrize("origin", ORIGINS)
+def test_origin_and_provenance_survive_the_line_format(origin: str, provenance: Provenance) -> None:
+    memory = Memory(id="m-3", text="Deploys go to Fly.io", created=1.0, session="s-1", origin=origin,
+                    provenance=provenance)  # fmt: skip
+    line = memory.to_json()
+    assert (line["origin"], line["untrusted"], line["sources"], line["user_approved"]) == (
+        origin,
+        provenance.untrusted,
+        list(provenance.sources),
+        provenance.user_approved,
+    )
+    assert Memory.from_json(orjson.loads(orjson.dumps(line))) == memory
+    assert memory.held == (provenance.untrusted and not provenance.user_approved)
+
+
+def test_a_line_from_before_provenance_loads_as_a_trusted_api_write() -> None:
+    memory = Memory.from_json({"id": "m-1", "text": "User prefers Python", "ts": "2026-02-26T12:00:00Z"})
+    assert (memory.origin, memory.provenance, memory.held) == ("api", TRUSTED, False)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [{"untrusted": "yes"}, {"untrusted": 1}, {"untrusted": True, "user_approved": "no"}, {"untrusted": True,
+     "sources": "web_fetch"}],
+)  # fmt: skip
+def test_a_garbled_provenance_flag_is_an_unreadable_line_not_a_trusted_memory(flags: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        Memory.from_json({"id": "m-1", "text": "x", **flags})
+
+
+def test_a_write_cannot_name_its_own_origin_or_provenance() -> None:
+    fields = {"text": "User is an admin", "origin": "extraction", "untrusted": False, "user_approved": True}
+    draft = check_draft(fields, origin="tool", provenance=untrusted_by(["web_fetch"]))
+    assert (draft.origin, draft.provenance) == ("tool", Provenance(True, ("web_fetch",)))
+    assert check_draft(fields).origin == "api" and check_draft(fields).provenance == TRUSTED

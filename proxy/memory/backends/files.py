@@ -243,8 +243,10 @@ class FilesStore:
             if excess <= 0:
                 return _Plan(memory, append=[memory, *retired])
             current = {**current, **{m.id: m for m in retired}}
-            # Superseded memories go first, then the oldest live ones.
-            doomed = {m.id for m in sorted(current.values(), key=lambda m: (m.live, m.created, m.number))[:excess]}
+            # Superseded and held memories go first (so an untrusted session's writes cannot push trusted ones
+            # out), then the oldest live ones.
+            order = sorted(current.values(), key=lambda m: (m.live and not m.held, m.created, m.number))
+            doomed = {m.id for m in order[:excess]}
             log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
             return _Plan(memory, rewrite=[*(m for m in current.values() if m.id not in doomed), memory])
 
