@@ -1,11 +1,19 @@
 """What memproxy costs on top of talking to the upstream directly.
 
 Starts a fake upstream (``python -m proxy.testing``), the bare forwarder (``bench/forwarder.py``,
-the floor for a Python proxy), memproxy and, when ``litellm[proxy]`` is installed, LiteLLM's own
-proxy as a peer, each as a subprocess on a free port. Then it sends the same chat completion
+the floor for a Python proxy), memproxy, memproxy-keys and, when ``litellm[proxy]`` is installed,
+LiteLLM's own proxy as a peer, each as a subprocess on a free port. Then it sends the same chat completion
 requests to each of them -- non-streaming and streaming, at concurrency 1 and 16 -- in
 interleaved rounds, and reports medians across rounds of p50/p99 latency and requests/s, the
 latency each proxy adds over the direct path, and how memproxy compares with the forwarder.
+
+memproxy-keys is a second memproxy in ``auth.mode: keys`` (``--no-keys`` leaves it out): its own data dir holds
+the same number of memories for the user ``bench`` and a personal memproxy key for that user, which its requests
+carry in ``Authorization: Bearer`` (so it sends ``upstream.api_key`` upstream instead). A probe checks that it
+refuses a request without its key and that the key's user holds the memories. It runs the cases memproxy runs
+except the hop cases (in ``chat no-ex``/``+ex`` it is measured like the forwarder: it extracts nothing itself),
+meets memproxy's targets against the forwarder, and the report compares it with memproxy (``keys vs open``: p50
+and req/s ratios): what authenticating every request by its memproxy key costs, checked (generously) at c=1.
 
 Two more cases at concurrency 1, ``chat hop`` and ``stream hop``, measure one memory hop: a second
 fake upstream runs with ``--memory-hop``, so it answers a request that offers ``memory_search`` with
@@ -43,7 +51,7 @@ after them the driver's jobs are waited for, so memproxy exits with none queued.
 
 The table goes to stdout; everything (per-round numbers, CPU per request, memory, checks) to
 bench/results/overhead.json, and the children's output to bench/results/logs/.
-Exit status: 0 when every target that must run (direct, forwarder, memproxy) answered every
+Exit status: 0 when every target that must run (direct, forwarder, memproxy, memproxy-keys) answered every
 request with 200 (and memproxy made one hop per request of the hop cases, the extraction driver's
 requests all succeeded and every memproxy window of ``chat +ex`` saw an extraction finish); 1 otherwise;
 with --strict also 1 when a target is missed.
@@ -97,7 +105,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra argument for `memproxy serve` (repeatable; use --memproxy-arg=--config=FILE for dashed ones)",
     )
     parser.add_argument(
-        "--memories", type=int, default=500, help="memories memproxy holds for the benchmark's user (default 500)"
+        "--memories",
+        type=int,
+        default=500,
+        help="memories memproxy (and memproxy-keys) holds for the benchmark's user (default 500)",
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout, s (default 30)")
     parser.add_argument(
@@ -116,6 +127,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="seconds per target and round of `chat no-ex`/`+ex` (default 3; --quick 0.75)",
     )
     parser.add_argument("--no-extraction", action="store_true", help="leave the extraction cases out")
+    parser.add_argument("--no-keys", action="store_true", help="leave memproxy-keys (auth.mode: keys) out")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
     args = parser.parse_args(argv)
@@ -144,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         targets = start_servers(args, scratch)
         with _event_loop_runner() as runner:
-            runner.run(check_replies(targets, cases, args.timeout))
+            runner.run(check_replies(targets, cases, args.timeout, args.memories))
             live = [t for t in targets if t.status == "ok"]
             measured = runner.run(benchmark(args, targets, cases))
         rss = rss_after(live)

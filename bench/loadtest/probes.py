@@ -1,5 +1,6 @@
 """Before anything is measured: one request per target and case at concurrency 1, checked for shape, and for
-memproxy in front of the ``--memory-hop`` fake, checked to make exactly one memory hop."""
+memproxy in front of the ``--memory-hop`` fake, checked to make exactly one memory hop; memproxy-keys must also
+refuse a request without its key and find its key's user's memories."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import json
 import re
 import sys
+import urllib.error
 import urllib.request
 
 import httptools
@@ -14,7 +16,7 @@ import httptools
 from .cases import API_KEY, CHAT_BODY, HOP_CASES, Case
 from .connection import HttpConnection, build_request
 from .servers import Server
-from .targets import LITELLM, MEMPROXY, Target
+from .targets import LITELLM, MEMPROXY, MEMPROXY_KEYS, Target
 
 
 async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | None, str]:
@@ -61,6 +63,38 @@ def fake_counters(upstream: Server) -> dict[str, int]:
     return {"memory_calls": int(calls), "tool_results": int(results)}
 
 
+def keys_problem(server: Server, memories: int) -> str | None:
+    """Why memproxy-keys is not what it is measured as -- memproxy in auth.mode: keys whose key's user holds the
+    seeded memories -- or None: a request with the fake's key instead of a memproxy key must get 401, and (when
+    ``memories`` were seeded) the memory API must list one for the key."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(
+        f"{server.base_url}/chat/completions",
+        data=json.dumps(CHAT_BODY).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {API_KEY}"},
+    )
+    try:
+        with opener.open(request, timeout=10) as response:
+            return f"answered {response.status} to a request without a memproxy key: not in auth.mode: keys"
+    except urllib.error.HTTPError as exc:
+        if exc.code != 401:
+            return f"answered {exc.code} to a request without a memproxy key, not 401"
+    except OSError as exc:
+        return f"request without a memproxy key failed: {exc!r}"
+    if memories <= 0:
+        return None
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/memory/memories?limit=1",
+        headers={"Authorization": f"Bearer {server.client_key}"},
+    )
+    try:
+        with opener.open(request, timeout=10) as response:
+            count = json.loads(response.read())["count"]
+    except (OSError, ValueError, KeyError) as exc:
+        return f"GET /memory/memories with its key failed: {exc!r}"
+    return None if count else "its key's user has no memories"
+
+
 def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: str) -> str | None:
     """Why one memproxy request to the --memory-hop fake did not make ``hops`` hops, or None."""
     made = {key: after[key] - before[key] for key in after}
@@ -71,9 +105,10 @@ def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: 
     return None
 
 
-async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_s: float) -> None:
+async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_s: float, memories: int = 0) -> None:
     """Each target must answer one plain and one streaming request sensibly before it is measured, and
-    memproxy in front of the --memory-hop fake must make exactly one memory hop for each of its two."""
+    memproxy in front of the --memory-hop fake must make exactly one memory hop for each of its two;
+    memproxy-keys must be in keys mode, its key's user holding ``memories`` (when any)."""
     hop_upstream = targets[0].hop_server
     assert hop_upstream is not None
     for target in targets:
@@ -91,6 +126,11 @@ async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_
                 print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
                 break
             target.probe_replies[case.name] = text
+        if target.name == MEMPROXY_KEYS and target.status == "ok":
+            problem = keys_problem(target.server, memories)
+            if problem is not None:
+                target.status, target.reason = "failed", f"keys probe: {problem}"
+                print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
     direct = targets[0].probe_replies
     for target in targets[1:]:
         for kind, text in target.probe_replies.items():

@@ -17,7 +17,7 @@ from .cases import CHAT_BODY, Case, plain_case
 from .checks import Findings
 from .extraction_load import EXTRACTION_TURNS
 from .rounds import Measurements
-from .targets import Target
+from .targets import MEMPROXY, MEMPROXY_KEYS, Target
 
 
 def print_report(
@@ -61,8 +61,9 @@ def print_report(
 
 def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
     summary, derived, names = findings.summary, findings.derived, findings.names
+    width = max([10, *map(len, names)])  # the target column
     header = (
-        f"{'case':<12} {'target':<10} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
+        f"{'case':<12} {'target':<{width}} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
         f"{'ttfb p50':>8} {'cpu ms/req':>10} {'gen cpu%':>8} {'errors':>6}"
     )
     print(header)
@@ -75,7 +76,7 @@ def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
             added = derived[case.name]["added_p50_ms"].get(name)
             ttfb = row["ttfb_p50_ms"]
             print(
-                f"{case.name if i == 0 else '':<12} {name:<10} {row['p50_ms']:>8.2f} {row['p99_ms']:>8.2f} "
+                f"{case.name if i == 0 else '':<12} {name:<{width}} {row['p50_ms']:>8.2f} {row['p99_ms']:>8.2f} "
                 f"{row['rps']:>8.0f} {'-' if added is None else f'{added:+.2f}':>8} "
                 f"{'-' if ttfb is None else f'{ttfb:.2f}':>8} {row['target_cpu_ms_per_req']:>10.2f} "
                 f"{row['gen_cpu_pct']:>8.0f} {row['errors']:>6}"
@@ -95,6 +96,18 @@ def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
                 f"{entry['plain_own_ms']:.2f} ms without ({plain_case(case).name}): "
                 f"{entry['per_hop_ms']:.2f} ms per hop"
             )
+    keys_cases = [case for case in cases if "keys_vs_open" in derived[case.name]]
+    if keys_cases:
+        print()
+        print(f"keys vs open: {MEMPROXY_KEYS} (auth.mode: keys, a memproxy key per request) against {MEMPROXY}:")
+        for case in keys_cases:
+            e = derived[case.name]["keys_vs_open"]
+            keys, open_ = summary[case.name][MEMPROXY_KEYS], summary[case.name][MEMPROXY]
+            print(
+                f"  {case.name:<11} p50 {keys['p50_ms']:.2f} vs {open_['p50_ms']:.2f} ms (x{e['p50_ratio']:.2f}, "
+                f"{e['p50_diff_ms']:+.2f} ms), req/s {keys['rps']:.0f} vs {open_['rps']:.0f} (x{e['rps_ratio']:.2f}), "
+                f"cpu {e['cpu_ms_per_req_diff']:+.2f} ms/req"
+            )
 
 
 def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: argparse.Namespace) -> None:
@@ -103,9 +116,10 @@ def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: a
         f"extraction load: chat c=1 for {args.extraction_window:g}s per target and round, without (no-ex) and with "
         f"(+ex) a driver ending {args.extraction_rate:g} sessions/s of {EXTRACTION_TURNS} turns through memproxy"
     )
+    width = max([10, *map(len, compare)])  # the target column
     header = (
-        f"  {'target':<10} {'p50 no-ex':>9} {'p50 +ex':>8} {'ratio':>6} {'p99 no-ex':>9} {'p99 +ex':>8} {'ratio':>6} "
-        f"{'max no-ex':>9} {'max +ex':>8} {'+p50 no-ex':>10} {'+p50 +ex':>8}"
+        f"  {'target':<{width}} {'p50 no-ex':>9} {'p50 +ex':>8} {'ratio':>6} {'p99 no-ex':>9} {'p99 +ex':>8} "
+        f"{'ratio':>6} {'max no-ex':>9} {'max +ex':>8} {'+p50 no-ex':>10} {'+p50 +ex':>8}"
     )
     print(header)
     for name, e in compare.items():
@@ -115,7 +129,7 @@ def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: a
             else f"{'-':>10} {'-':>8}"
         )
         print(
-            f"  {name:<10} {e['p50_ms_off']:>9.2f} {e['p50_ms_on']:>8.2f} {e['p50_ms_ratio']:>6.2f} "
+            f"  {name:<{width}} {e['p50_ms_off']:>9.2f} {e['p50_ms_on']:>8.2f} {e['p50_ms_ratio']:>6.2f} "
             f"{e['p99_ms_off']:>9.2f} {e['p99_ms_on']:>8.2f} {e['p99_ms_ratio']:>6.2f} "
             f"{e['max_ms_off']:>9.1f} {e['max_ms_on']:>8.1f} {added}"
         )

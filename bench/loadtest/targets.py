@@ -1,7 +1,8 @@
 """The targets requests are measured against, and the servers that make each one up.
 
-Direct is the fake upstream itself; the forwarder, memproxy and LiteLLM sit in front of it. For the hop cases
-direct and memproxy each have a second server in front of (or being) the ``--memory-hop`` fake.
+Direct is the fake upstream itself; the forwarder, memproxy, memproxy-keys and LiteLLM sit in front of it. For the
+hop cases direct and memproxy each have a second server in front of (or being) the ``--memory-hop`` fake.
+memproxy-keys is memproxy in ``auth.mode: keys``: its requests carry a personal memproxy key, which decides the user.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from .cases import API_KEY, MODEL, Case
 from .paths import BENCH_DIR, RETRIEVAL
 from .servers import Server, free_port
 
-DIRECT, FORWARDER, MEMPROXY, LITELLM = "direct", "forwarder", "memproxy", "litellm"
-REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY)  # the run fails without them; LiteLLM is only skipped
-PROXIES = (FORWARDER, MEMPROXY, LITELLM)
+DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS, LITELLM = "direct", "forwarder", "memproxy", "memproxy-keys", "litellm"
+# The run fails without them (memproxy-keys unless --no-keys leaves it out); LiteLLM is only skipped.
+REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS)
+PROXIES = (FORWARDER, MEMPROXY, MEMPROXY_KEYS, LITELLM)
+MEMPROXIES = (MEMPROXY, MEMPROXY_KEYS)  # memproxy in auth.mode: open, and in auth.mode: keys
+KEYS_USER = "bench"  # memproxy-keys' user: its personal key's owner
 
 
 @dataclass
@@ -42,27 +46,43 @@ class Target:
         return self.hop_server if case.hops else self.server
 
 
-def seed_memories(data_dir: Path, count: int) -> None:
-    """Give the benchmark's user ``count`` memories (the retrieval dataset's, repeated as needed)."""
-    if count <= 0:
-        return
+def open_user() -> str:
+    """The user memproxy in auth.mode: open takes the benchmark's requests to be for: a hash of their bearer token."""
     from proxy.auth.identity import identify
-    from proxy.memory.backends.files import FilesStore
-    from proxy.memory.records import check_draft
-    from proxy.memory.store import Owner
 
     caller = identify([(b"authorization", f"Bearer {API_KEY}".encode())])
     assert caller is not None
+    return caller.user
+
+
+def seed_memories(data_dir: Path, count: int, user: str) -> None:
+    """Give ``user`` (default workspace) ``count`` memories (the retrieval dataset's, repeated as needed)."""
+    if count <= 0:
+        return
+    from proxy.memory.backends.files import FilesStore
+    from proxy.memory.caller import DEFAULT_WORKSPACE
+    from proxy.memory.records import check_draft
+    from proxy.memory.store import Owner
+
     texts = [json.loads(line)["text"] for line in (RETRIEVAL / "memories.jsonl").read_text().splitlines() if line]
 
     async def seed() -> None:
         store = FilesStore(data_dir)
-        owner = Owner(caller.user, caller.workspace)
+        owner = Owner(user, DEFAULT_WORKSPACE)
         for n in range(count):
             text = texts[n % len(texts)] + ("" if n < len(texts) else f" (variant {n // len(texts)})")
             await store.add(owner, check_draft({"text": text}), max_total=count)
 
     asyncio.run(seed())
+
+
+def personal_key(data_dir: Path, user: str) -> str:
+    """A new personal memproxy key for ``user`` in the key store of ``data_dir`` (as ``memproxy keys create``)."""
+    from proxy.auth.keys import create_key
+    from proxy.memory.backends.key_files import FilesKeys
+
+    _, key = asyncio.run(create_key(FilesKeys(data_dir), user, "personal"))
+    return key
 
 
 def litellm_config(path: Path, upstream: str, master_key: str, model: str) -> None:
@@ -81,7 +101,7 @@ def litellm_config(path: Path, upstream: str, master_key: str, model: str) -> No
 
 
 def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
-    """Direct (the fake upstreams), the forwarder, memproxy and LiteLLM; the first is always direct."""
+    """Direct (the fake upstreams), the forwarder, memproxy, memproxy-keys and LiteLLM; the first is always direct."""
     py = sys.executable
     fakes = []
     # The plain fake answers memproxy's extraction calls too (anything else gets the same default answer as before).
@@ -105,16 +125,16 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
     )
     targets.append(Target(FORWARDER, forwarder))
     data_dir = scratch / "memproxy-data"
-    seed_memories(data_dir, args.memories)
+    seed_memories(data_dir, args.memories, open_user())
     hop_data_dir = scratch / "memproxy-hop-data"  # its own copy: the hops' use counts are written there
     if data_dir.exists():
         shutil.copytree(data_dir, hop_data_dir)
 
-    def memproxy(name: str, upstream: Server, data: Path) -> Server:
+    def memproxy(name: str, upstream: Server, data: Path, client_key: str = API_KEY, **env: str) -> Server:
         port = free_port()
         cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
         cmd += ["--upstream", upstream.base_url, "--data-dir", str(data), *args.memproxy_arg]
-        return Server(name, cmd, port, health_path="/healthz")
+        return Server(name, cmd, port, health_path="/healthz", client_key=client_key, env=env)
 
     targets.append(
         Target(
@@ -123,6 +143,13 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
             hop_server=memproxy(f"{MEMPROXY}-hop", hop_upstream, hop_data_dir),
         )
     )
+    if not args.no_keys:
+        # Its own data dir: the same memories for its key's user, and the key store; no hop server.
+        keys_data_dir = scratch / "memproxy-keys-data"
+        seed_memories(keys_data_dir, args.memories, KEYS_USER)
+        key = personal_key(keys_data_dir, KEYS_USER)
+        keys_env = {"MEMPROXY_AUTH_MODE": "keys", "MEMPROXY_UPSTREAM_API_KEY": API_KEY}
+        targets.append(Target(MEMPROXY_KEYS, memproxy(MEMPROXY_KEYS, upstream, keys_data_dir, key, **keys_env)))
     if not args.no_litellm:
         targets.append(litellm_target(args, scratch, upstream_url))
 
