@@ -55,7 +55,7 @@ def stream_chat(client: httpx.Client, **request: Any) -> list[Any]:
     return [orjson.loads(p) for p in payloads[:-1]]
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 3.0) -> None:
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"

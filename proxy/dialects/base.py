@@ -62,6 +62,7 @@ class Turn:
     reason: str | None  # the finish reason, held back when the turn made memory calls
     content: str | None = None
     cut: bool = False  # the answer was cut short (a token limit): its calls are dropped, never run
+    client_calls: tuple[tuple[str, str], ...] = ()  # (id, name) of the client's calls, as the client got them
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,14 @@ class ChatAnswers:
             if isinstance(call, dict) and isinstance(call.get("id"), str)
         ]
         reason = choice.get("finish_reason")
-        return Turn(mine, order, len(self._theirs), reason, message.get("content"), cut=reason == "length")
+        client = tuple(
+            (call["id"], _call_name(call) or "")
+            for call in self._theirs
+            if isinstance(call, dict) and isinstance(call.get("id"), str)
+        )
+        return Turn(
+            mine, order, len(self._theirs), reason, message.get("content"), cut=reason == "length", client_calls=client
+        )
 
     def result(self) -> bytes:
         completion = self._completion

@@ -146,7 +146,9 @@ class ChunkNormaliser:
         hidden = [Call(call.id, call.name or "", call.arguments) for call in state.calls if call.hidden]
         content = "".join(state.content) or None
         order = [call.id for call in state.calls]
-        return Turn(hidden, order, state.relayed, self.held_reason, content, cut=self.held_reason == "length")
+        client = tuple((call.id, call.name or "") for call in state.calls if not call.hidden)
+        cut = self.held_reason == "length"
+        return Turn(hidden, order, state.relayed, self.held_reason, content, cut=cut, client_calls=client)
 
     def finish_chunk(self, reason: str | None) -> bytes:
         """The finish chunk held back at the end of a turn, sent once the loop has decided on it."""

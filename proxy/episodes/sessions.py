@@ -91,6 +91,26 @@ class SessionTracker:
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
 
+    def resolve(
+        self, user: str, workspace: str, fingerprint: str, messages: Sequence[dict[str, Any]]
+    ) -> tuple[str, bool]:
+        """The live session a conversation continues, named from its opening's fingerprint; else a new one.
+
+        Two conversations can open alike (``[system, "hi"]``): a request continues a session only if its messages
+        extend what that session last saw. One that is shorter or diverges gets the next free name
+        (``fp-...-2``). Returns the name and whether no live session had it (the caller starts afresh).
+        """
+        candidate, n = fingerprint, 1
+        while True:
+            session = self._sessions.get((user, workspace, candidate))
+            if session is None:
+                return candidate, True
+            seen = session.messages
+            if len(messages) >= len(seen) and messages[: len(seen)] == seen:
+                return candidate, False
+            n += 1
+            candidate = f"{fingerprint}-{n}"
+
     def get(self, user: str, workspace: str, session_id: str) -> Session | None:
         return self._sessions.get((user, workspace, session_id))
 

@@ -114,6 +114,8 @@ def parse_extraction(text: str | None) -> Extracted:
     summary = _one_line(summary)[:SUMMARY_CHARS].rstrip()
     if not summary:
         raise MalformedExtraction("the extraction's summary is blank")
+    if echoes_prompt(summary):
+        raise MalformedExtraction("the extraction's summary repeats the extraction prompt")
     facts = found.get("facts")
     if facts is None:  # missing, or null: a model's way to say "none" as well
         facts = []
@@ -289,13 +291,28 @@ def _facts(values: list[Any]) -> tuple[str, ...]:
             continue
         fact = _one_line(value)
         key = fact.casefold()
-        if not fact or len(fact) > FACT_CHARS or key in seen:
+        if not fact or len(fact) > FACT_CHARS or key in seen or echoes_prompt(fact):
             continue
         seen.add(key)
         facts.append(fact)
         if len(facts) == MAX_FACTS:
             break
     return tuple(facts)
+
+
+def echoes_prompt(text: str) -> bool:
+    """Whether a model handed back the prompt's own words (small models copy its example or its rules) rather
+    than something it learned: most of the text's word triples are the prompt's."""
+    words = _WORD.findall(text.casefold())
+    if len(words) < 3:
+        return False  # too short to tell a copy from a coincidence
+    triples = [tuple(words[i : i + 3]) for i in range(len(words) - 2)]
+    return sum(triple in _PROMPT_TRIPLES for triple in triples) >= 0.6 * len(triples)
+
+
+_WORD = re.compile(r"[^\W_]+")
+_PROMPT_WORDS = _WORD.findall(EXTRACTION_PROMPT.casefold())
+_PROMPT_TRIPLES = frozenset(tuple(_PROMPT_WORDS[i : i + 3]) for i in range(len(_PROMPT_WORDS) - 2))
 
 
 # --- small helpers -------------------------------------------------------------------------------------------

@@ -117,6 +117,10 @@ class Recall:
                 ids += [m.id for m in note.memories]
         return Recalled(Placement(session.text, tuple(notes)), tuple(ids))
 
+    def forget_session(self, key: tuple[str, ...]) -> None:
+        """A new conversation under a name an older one had: its block is chosen afresh."""
+        self._sessions.pop(key, None)
+
     def forget(self, user: str, workspace: str) -> None:
         """Drop the frozen blocks and notes of a caller's sessions: they hold memories that are gone."""
         for key in [key for key in self._sessions if key[:2] == (user, workspace)]:

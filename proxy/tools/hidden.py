@@ -26,27 +26,39 @@ class _Turn:
     order: tuple[str, ...]  # every call id of the turn, in the model's order
     calls: dict[str, dict[str, Any]]  # hidden call id -> the call
     results: dict[str, dict[str, Any]]  # hidden call id -> its `role: tool` message
+    client: frozenset[tuple[str, str]]  # (id, name) of the calls the client got: the message it must send back
 
 
 class HiddenTurns:
     def __init__(self, limit: int = MAX_TURNS) -> None:
         self.limit = limit
-        self._turns: OrderedDict[tuple[str, str, str], _Turn] = OrderedDict()
+        self._turns: OrderedDict[tuple[str, str, str, str], _Turn] = OrderedDict()
 
     def keep(
-        self, owner: tuple[str, str], order: Sequence[str], hidden: Sequence[Call], results: Sequence[str]
+        self,
+        owner: tuple[str, str],
+        session: str,
+        order: Sequence[str],
+        hidden: Sequence[Call],
+        results: Sequence[str],
+        client: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Remember a mixed turn under each of its client call ids."""
+        """Remember a mixed turn under each of its client call ids, within its owner's session.
+
+        Upstreams that number calls themselves (``call_0`` in every turn) reuse ids, so an id alone never finds a
+        turn: the session scopes it, and the client's calls (ids and names) must be the ones it got.
+        """
         hidden_ids = {call.id for call in hidden}
         turn = _Turn(
             tuple(order),
             {call.id: call_message(call) for call in hidden},
             {call.id: tool_result(call, result) for call, result in zip(hidden, results, strict=True)},
+            frozenset(client) or frozenset((call_id, "") for call_id in order if call_id not in hidden_ids),
         )
         for call_id in order:
             if call_id not in hidden_ids:
-                self._turns[(*owner, call_id)] = turn
-                self._turns.move_to_end((*owner, call_id))
+                self._turns[(*owner, session, call_id)] = turn
+                self._turns.move_to_end((*owner, session, call_id))
         while len(self._turns) > self.limit:
             self._turns.popitem(last=False)
 
@@ -54,7 +66,9 @@ class HiddenTurns:
         for key in [key for key in self._turns if key[:2] == owner]:
             del self._turns[key]
 
-    def restore(self, owner: tuple[str, str], messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    def restore(
+        self, owner: tuple[str, str], session: str, messages: list[dict[str, Any]]
+    ) -> list[dict[str, Any]] | None:
         """The messages with every remembered turn made whole again; None when there is nothing to restore."""
         if not self._turns:
             return None
@@ -64,7 +78,7 @@ class HiddenTurns:
         while position < len(messages):
             message = messages[position]
             position += 1
-            turn = self._turn_of(owner, message)
+            turn = self._turn_of((*owner, session), message)
             if turn is None:
                 restored.append(message)
                 continue
@@ -83,15 +97,28 @@ class HiddenTurns:
             changed = True
         return restored if changed else None
 
-    def _turn_of(self, owner: tuple[str, str], message: dict[str, Any]) -> _Turn | None:
+    def _turn_of(self, scope: tuple[str, str, str], message: dict[str, Any]) -> _Turn | None:
         calls = message.get("tool_calls")
         if message.get("role") != "assistant" or not isinstance(calls, list):
             return None
         for call in calls:
             if isinstance(call, dict) and isinstance(call.get("id"), str):
-                turn = self._turns.get((*owner, call["id"]))
+                turn = self._turns.get((*scope, call["id"]))
                 if turn is not None:
                     if any(isinstance(c, dict) and c.get("id") in turn.calls for c in calls):
                         return None  # the client sent the whole turn itself
-                    return turn
+                    return turn if _sent_back(turn, calls) else None
         return None
+
+
+def _sent_back(turn: _Turn, calls: list[Any]) -> bool:
+    """Whether this assistant message is the one the client got: each of its calls that carries a kept turn's id
+    also carries that call's name (a reused id under another name is another turn)."""
+    sent = {call.get("id"): _name(call) for call in calls if isinstance(call, dict)}
+    return all(sent[call_id] == name for call_id, name in turn.client if call_id in sent and name)
+
+
+def _name(call: dict[str, Any]) -> str:
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else ""

@@ -55,8 +55,9 @@ class ToolLoop:
             for call in calls
         ]
 
-    def keep(self, order: list[str], calls: list[Call], results: list[str]) -> None:
-        self.hidden_turns.keep((self.caller.user, self.caller.workspace), order, calls, results)
+    def keep(self, turn: Turn, results: list[str]) -> None:
+        owner = (self.caller.user, self.caller.workspace)
+        self.hidden_turns.keep(owner, self.session, turn.order, turn.hidden, results, turn.client_calls)
 
     def next_payload(
         self, payload: dict[str, Any], content: str | None, calls: list[Call], results: list[str]
@@ -96,7 +97,7 @@ async def complete(
             break  # calls made without the tools on offer, or cut short: dropped, never run
         results = await loop.run(turn.hidden)
         if turn.relayed:
-            loop.keep(turn.order, turn.hidden, results)
+            loop.keep(turn, results)
             break
         answer = await hops.answer(loop.next_payload(payload, turn.content, turn.hidden, results))
         if answer.status >= 400:
@@ -141,7 +142,7 @@ async def _after_hop(
         return Finish(splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed)))
     results = await loop.run(end.hidden)
     if end.relayed:
-        loop.keep(end.order, end.hidden, results)
+        loop.keep(end, results)
         return Finish(splitter.finish_chunk(end.reason))
     following = await hops.stream(loop.next_payload(payload, end.content, end.hidden, results))
     if isinstance(following, Answer):

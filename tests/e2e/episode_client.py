@@ -24,7 +24,9 @@ T = TypeVar("T")
 # What DESIGN.md promises of an episode (the API adds `job` and `model`).
 EPISODE_FIELDS = {"id", "session_id", "user", "workspace", "turns", "created_at", "summary", "facts", "provenance"}
 PROVENANCE_FIELDS = {"untrusted", "sources", "user_approved"}
-WAIT_S = 20.0  # a first extraction starts the extraction process (litellm's import, ~4 s); retries back off 2 s
+# A safety net against a hang, not a guess: every wait ends on its event (litellm's import takes 4 s on an idle
+# machine, many times that on a loaded one).
+WAIT_S = 300.0
 
 
 def tool(name: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from ..openapi_spec import validate
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 
 
-def wait_for(condition, timeout: float = 5.0) -> bool:
+def wait_for(condition, timeout: float = 120.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -239,7 +239,7 @@ def test_memproxy_serve_runs_from_the_command_line(fake_upstream: FakeUpstream, 
         stderr=subprocess.PIPE,
     )
     try:
-        assert wait_for(lambda: _healthy(port), timeout=30), "memproxy serve did not come up"
+        assert wait_for(lambda: _healthy(port), timeout=120), "memproxy serve did not come up"
         fake_upstream.reply(content="through the CLI")
         client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0)
         assert (

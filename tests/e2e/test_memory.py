@@ -428,3 +428,21 @@ def test_a_cookie_from_one_users_response_never_rides_on_anothers_request(
     ask(sdk(memproxy, "alice"), user_says())
     ask(sdk(memproxy, "bob"), user_says())
     assert "cookie" not in fake_upstream.requests[-1].headers
+
+
+def test_two_conversations_that_open_alike_get_their_own_blocks(
+    memproxy: str, fake_upstream: FakeUpstream, user: str
+) -> None:
+    """A new conversation [system, "hi"] soon after another [system, "hi"] must not reuse the first one's frozen
+    block: memories stored since are injected. (An identical request is a retry, so the first has gone on.)"""
+    system = {"role": "system", "content": "You are helpful."}
+    first = sdk(memproxy, user)
+    opening = [system, user_says("hi"), {"role": "assistant", "content": "Hello from the fake upstream."}]
+    ask(first, system, user_says("hi"))
+    ask(first, *opening, user_says("what can you do?"))
+    assert "[Memories]" not in str(sent(fake_upstream))  # nothing stored yet: no block, frozen for this session
+    remember(memproxy, user, "User's name is Ada and she likes short answers")
+    ask(sdk(memproxy, user), system, user_says("hi"))  # a second client, a new conversation
+    assert "User's name is Ada" in str(sent(fake_upstream))
+    ask(first, *opening, user_says("what can you do?"), *opening[2:], user_says("and now?"))
+    assert "User's name is Ada" not in str(sent(fake_upstream)[:2])  # the first goes on under its own (no) block

@@ -331,3 +331,20 @@ async def test_a_job_waiting_for_a_key_does_not_keep_the_worker_busy(service: Ep
     extractor(service).answers = [ExtractionFailed("no key", upstream_status=401, keyless=True)]
     await service.run_due()
     assert service.next_due(await service.jobs.all()) is None  # nothing due: the worker sleeps until woken
+
+
+async def test_an_extractor_that_echoes_its_prompt_stores_none_of_it(service: EpisodeService) -> None:
+    """A 1.5B model answered with the prompt's own example; it was stored and injected first next session."""
+    converse(service, "s1", "a", "b", "c")
+    await service.end(ADA, "s1")
+
+    async def echo(messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None) -> Answer:
+        prompt = messages[0]["content"]  # the extraction prompt itself, as a small model parrots it
+        example = prompt.split('(e.g. "')[1].split('")')[0]
+        return Answer(answer("Worked on the billing service.", example, "User likes tea"), "m", 1, 1)
+
+    extractor(service).extract = echo  # type: ignore[method-assign]
+    await service.run_due()
+    [episode] = (await service.of(ADA))[0]
+    assert episode.facts == ("User likes tea",)
+    assert await memories(service) == ["User likes tea"]

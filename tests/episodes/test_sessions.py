@@ -1,6 +1,6 @@
 from typing import Any
 
-from proxy.episodes.sessions import SessionTracker
+from proxy.episodes.sessions import SessionTracker, derive_session_id
 from proxy.episodes.untrusted import UntrustedTools
 from proxy.memory.provenance import TRUSTED, Provenance
 
@@ -158,3 +158,22 @@ def test_with_untrusted_by_default_any_client_tool_taints_but_the_proxys_own_do_
     conversation = [user("hi"), assistant(calls=("get_weather",)), tool("call_0", "sunny")]
     assert tracker.observe("ada", "default", "s2", chat(*conversation), now=1.0).provenance.sources == ("get_weather",)
     assert SessionTracker().observe("ada", "default", "s3", chat(*conversation), now=1.0).provenance == TRUSTED
+
+
+def test_a_conversation_continues_its_session_only_while_it_extends_what_the_session_saw() -> None:
+    tracker = SessionTracker()
+    first = [SYSTEM, user("hi")]
+    fingerprint = derive_session_id(first)
+    assert tracker.resolve("ada", "default", fingerprint, first) == (fingerprint, True)
+    tracker.observe("ada", "default", fingerprint, chat(*first), now=1.0)
+    longer = [*first, {"role": "assistant", "content": "hello"}, user("tell me more")]
+    assert tracker.resolve("ada", "default", fingerprint, longer) == (fingerprint, False)
+    tracker.observe("ada", "default", fingerprint, chat(*longer), now=2.0)
+    # another conversation that opens alike: shorter, or the same length but different, is a new session
+    assert tracker.resolve("ada", "default", fingerprint, first) == (f"{fingerprint}-2", True)
+    other = [*first, {"role": "assistant", "content": "hey"}, user("something else")]
+    assert tracker.resolve("ada", "default", fingerprint, other) == (f"{fingerprint}-2", True)
+    tracker.observe("ada", "default", f"{fingerprint}-2", chat(*other), now=3.0)
+    assert tracker.resolve("ada", "default", fingerprint, [*other, user("and?")]) == (f"{fingerprint}-2", False)
+    assert tracker.resolve("ada", "default", fingerprint, [*longer, user("and?")]) == (fingerprint, False)
+    assert tracker.get("ada", "default", fingerprint).turns == 2  # type: ignore[union-attr]  # not double-counted

@@ -1,6 +1,7 @@
 import json
 from typing import Any
 
+import orjson
 import pytest
 
 from proxy.episodes.transcript import (
@@ -8,6 +9,7 @@ from proxy.episodes.transcript import (
     Extracted,
     MalformedExtraction,
     build_transcript,
+    echoes_prompt,
     extraction_messages,
     parse_extraction,
     tool_names,
@@ -456,3 +458,26 @@ def test_extracted_is_frozen() -> None:
     extracted = Extracted("s", ())
     with pytest.raises(AttributeError):
         extracted.summary = "t"  # type: ignore[misc]
+
+
+def test_facts_and_summaries_that_repeat_the_prompt_are_never_stored() -> None:
+    """A 1.5B model returned the prompt's own example as a fact; a 0.5B one copied a rule as its summary."""
+    echo = {
+        "summary": "The session worked on a billing service and chose Nomad.",
+        "facts": [
+            "The user's API server is written in Go.",
+            "Never record secrets or credentials, or passing task details.",
+            "The user's billing service is written in Rust.",
+        ],
+    }
+    assert parse_extraction(orjson.dumps(echo).decode()).facts == ("The user's billing service is written in Rust.",)
+    for rule in ("summary: 1-3 sentences on what the session worked on and what was decided.", EXTRACTION_PROMPT):
+        with pytest.raises(MalformedExtraction, match="repeats the extraction prompt"):
+            parse_extraction(orjson.dumps({"summary": rule, "facts": []}).decode())
+
+
+def test_every_sentence_of_the_prompt_is_caught_as_an_echo() -> None:
+    for line in EXTRACTION_PROMPT.replace("(e.g.", "\n").splitlines():
+        if len(line.split()) >= 3:
+            assert echoes_prompt(line), line
+    assert not echoes_prompt("The user deploys the zebra service to Fly.io.")
