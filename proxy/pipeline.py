@@ -9,6 +9,9 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -24,6 +27,7 @@ from .tools.memory_tools import SCHEMAS
 
 # Status a client that already left never sees; uvicorn just logs it (nginx's "client closed request").
 CLIENT_CLOSED = 499
+MAX_KEPT_ANSWER = 256 * 1024  # a session keeps its newest whole answer for its transcript, up to this size
 
 
 async def handle(request: Request, services: Services, dialect: Dialect) -> Response:
@@ -72,14 +76,21 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
         hops = UpstreamHops(services.upstream, request.url.path, request.scope["query_string"], headers)
     body = parsed.body if payload is parsed.payload else None
+    answer: Callable[[], str | None] | None = None
     try:
         if parsed.stream:
-            work = stream(dialect, hops, payload, body, loop, prepared.headers, include_usage=parsed.include_usage)
+            hidden = loop.plan.names if loop is not None else frozenset()
+            splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden)
+            answer = splitter.answer_text
+            work = stream(splitter, hops, payload, body, loop, prepared.headers)
         else:
             work = complete(hops, payload, body, loop, prepared.headers)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
     if caller is not None and response.status_code < 400:
-        services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key)
+        whole = getattr(response, "body", None)
+        if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
+            answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
+        services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
     return response

@@ -100,6 +100,10 @@ class Splitter(StreamSplitter, Protocol):
 
     def next_hop(self) -> None: ...
 
+    def answer_text(self) -> str | None:
+        """The text the client got over the whole stream, for the session's transcript."""
+        ...
+
 
 class Dialect(Protocol):
     name: str
@@ -123,6 +127,10 @@ class Dialect(Protocol):
     def splitter(self, *, include_usage: bool, hidden: frozenset[str]) -> Splitter: ...
 
     def visible_reason(self, reason: str | None, relayed: int) -> str | None: ...
+
+    def answer_text(self, body: bytes) -> str | None:
+        """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
+        ...
 
 
 def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ import orjson
 from ..errors import InvalidRequest
 from ..memory.block import INSTRUCTION_ROLES
 from .base import Call, HiddenStep, ParsedRequest, Placement, ToolPlan, ToolSpec
-from .chat_answer import ChatAnswers, visible_reason
+from .chat_answer import ChatAnswers, answer_text, visible_reason
 from .chat_stream import ChunkNormaliser
 
 MAX_TOOLS = 128  # OpenAI rejects more (`array_above_max_length`, COMPAT E6)
@@ -191,6 +191,10 @@ class ChatDialect:
     def messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = payload["messages"]
         return messages
+
+    @staticmethod
+    def answer_text(body: bytes) -> str | None:
+        return answer_text(body)
 
     @staticmethod
     def reader(hidden: frozenset[str]) -> ChatAnswers:

@@ -70,6 +70,14 @@ class ChatAnswers:
         return orjson.dumps(completion)
 
 
+def answer_text(body: bytes) -> str | None:
+    """The first choice's text of a completion, or None for anything else."""
+    completion = _completion(body)
+    message = completion["choices"][0].get("message") if completion is not None else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else None
+
+
 def split_calls(message: Mapping[str, Any], hidden: frozenset[str]) -> tuple[list[Call], list[dict[str, Any]]]:
     """A completion message's tool calls: the memory ones (to run) and the client's (to return)."""
     mine: list[Call] = []

@@ -83,6 +83,7 @@ class ChunkNormaliser:
         self.held_reason: str | None = None
         self.fingerprint: str | None = None
         self._choices: dict[int, _Choice] = {}
+        self._text: list[str] = []  # choice 0's text over every hop: what the client read, for the transcript
         self._call_ids = count()
 
     @property
@@ -128,6 +129,9 @@ class ChunkNormaliser:
         self, message: str, *, code: str | None = "upstream_stream_error", type: str = "server_error"
     ) -> bytes:
         return error_event(message, code=code, type=type)
+
+    def answer_text(self) -> str | None:
+        return "".join(self._text) or None
 
     def upstream_error(self, status: int, body: bytes) -> bytes:
         """An upstream's error status, met mid-stream: its error object as the stream's last event (COMPAT I2)."""
@@ -223,8 +227,12 @@ class ChunkNormaliser:
                 state.role_sent = True
             if "tool_calls" in delta:
                 changed |= self._normalise_tool_calls(delta, state)
-            if self.hidden and isinstance(delta.get("content"), str):
-                state.content.append(delta["content"])
+            text = delta.get("content")
+            if isinstance(text, str):
+                if self.hidden:
+                    state.content.append(text)
+                if index == 0:
+                    self._text.append(text)
         reason = choice.get("finish_reason")
         if reason is not None:
             state.finished = True

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -101,15 +102,24 @@ class EpisodeService:
                     self.metrics.sessions_ended.labels("no_extraction").inc()
         return observed.provenance
 
-    def confirm(self, caller: Identity, session_id: str, model: Any, client_key: str | None) -> None:
+    def confirm(
+        self,
+        caller: Identity,
+        session_id: str,
+        model: Any,
+        client_key: str | None,
+        answer: Callable[[], str | None] | None = None,
+    ) -> None:
         """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
 
         Only an accepted request counts, so a caller with a bogus key or a model of its choosing can neither
         break a user's extractions nor choose what they run on.
         """
         session = self.sessions.get(caller.user, caller.workspace, session_id)
-        if session is not None and isinstance(model, str):
-            session.model = model
+        if session is not None:
+            if isinstance(model, str):
+                session.model = model
+            session.answer = answer
         if client_key is not None and self.settings.upstream.api_key is None:
             self._keys[caller.user] = client_key
             self._keys.move_to_end(caller.user)
@@ -141,7 +151,7 @@ class EpisodeService:
             return Ended(session, None, reason)
         untrusted, sources = session.provenance.untrusted, session.provenance.sources
         # Milliseconds for a long session (redacting every message): off the event loop.
-        transcript = await asyncio.to_thread(build_transcript, session.messages, proxy_tools=self.proxy_tools)
+        transcript = await asyncio.to_thread(build_transcript, session.conversation(), proxy_tools=self.proxy_tools)
         job = new_job(
             user=session.user,
             workspace=session.workspace,

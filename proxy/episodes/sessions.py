@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,14 @@ class Session:
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
+    answer: Callable[[], str | None] | None = None  # the text of the newest answer the client got, read when needed
+
+    def conversation(self) -> list[dict[str, Any]]:
+        """What the session said, its last answer included (the client sends that only with its next turn)."""
+        text = self.answer() if self.answer is not None else None
+        if text and self.messages and self.messages[-1].get("role") == "user":
+            return [*self.messages, {"role": "assistant", "content": text}]
+        return self.messages
 
     @property
     def key(self) -> SessionKey:

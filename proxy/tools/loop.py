@@ -110,20 +110,17 @@ async def complete(
 
 
 async def stream(
-    dialect: Dialect,
+    splitter: Splitter,
     hops: Hops,
     payload: dict[str, Any],
     body: bytes | None,
     loop: ToolLoop | None,
     extra: RawHeaders,
-    *,
-    include_usage: bool,
 ) -> Response:
-    """A streamed answer: every upstream call of the loop relayed into one client stream."""
+    """A streamed answer: every upstream call of the loop relayed into one client stream by ``splitter``."""
     first = await hops.stream(payload, body)
     if isinstance(first, Answer):
         return buffered_response(first.status, first.headers + extra, first.body)
-    splitter = dialect.splitter(include_usage=include_usage, hidden=loop.plan.names if loop else frozenset())
     after = None
     if loop is not None:
         tool_loop = loop

@@ -42,6 +42,7 @@ from .episode_client import (
     settled_episodes,
     the_session,
     tool,
+    transcript_of,
     wait_until,
 )
 from .memory_client import api, close_clients, remember, sdk, user
@@ -607,3 +608,25 @@ def test_unknown_sessions_and_episodes_are_404_and_no_identity_is_401(
     ):
         response = api(proxy, None, method, path)
         assert response.status_code == 401 and response.json()["error"]["code"] == "missing_identity", path
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_sessions_last_answer_reaches_extraction(proxy: str, fake: FakeUpstream, user: str, stream: bool) -> None:
+    """The client sends an answer back only with its next turn: the last one is recorded as it goes out."""
+    model = Model(fake)
+    model.chat.extend([Reply("Noted."), Reply("Rust, then."), Reply("Deploy the billing service with Nomad.")])
+    client = sdk(proxy, user)
+    messages: list[dict[str, Any]] = [SYSTEM]
+    for text in ("I am building a billing service.", "It is written in Rust.", "How should I deploy it?"):
+        messages.append({"role": "user", "content": text})
+        if stream:
+            with client.chat.completions.stream(model="fake-model", messages=messages) as events:
+                reply = events.get_final_completion().choices[0].message.content
+        else:
+            reply = client.chat.completions.create(model="fake-model", messages=messages).choices[0].message.content
+        messages.append({"role": "assistant", "content": reply})
+    end(proxy, user, the_session(proxy, user)["id"])
+    [call] = wait_until(lambda: extraction_calls(fake), "the extraction call")
+    transcript = transcript_of(call)
+    assert transcript.rstrip().endswith("assistant: Deploy the billing service with Nomad.\n</transcript>")
+    assert transcript.count("Deploy the billing service with Nomad.") == 1
