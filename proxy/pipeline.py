@@ -40,16 +40,16 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
     session = ""
     provenance = TRUSTED
     if caller is not None:
+        conversation = dialect.messages(payload)
         session = caller.session or ""
         if not session:
-            messages = dialect.messages(payload)
             session, fresh = services.episodes.sessions.resolve(
-                caller.user, caller.workspace, derive_session_id(messages), messages
+                caller.user, caller.workspace, derive_session_id(conversation), conversation
             )
             if fresh:
                 services.memory.recall.forget_session((caller.user, caller.workspace, session))
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
-        provenance = services.episodes.observe(caller, session, payload)
+        provenance = services.episodes.observe(caller, session, conversation)
         restored = services.hidden_turns.restore((caller.user, caller.workspace), session, payload["messages"])
         if restored is not None:
             payload = {**payload, "messages": restored}

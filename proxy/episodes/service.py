@@ -20,7 +20,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,12 +88,12 @@ class EpisodeService:
 
     # -- the chat path ----------------------------------------------------------------------------------------
 
-    def observe(self, caller: Identity, session_id: str, payload: dict[str, Any]) -> Provenance:
+    def observe(self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]]) -> Provenance:
         """Note a request of a session; returns the session's provenance, which its memory writes carry.
 
         No I/O: requests never wait on sessions or extraction.
         """
-        observed = self.sessions.observe(caller.user, caller.workspace, session_id, payload, now=time.time())
+        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=time.time())
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):

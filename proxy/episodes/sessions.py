@@ -52,14 +52,14 @@ class Session:
     last_seen: float
     model: str | None = None
     turns: int = 0
-    messages: list[dict[str, Any]] = field(default_factory=list)  # the conversation as the client last sent it
+    messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
     tools: set[str] = field(default_factory=set)  # every tool the model called in it
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
     answer: Callable[[], str | None] | None = None  # the text of the newest answer the client got, read when needed
 
-    def conversation(self) -> list[dict[str, Any]]:
+    def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
         text = self.answer() if self.answer is not None else None
         if text and self.messages and self.messages[-1].get("role") == "user":
@@ -122,15 +122,16 @@ class SessionTracker:
     def get(self, user: str, workspace: str, session_id: str) -> Session | None:
         return self._sessions.get((user, workspace, session_id))
 
-    def observe(self, user: str, workspace: str, session_id: str, payload: dict[str, Any], *, now: float) -> Session:
-        """Note one request of a session: a turn when it ends with a new user message."""
+    def observe(
+        self, user: str, workspace: str, session_id: str, messages: Sequence[dict[str, Any]], *, now: float
+    ) -> Session:
+        """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message."""
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = Session(session_id, user, workspace, started_at=now, last_seen=now)
         else:
             self._sessions.move_to_end(key)
-        messages = payload["messages"]
         session.last_seen = now
         if len(messages) < session.scanned or messages[:1] != session.messages[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it

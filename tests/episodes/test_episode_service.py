@@ -78,7 +78,7 @@ def converse(service: EpisodeService, session: str, *said: str, caller: Identity
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
     for text in said:
         messages = [*messages, {"role": "user", "content": text}]
-        service.observe(caller, session, {"model": "gpt-test", "messages": messages})
+        service.observe(caller, session, messages)
         service.confirm(caller, session, "gpt-test", key)  # the upstream accepted it
         messages = [*messages, {"role": "assistant", "content": "ok"}]
 
@@ -190,7 +190,7 @@ async def test_an_untrusted_session_yields_a_held_episode_until_approved(service
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "thanks"},
     ]
-    seen = [service.observe(ADA, "s1", {"model": "m", "messages": messages[:end]}) for end in (1, 4, 6)]
+    seen = [service.observe(ADA, "s1", messages[:end]) for end in (1, 4, 6)]
     assert [p.untrusted for p in seen] == [False, True, True]  # what the session's memory writes carry
     assert seen[-1] == Provenance(True, ("read_file",))
     job = (await service.end(ADA, "s1")).job
@@ -283,7 +283,7 @@ async def test_the_job_transcript_has_no_proxy_additions_and_no_secrets(
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "bye"},
     ]
-    service.observe(ADA, "s1", {"model": "m", "messages": messages})
+    service.observe(ADA, "s1", messages)
     service.confirm(ADA, "s1", "m", "sk-client-key-never-on-disk")
     job = (await service.end(ADA, "s1")).job
     assert job is not None

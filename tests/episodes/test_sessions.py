@@ -7,8 +7,9 @@ from proxy.memory.provenance import TRUSTED, Provenance
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
 
 
-def chat(*messages: dict[str, Any], model: str = "gpt-4o-mini") -> dict[str, Any]:
-    return {"model": model, "messages": list(messages)}
+def chat(*messages: dict[str, Any], model: str = "gpt-4o-mini") -> list[dict[str, Any]]:
+    """A request's conversation, as a dialect's view of it reaches the tracker (the model plays no part)."""
+    return list(messages)
 
 
 def user(text: str) -> dict[str, Any]:
