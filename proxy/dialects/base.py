@@ -9,10 +9,11 @@ implements it; Chat Completions is the first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import ProxyError
 from ..memory.block import Placement
 from ..pipe.relay import StreamSplitter
 
@@ -50,6 +51,7 @@ class HiddenStep:
     content: str | None
     calls: tuple[Call, ...]
     results: tuple[str, ...]
+    state: Any = None  # the hop's Turn.state, handed back untouched: the format's own record of the model's turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,26 @@ class Turn:
     reason: str | None  # the finish reason, held back when the turn made memory calls
     content: str | None = None
     cut: bool = False  # the answer was cut short (a token limit): its calls are dropped, never run
+    # The format's own record of the model's turn, for next_payload through HiddenStep.state (None for chat):
+    # Responses keeps the hop's response id and output items (reasoning with encrypted_content), Messages the
+    # content blocks as sent (thinking with its signature), which the next hop must carry back unchanged.
+    state: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptTurn:
+    """A mixed turn's memory calls and their results, kept for the client's follow-up (COMPAT E3).
+
+    ``order``: the id of every call of the turn, the memory ones and the client's, in the model's order.
+    """
+
+    order: tuple[str, ...]
+    calls: tuple[Call, ...]
+    results: tuple[str, ...]
+
+
+# The kept turn a client call id belongs to (the caller's own turns only), or None.
+Kept = Callable[[str], KeptTurn | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +144,14 @@ class Dialect(Protocol):
     def splitter(self, *, include_usage: bool, hidden: frozenset[str]) -> Splitter: ...
 
     def visible_reason(self, reason: str | None, relayed: int) -> str | None: ...
+
+    def restore(self, payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
+        """The request with each kept mixed turn made whole again; None when nothing was restored."""
+        ...
+
+    def error_body(self, error: ProxyError) -> bytes:
+        """An error response's body in the format's own shape."""
+        ...
 
 
 def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:
