@@ -12,18 +12,12 @@ after the leading instruction items, notes before their user item (DESIGN "The m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..memory.block import INSTRUCTION_ROLES, Placement
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    messages: list[dict[str, Any]]
-    positions: list[int]  # per view message, its item's position in ``input`` (-1: the instructions)
+from .views import View
 
 
 def input_items(payload: dict[str, Any]) -> list[Any]:
