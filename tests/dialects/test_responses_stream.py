@@ -366,3 +366,19 @@ def test_openais_sdk_raises_on_the_error_event() -> None:
     ):
         for _ in stream:
             pass
+
+
+def test_openais_accumulator_reads_a_client_call_relayed_after_a_hidden_one() -> None:
+    client_call = call_item("fc_c1", "call_c1", "get_weather", '{"city":"Paris"}')
+    splitter = ResponseEvents(hidden=NAMES)
+    out = b"".join(splitter.push(data) for data in encode(hop_events(hidden_hop(extra=[client_call]))))
+    turn = splitter.hop_end()
+    out += splitter.finish_chunk(turn.reason) + splitter.finish()
+    with sdk_client(out).responses.stream(model="gpt-5", input="weather?") as stream:
+        deltas = [event.snapshot for event in stream if event.type == "response.function_call_arguments.delta"]
+        final = stream.get_final_response()
+    assert deltas[-1] == '{"city":"Paris"}'
+    assert [(item.type, getattr(item, "name", None)) for item in final.output] == [
+        ("reasoning", None),
+        ("function_call", "get_weather"),
+    ]
