@@ -4,7 +4,10 @@ Recall, the tool loop, sessions and provenance never branch on the format. They 
 :meth:`Dialect.messages` (a read-only, chat-shaped view: ``role`` and ``content`` per message, tool calls
 as ``tool_calls``), place memory with :meth:`Dialect.inject`, and drive the hidden tool loop through
 :class:`ToolPlan`, :class:`AnswerReader` and the dialect's stream splitter. One module per format
-implements it; Chat Completions is the first.
+implements it: Chat Completions (``chat``), the Responses API (``responses``), Anthropic Messages
+(``messages``). What a format needs carried from one hop to the next beyond text and calls travels opaque
+in :attr:`Turn.state`; a mixed turn's memory calls come back on the client's follow-up through
+:meth:`Dialect.restore`, and errors leave in the format's own shape through :meth:`Dialect.error_body`.
 """
 
 from __future__ import annotations
