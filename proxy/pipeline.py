@@ -50,9 +50,10 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
                 services.memory.recall.forget_session((caller.user, caller.workspace, session))
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
         provenance = services.episodes.observe(caller, session, conversation)
-        restored = services.hidden_turns.restore((caller.user, caller.workspace), session, payload["messages"])
+        kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
+        restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:
-            payload = {**payload, "messages": restored}
+            payload = restored
     prepared = await services.memory.prepare(caller, dialect.messages(payload), session)
     payload = dialect.inject(payload, prepared.placement)
     loop = None

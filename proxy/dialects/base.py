@@ -4,15 +4,19 @@ Recall, the tool loop, sessions and provenance never branch on the format. They 
 :meth:`Dialect.messages` (a read-only, chat-shaped view: ``role`` and ``content`` per message, tool calls
 as ``tool_calls``), place memory with :meth:`Dialect.inject`, and drive the hidden tool loop through
 :class:`ToolPlan`, :class:`AnswerReader` and the dialect's stream splitter. One module per format
-implements it; Chat Completions is the first.
+implements it: Chat Completions (``chat``), the Responses API (``responses``), Anthropic Messages
+(``messages``). What a format needs carried from one hop to the next beyond text and calls travels opaque
+in :attr:`Turn.state`; a mixed turn's memory calls come back on the client's follow-up through
+:meth:`Dialect.restore`, and errors leave in the format's own shape through :meth:`Dialect.error_body`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import ProxyError
 from ..memory.block import Placement
 from ..pipe.relay import StreamSplitter
 
@@ -50,6 +54,7 @@ class HiddenStep:
     content: str | None
     calls: tuple[Call, ...]
     results: tuple[str, ...]
+    state: Any = None  # the hop's Turn.state, handed back untouched: the format's own record of the model's turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,27 @@ class Turn:
     content: str | None = None
     cut: bool = False  # the answer was cut short (a token limit): its calls are dropped, never run
     client_calls: tuple[tuple[str, str], ...] = ()  # (id, name) of the client's calls, as the client got them
+    # The format's own record of the model's turn, for next_payload through HiddenStep.state (None for chat):
+    # Responses keeps the hop's response id and output items (reasoning with encrypted_content), Messages the
+    # content blocks as sent (thinking with its signature), which the next hop must carry back unchanged.
+    state: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptTurn:
+    """A mixed turn's memory calls and their results, kept for the client's follow-up (COMPAT E3).
+
+    ``order``: the id of every call of the turn, the memory ones and the client's, in the model's order.
+    """
+
+    order: tuple[str, ...]
+    calls: tuple[Call, ...]
+    results: tuple[str, ...]
+    client: tuple[tuple[str, str], ...] = ()  # (id, name) of the calls the client got, when known
+
+
+# The kept turn a client call id belongs to (the caller's own turns only), or None.
+Kept = Callable[[str], KeptTurn | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +133,7 @@ class Splitter(StreamSplitter, Protocol):
 
 class Dialect(Protocol):
     name: str
+    echoes_tools: bool  # answers repeat the request's tools: with memory tools offered, none goes back untouched
 
     def parse(self, body: bytes) -> ParsedRequest: ...
 
@@ -130,6 +157,14 @@ class Dialect(Protocol):
 
     def answer_text(self, body: bytes) -> str | None:
         """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
+        ...
+
+    def restore(self, payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
+        """The request with each kept mixed turn made whole again; None when nothing was restored."""
+        ...
+
+    def error_body(self, error: ProxyError) -> bytes:
+        """An error response's body in the format's own shape."""
         ...
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
-from .base import Call, HiddenStep, ParsedRequest, Placement, ToolPlan, ToolSpec
+from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec
 from .chat_answer import ChatAnswers, answer_text, visible_reason
 from .chat_stream import ChunkNormaliser
 
@@ -178,6 +178,7 @@ class ChatDialect:
     """``/v1/chat/completions``."""
 
     name = "chat"
+    echoes_tools = False  # its answers repeat the request's tools (so one is never relayed untouched)
 
     parse = staticmethod(parse_chat_request)
     inject = staticmethod(inject)
@@ -203,6 +204,16 @@ class ChatDialect:
     @staticmethod
     def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ChunkNormaliser:
         return ChunkNormaliser(include_usage=include_usage, hidden=hidden)
+
+    @staticmethod
+    def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
+        from .chat_restore import restore  # it builds on this module's message shapes
+
+        return restore(payload, kept)
+
+    @staticmethod
+    def error_body(error: ProxyError) -> bytes:
+        return error.body()
 
 
 CHAT = ChatDialect()

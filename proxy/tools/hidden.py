@@ -1,40 +1,36 @@
 """Memory calls the client never saw, kept so its next request can carry them again (COMPAT E3).
 
-When one assistant turn calls memory tools and client tools, the client gets only its own calls,
-and its follow-up carries only those and their results. Sent on like that, the model would find a
-turn that lost some of its calls. So the hidden calls and their results are kept per caller, under
-the ids of the client calls beside them, and put back where they were when the follow-up comes. A
-follow-up the proxy has no record of (after a restart, on another worker) is still a valid request:
-it is sent as the client wrote it.
+When one assistant turn calls memory tools and client tools, the client gets only its own calls, and its
+follow-up carries only those and their results. Sent on like that, the model would find a turn that lost
+some of its calls. So the hidden calls and their results are kept per caller and session, under the ids
+of the client calls beside them, and the request's dialect puts them back where they were when the
+follow-up comes (:meth:`~proxy.dialects.base.Dialect.restore`). A follow-up the proxy has no record of
+(after a restart, on another worker) is still a valid request: it is sent as the client wrote it.
+
+Upstreams that number calls themselves (``call_0`` in every turn) reuse ids, so an id alone never finds a
+turn: the session scopes it, and the dialect checks the client's calls (ids and names) are the ones it got.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from ..dialects.base import Call
-from ..dialects.chat import call_message, tool_result
+from ..dialects.base import Call, Kept, KeptTurn, Turn
 
 MAX_TURNS = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class _Turn:
-    order: tuple[str, ...]  # every call id of the turn, in the model's order
-    calls: dict[str, dict[str, Any]]  # hidden call id -> the call
-    results: dict[str, dict[str, Any]]  # hidden call id -> its `role: tool` message
-    client: frozenset[tuple[str, str]]  # (id, name) of the calls the client got: the message it must send back
 
 
 class HiddenTurns:
     def __init__(self, limit: int = MAX_TURNS) -> None:
         self.limit = limit
-        self._turns: OrderedDict[tuple[str, str, str, str], _Turn] = OrderedDict()
+        self._turns: OrderedDict[tuple[str, str, str, str], KeptTurn] = OrderedDict()
 
-    def keep(
+    def keep(self, owner: tuple[str, str], session: str, turn: Turn, results: Sequence[str]) -> None:
+        """Remember a mixed turn under each of its client call ids."""
+        self.keep_calls(owner, session, turn.order, turn.hidden, results, turn.client_calls)
+
+    def keep_calls(
         self,
         owner: tuple[str, str],
         session: str,
@@ -43,82 +39,22 @@ class HiddenTurns:
         results: Sequence[str],
         client: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Remember a mixed turn under each of its client call ids, within its owner's session.
-
-        Upstreams that number calls themselves (``call_0`` in every turn) reuse ids, so an id alone never finds a
-        turn: the session scopes it, and the client's calls (ids and names) must be the ones it got.
-        """
         hidden_ids = {call.id for call in hidden}
-        turn = _Turn(
-            tuple(order),
-            {call.id: call_message(call) for call in hidden},
-            {call.id: tool_result(call, result) for call, result in zip(hidden, results, strict=True)},
-            frozenset(client) or frozenset((call_id, "") for call_id in order if call_id not in hidden_ids),
-        )
+        kept = KeptTurn(tuple(order), tuple(hidden), tuple(results), tuple(client))
         for call_id in order:
             if call_id not in hidden_ids:
-                self._turns[(*owner, session, call_id)] = turn
+                self._turns[(*owner, session, call_id)] = kept
                 self._turns.move_to_end((*owner, session, call_id))
         while len(self._turns) > self.limit:
             self._turns.popitem(last=False)
 
+    def kept(self, owner: tuple[str, str], session: str) -> Kept | None:
+        """The lookup a dialect restores a follow-up with; None when nothing at all is kept (the common case)."""
+        if not self._turns:
+            return None
+        turns = self._turns
+        return lambda call_id: turns.get((*owner, session, call_id))
+
     def forget(self, owner: tuple[str, str]) -> None:
         for key in [key for key in self._turns if key[:2] == owner]:
             del self._turns[key]
-
-    def restore(
-        self, owner: tuple[str, str], session: str, messages: list[dict[str, Any]]
-    ) -> list[dict[str, Any]] | None:
-        """The messages with every remembered turn made whole again; None when there is nothing to restore."""
-        if not self._turns:
-            return None
-        restored: list[dict[str, Any]] = []
-        changed = False
-        position = 0
-        while position < len(messages):
-            message = messages[position]
-            position += 1
-            turn = self._turn_of((*owner, session), message)
-            if turn is None:
-                restored.append(message)
-                continue
-            theirs = {call["id"]: call for call in message["tool_calls"] if isinstance(call, dict) and "id" in call}
-            found = [turn.calls.get(call_id) or theirs.pop(call_id, None) for call_id in turn.order]
-            calls = [call for call in found if call is not None] + list(theirs.values())
-            answers: list[dict[str, Any]] = []
-            while position < len(messages) and messages[position].get("role") == "tool":
-                answers.append(messages[position])
-                position += 1
-            by_call = {answer.get("tool_call_id"): answer for answer in answers}
-            ordered = [turn.results.get(call["id"]) or by_call.pop(call["id"], None) for call in calls]
-            restored.append({**message, "tool_calls": calls})
-            restored += [answer for answer in ordered if answer is not None]
-            restored += [answer for answer in answers if by_call.get(answer.get("tool_call_id")) is answer]
-            changed = True
-        return restored if changed else None
-
-    def _turn_of(self, scope: tuple[str, str, str], message: dict[str, Any]) -> _Turn | None:
-        calls = message.get("tool_calls")
-        if message.get("role") != "assistant" or not isinstance(calls, list):
-            return None
-        for call in calls:
-            if isinstance(call, dict) and isinstance(call.get("id"), str):
-                turn = self._turns.get((*scope, call["id"]))
-                if turn is not None:
-                    if any(isinstance(c, dict) and c.get("id") in turn.calls for c in calls):
-                        return None  # the client sent the whole turn itself
-                    return turn if _sent_back(turn, calls) else None
-        return None
-
-
-def _sent_back(turn: _Turn, calls: list[Any]) -> bool:
-    """Whether this assistant message is the one the client got: each of its calls that carries a kept turn's id
-    also carries that call's name (a reused id under another name is another turn)."""
-    sent = {call.get("id"): _name(call) for call in calls if isinstance(call, dict)}
-    return all(sent[call_id] == name for call_id, name in turn.client if call_id in sent and name)
-
-
-def _name(call: dict[str, Any]) -> str:
-    function = call.get("function")
-    name = function.get("name") if isinstance(function, dict) else None
-    return name if isinstance(name, str) else ""

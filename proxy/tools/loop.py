@@ -56,13 +56,10 @@ class ToolLoop:
         ]
 
     def keep(self, turn: Turn, results: list[str]) -> None:
-        owner = (self.caller.user, self.caller.workspace)
-        self.hidden_turns.keep(owner, self.session, turn.order, turn.hidden, results, turn.client_calls)
+        self.hidden_turns.keep((self.caller.user, self.caller.workspace), self.session, turn, results)
 
-    def next_payload(
-        self, payload: dict[str, Any], content: str | None, calls: list[Call], results: list[str]
-    ) -> dict[str, Any]:
-        self.steps.append(HiddenStep(content, tuple(calls), tuple(results)))
+    def next_payload(self, payload: dict[str, Any], turn: Turn, results: list[str]) -> dict[str, Any]:
+        self.steps.append(HiddenStep(turn.content, tuple(turn.hidden), tuple(results), state=turn.state))
         self.hop += 1
         self.metrics.tool_hops.inc()
         following = self.dialect.next_payload(payload, self.steps)
@@ -90,7 +87,7 @@ async def complete(
         return buffered_response(first.status, first.headers + extra, first.body)
     while True:
         if not turn.hidden:
-            if loop.hop == 0:
+            if loop.hop == 0 and not loop.dialect.echoes_tools:
                 return buffered_response(first.status, first.headers + extra, first.body)  # untouched
             break
         if not loop.offers_tools or turn.cut:
@@ -99,7 +96,7 @@ async def complete(
         if turn.relayed:
             loop.keep(turn, results)
             break
-        answer = await hops.answer(loop.next_payload(payload, turn.content, turn.hidden, results))
+        answer = await hops.answer(loop.next_payload(payload, turn, results))
         if answer.status >= 400:
             return buffered_response(answer.status, answer.headers + extra, answer.body)
         following = reader.read(answer.body)
@@ -141,7 +138,7 @@ async def _after_hop(
     if end.relayed:
         loop.keep(end, results)
         return Finish(splitter.finish_chunk(end.reason))
-    following = await hops.stream(loop.next_payload(payload, end.content, end.hidden, results))
+    following = await hops.stream(loop.next_payload(payload, end, results))
     if isinstance(following, Answer):
         return Fail(splitter.upstream_error(following.status, following.body))
     splitter.next_hop()

@@ -7,6 +7,7 @@ from typing import Any
 
 from proxy.dialects.base import Call
 from proxy.dialects.chat import call_message, tool_result
+from proxy.dialects.chat_restore import restore_messages
 from proxy.tools.hidden import HiddenTurns
 
 ADA = ("ada", "repo")
@@ -31,7 +32,7 @@ def assistant(*calls: dict[str, Any], content: str | None = None) -> dict[str, A
 
 def keep_mixed_turn(turns: HiddenTurns, owner: tuple[str, str] = ADA) -> None:
     """The model called, in this order: memory_store, get_weather, memory_search, get_time."""
-    turns.keep(
+    turns.keep_calls(
         owner,
         "s1",
         ["call_m1", "call_c1", "call_m2", "call_c2"],
@@ -53,7 +54,7 @@ def follow_up(*tail: dict[str, Any]) -> list[dict[str, Any]]:
 def test_a_mixed_turn_is_restored_in_the_models_order_with_every_result() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
-    restored = turns.restore(ADA, "s1", follow_up())
+    restored = restore(turns, ADA, "s1", follow_up())
     assert restored is not None
     assert restored[:2] == HEAD
     turn = restored[2]
@@ -69,7 +70,7 @@ def test_a_mixed_turn_is_restored_in_the_models_order_with_every_result() -> Non
 def test_every_tool_call_id_is_answered_exactly_once_right_after_its_turn() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
-    restored = turns.restore(ADA, "s1", follow_up())
+    restored = restore(turns, ADA, "s1", follow_up())
     assert restored is not None
     call_ids = [call["id"] for call in restored[2]["tool_calls"]]
     answered = [m["tool_call_id"] for m in restored[3:] if m["role"] == "tool"]
@@ -81,7 +82,7 @@ def test_client_results_sent_out_of_order_are_kept() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
     messages = [*HEAD, assistant(C1, C2), answer("call_c2", "12:00"), answer("call_c1")]
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None
     assert answer("call_c1") in restored and answer("call_c2", "12:00") in restored
     assert [m["tool_call_id"] for m in restored[3:]] == ["call_m1", "call_c1", "call_m2", "call_c2"]
@@ -91,7 +92,7 @@ def test_the_assistant_messages_other_fields_are_kept() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
     messages = [*HEAD, {**assistant(C1, C2, content="Checking."), "name": "bot"}, answer("call_c1"), answer("call_c2")]
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None
     assert restored[2]["content"] == "Checking." and restored[2]["name"] == "bot"
 
@@ -101,7 +102,7 @@ def test_messages_before_and_after_the_turn_are_untouched() -> None:
     keep_mixed_turn(turns)
     tail = [{"role": "assistant", "content": "Sunny, noon."}, {"role": "user", "content": "Thanks"}]
     messages = follow_up(*tail)
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None
     assert restored[:2] == HEAD
     assert restored[-2:] == tail
@@ -113,7 +114,7 @@ def test_the_input_list_is_not_mutated() -> None:
     keep_mixed_turn(turns)
     messages = follow_up({"role": "user", "content": "Thanks"})
     before = copy.deepcopy(messages)
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None and restored is not messages
     assert messages == before
 
@@ -121,18 +122,18 @@ def test_the_input_list_is_not_mutated() -> None:
 def test_another_user_or_workspace_restores_nothing() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
-    assert turns.restore(("bob", "repo"), "s1", follow_up()) is None
-    assert turns.restore(("ada", "other"), "s1", follow_up()) is None
-    assert turns.restore(ADA, "s1", follow_up()) is not None
+    assert restore(turns, ("bob", "repo"), "s1", follow_up()) is None
+    assert restore(turns, ("ada", "other"), "s1", follow_up()) is None
+    assert restore(turns, ADA, "s1", follow_up()) is not None
 
 
 def test_an_unknown_follow_up_is_sent_as_the_client_wrote_it() -> None:
-    assert HiddenTurns().restore(ADA, "s1", follow_up()) is None  # nothing kept at all (a restart)
+    assert restore(HiddenTurns(), ADA, "s1", follow_up()) is None  # nothing kept at all (a restart)
     turns = HiddenTurns()
     keep_mixed_turn(turns)
     unknown = [*HEAD, assistant(client_call("call_x")), answer("call_x")]
-    assert turns.restore(ADA, "s1", unknown) is None
-    assert turns.restore(ADA, "s1", HEAD) is None
+    assert restore(turns, ADA, "s1", unknown) is None
+    assert restore(turns, ADA, "s1", HEAD) is None
 
 
 def test_a_client_that_sent_the_whole_turn_is_left_alone() -> None:
@@ -146,14 +147,14 @@ def test_a_client_that_sent_the_whole_turn_is_left_alone() -> None:
         SEARCH_RESULT,
         answer("call_c2"),
     ]
-    assert turns.restore(ADA, "s1", whole) is None
+    assert restore(turns, ADA, "s1", whole) is None
 
 
 def test_the_turn_is_found_by_any_of_its_client_calls() -> None:
     turns = HiddenTurns()
     keep_mixed_turn(turns)
     only_second = [*HEAD, assistant(C2), answer("call_c2", "12:00")]  # a client that dropped one of its calls
-    restored = turns.restore(ADA, "s1", only_second)
+    restored = restore(turns, ADA, "s1", only_second)
     assert restored is not None
     assert [call["id"] for call in restored[2]["tool_calls"]] == ["call_m1", "call_m2", "call_c2"]
     assert [m["tool_call_id"] for m in restored[3:]] == ["call_m1", "call_m2", "call_c2"]
@@ -164,7 +165,7 @@ def test_a_client_call_the_proxy_never_saw_stays_with_its_result() -> None:
     keep_mixed_turn(turns)
     extra = client_call("call_extra", "lookup")
     messages = [*HEAD, assistant(C1, C2, extra), answer("call_c1"), answer("call_c2"), answer("call_extra", "x")]
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None
     assert [call["id"] for call in restored[2]["tool_calls"]][-1] == "call_extra"
     assert answer("call_extra", "x") in restored[3:]
@@ -176,7 +177,7 @@ def test_every_remembered_turn_of_a_conversation_is_restored() -> None:
     keep_mixed_turn(turns)
     later = Call("call_m3", "memory_delete", '{"id": "m-1"}')
     later_result = tool_result(later, '{"ok":true,"id":"m-1"}')
-    turns.keep(ADA, "s1", ["call_c3", "call_m3"], [later], [later_result["content"]])
+    turns.keep_calls(ADA, "s1", ["call_c3", "call_m3"], [later], [later_result["content"]])
     c3 = client_call("call_c3", "get_weather", '{"city": "Rome"}')
     messages = follow_up(
         {"role": "assistant", "content": "Sunny."},
@@ -184,7 +185,7 @@ def test_every_remembered_turn_of_a_conversation_is_restored() -> None:
         assistant(c3),
         answer("call_c3", "rain"),
     )
-    restored = turns.restore(ADA, "s1", messages)
+    restored = restore(turns, ADA, "s1", messages)
     assert restored is not None
     assert [call["id"] for call in restored[-3]["tool_calls"]] == ["call_c3", "call_m3"]
     assert restored[-2:] == [answer("call_c3", "rain"), later_result]
@@ -195,11 +196,11 @@ def test_the_limit_forgets_the_oldest_turns_first() -> None:
     turns = HiddenTurns(limit=2)
     for n in (1, 2, 3):
         hidden = Call(f"call_m{n}", "memory_search", "{}")
-        turns.keep(ADA, "s1", [f"call_m{n}", f"call_c{n}"], [hidden], ["{}"])
+        turns.keep_calls(ADA, "s1", [f"call_m{n}", f"call_c{n}"], [hidden], ["{}"])
 
     def restores(n: int) -> bool:
         messages = [*HEAD, assistant(client_call(f"call_c{n}")), answer(f"call_c{n}")]
-        return turns.restore(ADA, "s1", messages) is not None
+        return restore(turns, ADA, "s1", messages) is not None
 
     assert not restores(1)
     assert restores(2) and restores(3)
@@ -209,18 +210,18 @@ def test_an_upstream_reusing_call_ids_never_splices_a_turn_into_another_session(
     """Some local servers number calls call_0, call_1... in every turn: the session scopes a kept turn."""
     turns = HiddenTurns()
     store = Call("call_0", "memory_store", '{"text":"x"}')
-    turns.keep(ADA, "s1", ["call_0", "call_1"], [store], ['{"ok":true}'], [("call_1", "get_time")])
+    turns.keep_calls(ADA, "s1", ["call_0", "call_1"], [store], ['{"ok":true}'], [("call_1", "get_time")])
     other_session = [*HEAD, assistant(C_ZERO_ONE), tool_result_message("call_1", "12:00")]
-    assert turns.restore(ADA, "s2", other_session) is None
-    assert turns.restore(ADA, "s1", other_session) is not None
+    assert restore(turns, ADA, "s2", other_session) is None
+    assert restore(turns, ADA, "s1", other_session) is not None
 
 
 def test_a_message_with_other_calls_under_a_kept_id_is_left_as_the_client_sent_it() -> None:
     turns = HiddenTurns()
     store = Call("call_0", "memory_store", '{"text":"x"}')
-    turns.keep(ADA, "s1", ["call_0", "call_1"], [store], ['{"ok":true}'], [("call_1", "get_time")])
+    turns.keep_calls(ADA, "s1", ["call_0", "call_1"], [store], ['{"ok":true}'], [("call_1", "get_time")])
     renamed = {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
-    assert turns.restore(ADA, "s1", [*HEAD, assistant(renamed), tool_result_message("call_1", "x")]) is None
+    assert restore(turns, ADA, "s1", [*HEAD, assistant(renamed), tool_result_message("call_1", "x")]) is None
 
 
 C_ZERO_ONE = {"id": "call_1", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
@@ -228,3 +229,9 @@ C_ZERO_ONE = {"id": "call_1", "type": "function", "function": {"name": "get_time
 
 def tool_result_message(call_id: str, content: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def restore(turns: HiddenTurns, owner: tuple[str, str], session: str, messages: list[dict[str, Any]]) -> Any:
+    """What the chat dialect makes of a follow-up with what the tool loop kept."""
+    kept = turns.kept(owner, session)
+    return restore_messages(messages, kept) if kept is not None else None

@@ -1,0 +1,105 @@
+"""An Anthropic Messages request as the rest of the proxy reads it, and where memory goes in it.
+
+:func:`view` gives recall, sessions and transcripts chat-shaped messages: ``system`` first, then per
+message its text; an assistant's ``tool_use`` blocks (and server tools' ``server_tool_use``, MCP's
+``mcp_tool_use`` as ``server__tool``) as ``tool_calls``; a user turn's ``tool_result`` blocks as ``tool``
+messages, then whatever else the turn says as the user's message. Memory goes where Anthropic's rules
+allow it without touching the client's blocks (DESIGN "The memory block"): the block as an extra text
+block at the end of ``system`` (a string system becomes a list of text blocks), each note as a text
+block at the start of its user turn, after the ``tool_result`` blocks that must lead it. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..memory.block import Placement
+from .views import View
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def system_blocks(system: Any) -> list[Any]:
+    if isinstance(system, str):
+        return [text_block(system)] if system else []  # Anthropic refuses empty text blocks
+    return list(system) if isinstance(system, list) else []
+
+
+def view(payload: dict[str, Any]) -> View:
+    messages: list[dict[str, Any]] = []
+    positions: list[int] = []
+    system = payload.get("system")
+    if isinstance(system, str | list) and system:
+        messages.append({"role": "system", "content": system})
+        positions.append(-1)
+    for position, message in enumerate(payload.get("messages") or ()):
+        for viewed in _messages_of(message):
+            messages.append(viewed)
+            positions.append(position)
+    return View(messages, positions)
+
+
+def _messages_of(message: Any) -> list[dict[str, Any]]:
+    if not isinstance(message, dict):
+        return []
+    role, content = message.get("role"), message.get("content")
+    if not isinstance(content, list):
+        return [{"role": role, "content": content}]
+    blocks = [block for block in content if isinstance(block, dict)]
+    if role == "assistant":
+        texts = [block for block in blocks if block.get("type") == "text"]
+        calls = [call for call in map(_call, blocks) if call is not None]
+        return [{"role": "assistant", "content": texts, **({"tool_calls": calls} if calls else {})}]
+    viewed = [
+        {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": block.get("content")}
+        for block in blocks
+        if block.get("type") == "tool_result"
+    ]
+    rest = [block for block in blocks if block.get("type") != "tool_result"]
+    if rest or not viewed:
+        viewed.append({"role": role, "content": rest})
+    return viewed
+
+
+def _call(block: dict[str, Any]) -> dict[str, Any] | None:
+    kind = block.get("type")
+    if kind not in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        return None
+    name = block.get("name")
+    if kind == "mcp_tool_use":
+        name = f"{block.get('server_name')}__{name}"  # the MCP form provenance knows
+    arguments = orjson.dumps(block.get("input", {})).decode()
+    return {"id": block.get("id"), "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def with_notes(content: Any, notes: list[str]) -> list[Any]:
+    """A user turn's content with notes first, after the ``tool_result`` blocks Anthropic wants leading."""
+    blocks = list(content) if isinstance(content, list) else ([text_block(content)] if content else [])
+    lead = 0
+    while lead < len(blocks) and isinstance(blocks[lead], dict) and blocks[lead].get("type") == "tool_result":
+        lead += 1
+    return [*blocks[:lead], *map(text_block, notes), *blocks[lead:]]
+
+
+def inject(payload: dict[str, Any], placement: Placement) -> dict[str, Any]:
+    """A new body with the block at the end of ``system`` and each note in its user turn."""
+    if placement.empty:
+        return payload
+    injected = dict(payload)
+    if placement.block is not None:
+        injected["system"] = [*system_blocks(payload.get("system")), text_block(placement.block)]
+    notes: dict[int, list[str]] = {}
+    positions = view(payload).positions
+    for before, text in placement.notes:
+        if 0 <= before < len(positions) and positions[before] >= 0:
+            notes.setdefault(positions[before], []).append(text)
+    if notes:
+        messages = list(payload["messages"])
+        for position, texts in notes.items():
+            messages[position] = {**messages[position], "content": with_notes(messages[position].get("content"), texts)}
+        injected["messages"] = messages
+    return injected

@@ -1,0 +1,60 @@
+"""A non-streamed Responses request through the tool loop: each hop's ``response`` read, one assembled.
+
+The client gets one response object (COMPAT E1, E7 in this format): the visible output items of every
+hop in order, its own calls, never a memory ``function_call``, usage summed over the hops
+(``input_tokens``, ``output_tokens``, ``total_tokens`` and their details) and the identity rules of
+:func:`~proxy.dialects.responses_items.client_response`. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .base import Turn, add_usage
+from .responses_items import client_response, hop_turn, visible
+
+
+class ResponsesAnswers:
+    def __init__(self, hidden: frozenset[str]) -> None:
+        self.hidden = hidden
+        self._first: dict[str, Any] | None = None
+        self._last: dict[str, Any] = {}
+        self._output: list[Any] = []
+        self._usage: dict[str, Any] | None = None
+
+    def read(self, body: bytes) -> Turn | None:
+        response = _response(body)
+        if response is None:
+            return None
+        if self._first is None:
+            self._first = response
+        self._last = response
+        items = [item for item in response["output"] if isinstance(item, dict)]
+        self._output += visible(response["output"], self.hidden)
+        self._usage = add_usage(self._usage, response.get("usage"))
+        return hop_turn(items, self.hidden, response)
+
+    def result(self) -> bytes:
+        """Also right after one hop without memory calls: it takes the proxy's tools out of the ``tools`` echo."""
+        first = self._first if self._first is not None else self._last
+        return orjson.dumps(client_response(first, self._last, self._output, self._usage, self.hidden))
+
+    @property
+    def response_id(self) -> str | None:
+        """The id the client gets: what it chains its next request from (sessions may key on it)."""
+        first = self._first if self._first is not None else self._last
+        identity = client_response(first, self._last, [], None, self.hidden).get("id")
+        return identity if isinstance(identity, str) else None
+
+
+def _response(body: bytes) -> dict[str, Any] | None:
+    """A response object with an ``output`` list, or None for anything else."""
+    try:
+        response = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(response, dict) or not isinstance(response.get("output"), list):
+        return None
+    return response

@@ -1,0 +1,206 @@
+"""A Responses stream through the tool loop: every hop's events relayed as one response's events.
+
+The Responses grammar (COMPAT L4) differs from chat's: named events (``event: response.output_text.delta``),
+a ``sequence_number`` on each, items addressed by ``output_index``, and a last event that carries the
+whole response. What the client gets:
+
+- one ``response.created`` (and ``in_progress``/``queued``): the first hop's; later hops' are dropped;
+- every event of a memory ``function_call`` item dropped: the item is known by its name in
+  ``response.output_item.added``, before its argument deltas;
+- ``output_index`` renumbered without gaps over the hops, ``sequence_number`` from 0 without gaps;
+- each hop's ``response.completed`` (or ``incomplete``) held back; one goes out at the end, carrying every
+  hop's visible items and usage summed (:func:`~proxy.dialects.responses_items.client_response`);
+- everything else (text, reasoning with its ``encrypted_content``, built-in tools, the client's calls) as
+  the upstream sent it: its own bytes when neither number changed (COMPAT B4);
+- the proxy's tools never in the ``tools`` echo; errors as ``error`` events in the shape OpenAI sends and
+  its SDKs raise on (``error`` nested) as well as the documented flat one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .base import Turn, add_usage
+from .named_sse import load_event, relay_event
+from .responses_items import client_response, hop_turn, is_memory_call, visible, visible_tools
+
+HIDDEN = -1
+STARTS = frozenset({"response.created", "response.in_progress", "response.queued"})
+ENDS = frozenset({"response.completed", "response.incomplete"})
+
+
+@dataclass(slots=True)
+class _Hop:
+    indices: dict[int, int] = field(default_factory=dict)  # upstream output_index -> the client's (or HIDDEN)
+    items: dict[int, dict[str, Any]] = field(default_factory=dict)  # the latest form of each item
+    terminal: dict[str, Any] | None = None  # the held response.completed / response.incomplete
+    data: bytes = b""  # its bytes as the upstream sent them
+
+
+class ResponseEvents:
+    """Per-response state; ``push`` each event's data; the tool loop calls ``hop_end`` and ``next_hop``."""
+
+    def __init__(self, *, hidden: frozenset[str] = frozenset()) -> None:
+        self.hidden = hidden
+        self.ended = False
+        self.failed = False
+        self._sequence = 0
+        self._handed_out = 0  # output indexes given to the client so far, over every hop
+        self._first: dict[str, Any] | None = None  # the first hop's response, from response.created
+        self._output: list[Any] = []  # the visible items of the hops before this one
+        self._usage: dict[str, Any] | None = None  # summed over the hops before this one
+        self._hop = _Hop()
+        self._hops = 0
+        self._final_sent = False
+
+    @property
+    def complete(self) -> bool:
+        return False  # a response ends with its response.completed: a stream cut before it did not finish
+
+    @property
+    def response_id(self) -> str | None:
+        """The id the client's last event carries: what it chains from (sessions may key on it)."""
+        last = self._last_response()
+        identity = client_response(self._first or last, last, [], None, self.hidden).get("id")
+        return identity if isinstance(identity, str) else None
+
+    def push(self, data: bytes) -> bytes:
+        if data.strip() == b"[DONE]":  # not this grammar's, but some upstreams add it
+            self.ended = self._hop.terminal is not None
+            return b""
+        event = load_event(data)
+        kind = event["type"]
+        if kind in STARTS:
+            return self._start(event, data)
+        if kind in ENDS:
+            self._hop.terminal, self._hop.data = event, data
+            self.ended = True
+            return b""
+        if kind == "error":
+            self.ended = self.failed = True
+            return self._emit(event, data, False)
+        if kind == "response.failed":
+            self.ended = self.failed = True
+            failed = event.get("response")
+            response = self._client_response(failed if isinstance(failed, dict) else {})
+            return self._emit({**event, "response": response}, data, True)
+        index = event.get("output_index")
+        changed = False
+        if isinstance(index, int) and not isinstance(index, bool):
+            out = self._place(kind, index, event)
+            if out == HIDDEN:
+                return b""
+            if out != index:
+                event["output_index"] = out
+                changed = True
+        return self._emit(event, data, changed)
+
+    def finish(self) -> bytes:
+        """The end of the response: its one ``response.completed``, unless the loop already sent it."""
+        return b"" if self._final_sent else self._final()
+
+    def finish_chunk(self, reason: str | None) -> bytes:
+        """The held ``response.completed``: a Responses turn has no finish reason to adjust, only the status."""
+        return self._final()
+
+    def hop_end(self) -> Turn:
+        last = self._last_response()
+        return hop_turn(self._items(last), self.hidden, last)
+
+    def next_hop(self) -> None:
+        last = self._last_response()
+        self._output += visible(self._items(last), self.hidden)
+        self._usage = add_usage(self._usage, last.get("usage"))
+        self._hop = _Hop()
+        self._hops += 1
+        self.ended = False
+
+    def error_event(
+        self, message: str, *, code: str | None = "upstream_stream_error", type: str = "server_error"
+    ) -> bytes:
+        self.ended = self.failed = True
+        error = {"type": type, "code": code, "message": message, "param": None}
+        event = {"type": "error", "code": code, "message": message, "param": None, "error": error}
+        return self._emit(event, b"", True)
+
+    def upstream_error(self, status: int, body: bytes) -> bytes:
+        """An upstream's error status on a later hop, after the stream started: the stream's last event."""
+        try:
+            error = orjson.loads(body).get("error")
+        except (orjson.JSONDecodeError, AttributeError):
+            error = None
+        if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+            text = body.decode("utf-8", "replace")[:500]
+            return self.error_event(f"upstream answered {status}: {text}", code="upstream_error")
+        code = error.get("code")
+        kind = error.get("type")
+        return self.error_event(
+            error["message"],
+            code=str(code) if code is not None else None,
+            type=kind if isinstance(kind, str) else "server_error",
+        )
+
+    def _start(self, event: dict[str, Any], data: bytes) -> bytes:
+        response = event.get("response")
+        if self._hops > 0:
+            return b""  # the client has its response.created: later hops continue that response
+        changed = False
+        if isinstance(response, dict):
+            self._first = self._first or response
+            tools = visible_tools(response.get("tools"), self.hidden)
+            if tools != response.get("tools"):
+                event["response"] = {**response, "tools": tools}
+                changed = True
+        return self._emit(event, data, changed)
+
+    def _place(self, kind: str, index: int, event: dict[str, Any]) -> int:
+        """The client's output_index for an upstream one, deciding the first time an item is seen."""
+        hop = self._hop
+        item = event.get("item")
+        if index not in hop.indices:
+            if is_memory_call(item, self.hidden):
+                hop.indices[index] = HIDDEN
+            else:
+                hop.indices[index] = self._handed_out
+                self._handed_out += 1
+        if isinstance(item, dict):
+            hop.items[index] = item  # added, then done with the item's final form
+        return hop.indices[index]
+
+    def _last_response(self) -> dict[str, Any]:
+        terminal = self._hop.terminal
+        response = terminal.get("response") if terminal is not None else None
+        return response if isinstance(response, dict) else {}
+
+    def _items(self, response: dict[str, Any]) -> list[dict[str, Any]]:
+        """The hop's items: the final response's ``output``, else what its ``output_item`` events said."""
+        output = response.get("output")
+        if isinstance(output, list) and (output or not self._hop.items):
+            return [item for item in output if isinstance(item, dict)]
+        return [self._hop.items[index] for index in sorted(self._hop.items)]
+
+    def _client_response(self, last: dict[str, Any]) -> dict[str, Any]:
+        output = self._output + visible(self._items(last), self.hidden)
+        usage = add_usage(self._usage, last.get("usage"))
+        return client_response(self._first or last, last, output, usage, self.hidden)
+
+    def _final(self) -> bytes:
+        self._final_sent = self.ended = True
+        terminal = self._hop.terminal
+        if terminal is None:
+            return self.error_event("the upstream ended the response without completing it")
+        last = self._last_response()
+        response = self._client_response(last)
+        if response == last:
+            return self._emit(terminal, self._hop.data, False)
+        return self._emit({**terminal, "response": response}, b"", True)
+
+    def _emit(self, event: dict[str, Any], data: bytes, changed: bool) -> bytes:
+        if event.get("sequence_number") != self._sequence:
+            event["sequence_number"] = self._sequence
+            changed = True
+        self._sequence += 1
+        return relay_event(event, data, changed)

@@ -1,0 +1,195 @@
+"""The Responses and Messages dialects driven by the tool loop as it is (``proxy.tools.loop``), upstream faked.
+
+These check the seam, not the formats' details (their own tests do): the loop's whole and streamed
+paths run several hops through each dialect and hand the client one answer without a memory call.
+The loop does not pass :attr:`Turn.state` on yet, so hidden turns go back in their rebuilt form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pytest
+
+from proxy.dialects.base import Dialect
+from proxy.dialects.messages import MESSAGES
+from proxy.dialects.responses import RESPONSES, tool_schema
+from proxy.memory.caller import Identity
+from proxy.metrics import Metrics
+from proxy.pipe.hops import Answer, Stream
+from proxy.pipe.sse import Event
+from proxy.tools.hidden import HiddenTurns
+from proxy.tools.loop import ToolLoop, complete, stream
+from proxy.tools.memory_tools import SCHEMAS
+
+from . import messages_wire as mw
+from . import responses_wire as rw
+
+pytestmark = pytest.mark.anyio
+
+
+class FakeTools:
+    """The memory tools, answering every call with a fixed result."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    async def run(self, caller: Identity, session: str, name: str, arguments: str, provenance: object = None) -> str:
+        self.calls.append((name, arguments))
+        return '{"count":0,"memories":[]}'
+
+
+@dataclass
+class FakeHops:
+    """An upstream that answers each call with the next scripted body, whole or as a stream."""
+
+    bodies: Sequence[dict[str, Any]]
+    events: Sequence[list[dict[str, Any]]] = ()
+    payloads: list[dict[str, Any]] = field(default_factory=list)
+
+    async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
+        self.payloads.append(payload)
+        return Answer(200, [(b"content-type", b"application/json")], orjson.dumps(self.bodies[len(self.payloads) - 1]))
+
+    async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream:
+        self.payloads.append(payload)
+        events = self.events[len(self.payloads) - 1]
+
+        async def batches() -> AsyncIterator[list[Event]]:
+            for event in events:
+                yield [Event(orjson.dumps(event))]
+
+        async def close() -> None:
+            return None
+
+        return Stream([], batches(), close)
+
+
+def prepared(dialect: Dialect, payload: dict[str, Any], max_hops: int = 4) -> tuple[dict[str, Any], ToolLoop]:
+    """The request with the memory tools offered, and its loop (memory tools faked)."""
+    plan = dialect.plan_tools(payload, tuple(SCHEMAS.values()))
+    assert plan is not None
+    loop = ToolLoop(dialect, plan, FakeTools(), HiddenTurns(), Identity("ada"), max_hops, Metrics(), "s-1")  # type: ignore[arg-type]
+    return dialect.offer(payload, plan), loop
+
+
+async def body_of(response: Any) -> bytes:
+    return b"".join([chunk async for chunk in response.body_iterator])
+
+
+# -- Responses ----------------------------------------------------------------------------------------------
+
+SEARCH = '{"query":"weather"}'
+
+
+ECHO = [tool_schema(spec) for spec in SCHEMAS.values()]  # a response echoes the request's tools
+
+
+def responses_hops() -> list[dict[str, Any]]:
+    hidden = rw.response(
+        "resp_1",
+        output=[rw.reasoning_item("rs_1"), rw.call_item("fc_m1", "call_m1", "memory_search", SEARCH)],
+        usage=rw.usage(100, 20),
+        tools=ECHO,
+    )
+    final = rw.response("resp_2", output=[rw.message_item("msg_2", "Sunny.")], usage=rw.usage(130, 5), tools=ECHO)
+    return [hidden, final]
+
+
+async def test_a_whole_responses_answer_goes_through_the_loop() -> None:
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
+    hops = FakeHops(responses_hops())
+    response = await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    result = orjson.loads(response.body)
+    assert loop.tools.calls == [("memory_search", SEARCH)]  # type: ignore[attr-defined]
+    assert [item["id"] for item in result["output"]] == ["rs_1", "msg_2"]
+    assert result["id"] == "resp_2" and result["usage"]["total_tokens"] == 255
+    assert b"memory_" not in response.body  # not even in the tools echo
+    following = hops.payloads[1]["input"]  # the hop's items as the upstream sent them, then the outputs
+    assert {key: following[-2][key] for key in ("type", "call_id", "name", "arguments")} == {
+        "type": "function_call",
+        "call_id": "call_m1",
+        "name": "memory_search",
+        "arguments": SEARCH,
+    }
+    assert following[-1] == {
+        "type": "function_call_output",
+        "call_id": "call_m1",
+        "output": '{"count":0,"memories":[]}',
+    }
+
+
+async def test_a_whole_responses_answer_without_memory_calls_hides_the_tools_echo() -> None:
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
+    response = await complete(FakeHops(responses_hops()[1:]), payload, None, loop, [])  # type: ignore[arg-type]
+    assert b"memory_" not in response.body
+
+
+async def test_a_streamed_responses_answer_goes_through_the_loop() -> None:
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?", "stream": True})
+    hops = FakeHops([], [rw.hop_events(body) for body in responses_hops()])
+    out = await body_of(await stream(splitter(RESPONSES, loop), hops, payload, None, loop, []))  # type: ignore[arg-type]
+    events = [data for _, data in rw.parse_named(out)]
+    assert [e["type"] for e in events].count("response.completed") == 1
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert [item["id"] for item in events[-1]["response"]["output"]] == ["rs_1", "msg_2"]
+    assert b"memory_search" not in out
+
+
+# -- Messages -----------------------------------------------------------------------------------------------
+
+
+def messages_hops() -> list[dict[str, Any]]:
+    hidden = mw.message(
+        "msg_1", [mw.text("Checking."), mw.tool_use("toolu_m1", "memory_search", {"query": "weather"})], "tool_use"
+    )
+    return [hidden, mw.message("msg_2", [mw.text("Sunny.")], "end_turn")]
+
+
+def messages_request(max_hops: int = 4, **extra: Any) -> tuple[dict[str, Any], ToolLoop]:
+    payload = {"model": "claude", "max_tokens": 100, "messages": [{"role": "user", "content": "weather?"}], **extra}
+    return prepared(MESSAGES, payload, max_hops)
+
+
+async def test_a_whole_messages_answer_goes_through_the_loop() -> None:
+    payload, loop = messages_request()
+    hops = FakeHops(messages_hops())
+    response = await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    result = orjson.loads(response.body)
+    assert result["id"] == "msg_1" and result["stop_reason"] == "end_turn"
+    assert result["content"] == [mw.text("Checking."), mw.text("Sunny.")]
+    assert hops.payloads[1]["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [mw.text("Checking."), mw.tool_use("toolu_m1", "memory_search", {"query": "weather"})],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_m1", "content": '{"count":0,"memories":[]}'}],
+        },
+    ]
+
+
+async def test_a_streamed_messages_answer_goes_through_the_loop() -> None:
+    payload, loop = messages_request(stream=True)
+    hops = FakeHops([], [mw.hop_events(body) for body in messages_hops()])
+    out = await body_of(await stream(splitter(MESSAGES, loop), hops, payload, None, loop, []))  # type: ignore[arg-type]
+    events = [data for _, data in rw.parse_named(out)]
+    kinds = [e["type"] for e in events]
+    assert kinds.count("message_start") == kinds.count("message_stop") == 1
+    assert events[-2]["delta"]["stop_reason"] == "end_turn"
+    assert b"memory_search" not in out
+
+
+async def test_the_last_hop_forbids_tools_when_only_memory_tools_were_offered() -> None:
+    payload, loop = messages_request(max_hops=1)
+    hops = FakeHops(messages_hops())
+    await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert hops.payloads[1]["tool_choice"] == {"type": "none"} and hops.payloads[1]["tools"]
+
+
+def splitter(dialect: Any, loop: ToolLoop) -> Any:
+    return dialect.splitter(include_usage=True, hidden=loop.plan.names)
