@@ -11,6 +11,8 @@ from starlette.responses import Response
 
 from .api.memories import memory_routes
 from .dialects.chat import CHAT
+from .dialects.messages import MESSAGES
+from .dialects.responses import RESPONSES
 from .errors import ProxyError
 from .metrics import CONTENT_TYPE
 from .pipe.headers import upstream_request_headers
@@ -21,6 +23,11 @@ from .services import Services
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 # Bodies up to this size are read before forwarding, so a disconnect can be watched for; larger ones stream.
 _READ_FIRST_BYTES = 1024 * 1024
+
+
+def _anthropic(path: str) -> bool:
+    """Anthropic's API: ``/v1/messages`` and what lies under it (``count_tokens``, ``batches``)."""
+    return path.startswith(("/v1/messages", "/messages"))
 
 
 def create_app(services: Services) -> FastAPI:
@@ -34,41 +41,52 @@ def create_app(services: Services) -> FastAPI:
 
     @app.exception_handler(ProxyError)
     async def proxy_error(request: Request, exc: ProxyError) -> Response:
+        """In the error shape of the API the client speaks: Anthropic's on its paths, OpenAI's elsewhere."""
         headers = [(b"content-type", b"application/json")]
         headers += [(name.encode(), value.encode()) for name, value in getattr(exc, "headers", {}).items()]
-        return buffered_response(exc.status, headers, exc.body())
+        body = MESSAGES.error_body(exc) if _anthropic(request.url.path) else exc.body()
+        return buffered_response(exc.status, headers, body)
 
     async def healthz(request: Request) -> Response:
         return buffered_response(200, [(b"content-type", b"application/json")], b'{"status":"ok"}')
 
     async def chat_completions(request: Request) -> Response:
-        return await handle(request, services, CHAT)
+        return await handle(request, services, CHAT, services.upstream)
+
+    async def responses(request: Request) -> Response:
+        return await handle(request, services, RESPONSES, services.upstream)
+
+    async def messages(request: Request) -> Response:
+        return await handle(request, services, MESSAGES, services.anthropic)
 
     async def passthrough(request: Request) -> Response:
         """Every other path goes to the upstream as it came (COMPAT K); in keys mode only for a known key."""
         auth = services.auth.authenticate(request.headers.raw)
-        headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
+        upstream = services.anthropic if _anthropic(request.url.path) else services.upstream
+        headers = upstream_request_headers(
+            request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
+        )
         declared = request.headers.get("content-length")
         small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
         bodiless = declared is None and "transfer-encoding" not in request.headers
         if small or bodiless:
             content = await request.body() if small else None
-            send = services.upstream.send(
+            send = upstream.send(
                 request.method, request.url.path, query=request.scope["query_string"], headers=headers, content=content
             )
             try:
-                upstream = await unless_disconnected(request.receive, send)
+                answer = await unless_disconnected(request.receive, send)
             except ClientGone:
                 return Response(status_code=CLIENT_CLOSED)
         else:
-            upstream = await services.upstream.send(
+            answer = await upstream.send(
                 request.method,
                 request.url.path,
                 query=request.scope["query_string"],
                 headers=headers,
                 content=request.stream(),
             )
-        return streamed_passthrough(upstream)
+        return streamed_passthrough(answer)
 
     async def metrics(request: Request) -> Response:
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
@@ -79,5 +97,9 @@ def create_app(services: Services) -> FastAPI:
         app.router.routes.append(route)
     app.add_route("/v1/chat/completions", chat_completions, methods=["POST"])
     app.add_route("/chat/completions", chat_completions, methods=["POST"])
+    app.add_route("/v1/responses", responses, methods=["POST"])
+    app.add_route("/responses", responses, methods=["POST"])
+    app.add_route("/v1/messages", messages, methods=["POST"])
+    app.add_route("/messages", messages, methods=["POST"])
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -34,6 +34,7 @@ class ServerSettings(_Section):
 
 class UpstreamSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
+    anthropic_base_url: str = "https://api.anthropic.com/v1"  # where /v1/messages goes
     api_key: str | None = None
     timeout_s: float = Field(600, gt=0)
     litellm_models: tuple[str, ...] = ()

@@ -9,18 +9,23 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .dialects.base import Dialect
+from .dialects.base import AnswerReader, Dialect
+from .dialects.chat import CHAT
 from .episodes.sessions import derive_session_id
+from .memory.block import Placement
+from .memory.caller import Identity
 from .memory.provenance import TRUSTED
 from .pipe.headers import upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
-from .pipe.relay import ClientGone, read_body, unless_disconnected
+from .pipe.relay import ClientGone, read_body, streamed_passthrough, unless_disconnected
+from .pipe.upstream import Upstream
 from .services import Services
 from .tools.loop import ToolLoop, complete, stream
 from .tools.memory_tools import SCHEMAS
@@ -30,24 +35,21 @@ CLIENT_CLOSED = 499
 MAX_KEPT_ANSWER = 256 * 1024  # a session keeps its newest whole answer for its transcript, up to this size
 
 
-async def handle(request: Request, services: Services, dialect: Dialect) -> Response:
+async def handle(request: Request, services: Services, dialect: Dialect, upstream: Upstream) -> Response:
+    """One request of ``dialect`` to ``upstream``, with memory when the caller is known."""
     auth = services.auth.authenticate(request.headers.raw)
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
     tools_on = caller is not None and services.settings.tools.enabled
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
-    session = ""
-    provenance = TRUSTED
+    session, chained, provenance = "", False, TRUSTED
     if caller is not None:
         conversation = dialect.messages(payload)
-        session = caller.session or ""
-        if not session:
-            session, fresh = services.episodes.sessions.resolve(
-                caller.user, caller.workspace, derive_session_id(conversation), conversation
-            )
-            if fresh:
-                services.memory.recall.forget_session((caller.user, caller.workspace, session))
+        session, chain = _session(services, dialect, caller, payload, conversation)
+        chained = chain is not None
+        if chain is not None and chain != payload.get("previous_response_id"):
+            payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
         provenance = services.episodes.observe(caller, session, conversation)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
@@ -55,7 +57,10 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         if restored is not None:
             payload = restored
     prepared = await services.memory.prepare(caller, dialect.messages(payload), session)
-    payload = dialect.inject(payload, prepared.placement)
+    placement = prepared.placement
+    if chained:  # the block went upstream with the chain's first request and is stored there: notes only
+        placement = Placement(None, placement.notes)
+    payload = dialect.inject(payload, placement)
     loop = None
     if plan is not None and caller is not None:
         payload = dialect.offer(payload, plan)
@@ -70,22 +75,30 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
             session,
             provenance,
         )
-    hops: Hops
-    if services.litellm.handles(parsed.payload.get("model")):
+    headers = upstream_request_headers(
+        request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
+    )
+    hops: Hops = UpstreamHops(upstream, request.url.path, request.scope["query_string"], headers)
+    if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
-    else:
-        headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
-        hops = UpstreamHops(services.upstream, request.url.path, request.scope["query_string"], headers)
     body = parsed.body if payload is parsed.payload else None
     answer: Callable[[], str | None] | None = None
+    ids: Callable[[], tuple[str | None, str | None]] | None = None  # the answer's id, and the one to chain from
     try:
+        if loop is None and body is not None and dialect is not CHAT:
+            # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
+            send = upstream.send(
+                "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=body
+            )
+            return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden)
-            answer = splitter.answer_text
+            answer, ids = splitter.answer_text, lambda: (splitter.response_id, splitter.chain_id)
             work = stream(splitter, hops, payload, body, loop, prepared.headers)
         else:
-            work = complete(hops, payload, body, loop, prepared.headers)
+            reader = dialect.reader(loop.plan.names if loop is not None else frozenset())
+            work = complete(reader, hops, payload, body, loop, prepared.headers)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
@@ -93,5 +106,43 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         whole = getattr(response, "body", None)
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
             answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
+            ids = partial(_whole_ids, dialect, reader, whole)
         services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
+        if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
+            services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response
+
+
+def _session(
+    services: Services,
+    dialect: Dialect,
+    caller: Identity,
+    payload: dict[str, Any],
+    conversation: Sequence[dict[str, Any]],
+) -> tuple[str, str | None]:
+    """The session a request belongs to and, when it continues a chain of ours (whose block is already stored
+    upstream), the upstream id to chain from.
+
+    ``X-Memory-Session`` names it; a chained Responses request continues the session of the answer it names;
+    otherwise the conversation's opening does, for as long as the conversation extends what the session saw.
+    """
+    sessions = services.episodes.sessions
+    previous = dialect.chained(payload)
+    if previous is not None:
+        found = sessions.follow(caller.user, caller.workspace, previous)
+        if found is not None:
+            return caller.session or found[0], found[1]
+    if caller.session:
+        return caller.session, None
+    session, fresh = sessions.resolve(caller.user, caller.workspace, derive_session_id(conversation), conversation)
+    if fresh:  # a new conversation under a name an older one had: its block is chosen afresh
+        services.memory.recall.forget_session((caller.user, caller.workspace, session))
+    return session, None
+
+
+def _whole_ids(dialect: Dialect, reader: AnswerReader, body: bytes) -> tuple[str | None, str | None]:
+    """A whole answer's id and the one to chain from: the reader's when the loop read it, else the body's."""
+    if reader.response_id is not None:
+        return reader.response_id, reader.chain_id
+    identity = dialect.answer_id(body)
+    return identity, identity

@@ -35,6 +35,7 @@ from .tools.memory_tools import NAMES, MemoryTools
 class Services:
     settings: Settings
     upstream: Upstream
+    anthropic: Upstream  # /v1/messages
     litellm: LiteLLMRoute
     memory: MemoryService
     metrics: Metrics
@@ -54,6 +55,7 @@ class Services:
     ) -> None:
         await self.episodes.aclose()  # first: ending sessions queues their jobs
         await self.upstream.aclose()
+        await self.anthropic.aclose()
         await self.litellm.aclose()
         await self.memory.aclose()
         if self.auth.keyring is not None:
@@ -89,14 +91,19 @@ def build_services(
 ) -> Services:
     """``transport`` replaces the network, ``store`` the memory store and ``extractor`` the extraction model
     (tests); record/replay wrap the network."""
-    base_url = settings.upstream.base_url
-    if replay_dir is not None:
-        transport = ReplayTransport(replay_dir, base_url)
-    elif record_dir is not None:
-        from httpx_aiohttp import AiohttpTransport
 
-        transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
-    upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
+    def upstream_at(base_url: str, key_header: bytes) -> Upstream:
+        wrapped = transport
+        if replay_dir is not None:
+            wrapped = ReplayTransport(replay_dir, base_url)
+        elif record_dir is not None:
+            from httpx_aiohttp import AiohttpTransport
+
+            wrapped = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
+        return Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=wrapped, key_header=key_header)
+
+    upstream = upstream_at(settings.upstream.base_url, b"authorization")
+    anthropic = upstream_at(settings.upstream.anthropic_base_url, b"x-api-key")
     litellm = LiteLLMRoute.of(settings.upstream)
     store = store if store is not None else build_store(settings)
     metrics = Metrics()
@@ -106,6 +113,7 @@ def build_services(
     return Services(
         settings=settings,
         upstream=upstream,
+        anthropic=anthropic,
         litellm=litellm,
         memory=memory,
         metrics=metrics,

@@ -110,6 +110,16 @@ class AnswerReader(Protocol):
         """The client's answer: the first hop's identity, the text of every hop, the client's calls, usage summed."""
         ...
 
+    @property
+    def response_id(self) -> str | None:
+        """As :attr:`Splitter.response_id`."""
+        ...
+
+    @property
+    def chain_id(self) -> str | None:
+        """As :attr:`Splitter.chain_id`."""
+        ...
+
 
 class Splitter(StreamSplitter, Protocol):
     """A streamed request's splitter: the relay's protocol plus what the tool loop needs between hops."""
@@ -128,6 +138,16 @@ class Splitter(StreamSplitter, Protocol):
 
     def answer_text(self) -> str | None:
         """The text the client got over the whole stream, for the session's transcript."""
+        ...
+
+    @property
+    def response_id(self) -> str | None:
+        """The id a later request may chain from (Responses' ``previous_response_id``); None for other formats."""
+        ...
+
+    @property
+    def chain_id(self) -> str | None:
+        """The id the upstream stored the whole loop under, which a chained request is sent on from."""
         ...
 
 
@@ -157,6 +177,14 @@ class Dialect(Protocol):
 
     def answer_text(self, body: bytes) -> str | None:
         """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
+        ...
+
+    def answer_id(self, body: bytes) -> str | None:
+        """The id a later request may chain from, of a whole answer; None for formats that never chain."""
+        ...
+
+    def chained(self, payload: dict[str, Any]) -> str | None:
+        """The stored answer this request continues (its conversation and memory block live upstream), if any."""
         ...
 
     def restore(self, payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:

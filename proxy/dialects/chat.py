@@ -178,7 +178,15 @@ class ChatDialect:
     """``/v1/chat/completions``."""
 
     name = "chat"
-    echoes_tools = False  # its answers repeat the request's tools (so one is never relayed untouched)
+    echoes_tools = False
+
+    @staticmethod
+    def chained(payload: dict[str, Any]) -> str | None:
+        return None  # every request carries the whole conversation
+
+    @staticmethod
+    def answer_id(body: bytes) -> str | None:
+        return None
 
     parse = staticmethod(parse_chat_request)
     inject = staticmethod(inject)

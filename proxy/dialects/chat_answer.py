@@ -52,6 +52,9 @@ class ChatAnswers:
             mine, order, len(self._theirs), reason, message.get("content"), cut=reason == "length", client_calls=client
         )
 
+    response_id = None  # chat answers are never chained from
+    chain_id = None
+
     def result(self) -> bytes:
         completion = self._completion
         choice = completion["choices"][0]

@@ -133,6 +133,9 @@ class ChunkNormaliser:
     def answer_text(self) -> str | None:
         return "".join(self._text) or None
 
+    response_id = None  # chat answers are never chained from
+    chain_id = None
+
     def upstream_error(self, status: int, body: bytes) -> bytes:
         """An upstream's error status, met mid-stream: its error object as the stream's last event (COMPAT I2)."""
         try:

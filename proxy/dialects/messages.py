@@ -130,7 +130,30 @@ class MessagesDialect:
     """``/v1/messages``."""
 
     name = "messages"
-    echoes_tools = False  # its answers repeat the request's tools (so one is never relayed untouched)
+    echoes_tools = False
+
+    @staticmethod
+    def chained(payload: dict[str, Any]) -> str | None:
+        return None  # every request carries the whole conversation
+
+    @staticmethod
+    def answer_id(body: bytes) -> str | None:
+        return None
+
+    @staticmethod
+    def answer_text(body: bytes) -> str | None:
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return None
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = content if isinstance(content, list) else []
+        texts = [
+            b["text"]
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        return "".join(texts) or None
 
     parse = staticmethod(parse_messages_request)
     messages = staticmethod(messages)

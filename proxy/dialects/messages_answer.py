@@ -73,6 +73,9 @@ class MessageAnswers:
         self._relayed = turn.relayed
         return turn
 
+    response_id = None  # Messages answers are never chained from
+    chain_id = None
+
     def result(self) -> bytes:
         message = dict(self._last)
         if self._first is not None:

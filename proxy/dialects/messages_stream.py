@@ -61,6 +61,7 @@ class MessageEvents:
         self._usage: dict[str, Any] | None = None  # summed over the hops before this one
         self._hop = _Hop()
         self._delta_sent = False
+        self._text: list[str] = []  # what the client read, for the session's transcript
 
     @property
     def complete(self) -> bool:
@@ -90,6 +91,9 @@ class MessageEvents:
             block = self._block(kind, index, event)
             if block.hidden:
                 return b""
+            delta = event.get("delta")
+            if kind == "content_block_delta" and isinstance(delta, dict) and isinstance(delta.get("text"), str):
+                self._text.append(delta["text"])
             if block.index != index:
                 event["index"] = block.index
                 return relay_event(event, data, True)
@@ -114,6 +118,12 @@ class MessageEvents:
         self.ended = True
         head = b"" if self._delta_sent else self.finish_chunk(None)
         return head + relay_event({"type": "message_stop"}, STOP, False)
+
+    def answer_text(self) -> str | None:
+        return "".join(self._text) or None
+
+    response_id = None  # Messages requests never chain: every request carries the whole conversation
+    chain_id = None
 
     def hop_end(self) -> Turn:
         blocks = [block.block for _, block in sorted(self._hop.blocks.items())]

@@ -34,7 +34,7 @@ from ..errors import InvalidRequest, ProxyError
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .responses_answer import ResponsesAnswers
 from .responses_input import inject, input_items, view
-from .responses_items import HopRecord
+from .responses_items import HopRecord, output_texts
 from .responses_restore import call_item, output_item, restore
 from .responses_stream import ResponseEvents
 
@@ -166,6 +166,23 @@ class ResponsesDialect:
     name = "responses"
     echoes_tools = True  # its answers repeat the request's tools (so one is never relayed untouched)
 
+    @staticmethod
+    def chained(payload: dict[str, Any]) -> str | None:
+        """The stored response this request continues: its conversation (and memory block) live upstream."""
+        previous = payload.get("previous_response_id")
+        return previous if isinstance(previous, str) and previous else None
+
+    @staticmethod
+    def answer_id(body: bytes) -> str | None:
+        response = _loads(body)
+        return response.get("id") if isinstance(response.get("id"), str) else None
+
+    @staticmethod
+    def answer_text(body: bytes) -> str | None:
+        output = _loads(body).get("output")
+        items = output if isinstance(output, list) else []
+        return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
+
     parse = staticmethod(parse_responses_request)
     messages = staticmethod(messages)
     inject = staticmethod(inject)
@@ -187,6 +204,14 @@ class ResponsesDialect:
     @staticmethod
     def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
         return restore(payload, kept)
+
+
+def _loads(body: bytes) -> dict[str, Any]:
+    try:
+        found = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 RESPONSES = ResponsesDialect()

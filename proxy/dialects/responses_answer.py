@@ -43,9 +43,15 @@ class ResponsesAnswers:
 
     @property
     def response_id(self) -> str | None:
-        """The id the client gets: what it chains its next request from (sessions may key on it)."""
+        """The id the client gets: what it chains its next request from (sessions key on it)."""
         first = self._first if self._first is not None else self._last
-        identity = client_response(first, self._last, [], None, self.hidden).get("id")
+        identity = first.get("id") if first else None
+        return identity if isinstance(identity, str) else None
+
+    @property
+    def chain_id(self) -> str | None:
+        """The id the upstream stored the whole loop under (the last hop's): what a chained request is sent on from."""
+        identity = self._last.get("id") if self._last else None
         return identity if isinstance(identity, str) else None
 
 

@@ -102,10 +102,13 @@ def client_response(
     usage: dict[str, Any] | None,
     hidden: frozenset[str],
 ) -> dict[str, Any]:
-    """The last hop's response, as the one the client asked for (see the module's docstring)."""
+    """The last hop's response, as the one the client asked for, under the first hop's id.
+
+    A stored loop's whole context lives under the *last* hop's id: a client chaining from the id it got is
+    sent on from that one instead (:attr:`chain_id` of the reader and the stream).
+    """
     response = dict(last)
-    if last.get("store", first.get("store")) is False:
-        response["id"] = first.get("id")
+    response["id"] = first.get("id")  # one identity from response.created to response.completed (SDKs check it)
     for key in ("created_at", "previous_response_id"):
         if key in first:
             response[key] = first[key]

@@ -25,7 +25,7 @@ import orjson
 
 from .base import Turn, add_usage
 from .named_sse import load_event, relay_event
-from .responses_items import client_response, hop_turn, is_memory_call, visible, visible_tools
+from .responses_items import client_response, hop_turn, is_memory_call, output_texts, visible, visible_tools
 
 HIDDEN = -1
 STARTS = frozenset({"response.created", "response.in_progress", "response.queued"})
@@ -62,10 +62,21 @@ class ResponseEvents:
 
     @property
     def response_id(self) -> str | None:
-        """The id the client's last event carries: what it chains from (sessions may key on it)."""
-        last = self._last_response()
-        identity = client_response(self._first or last, last, [], None, self.hidden).get("id")
+        """The id the client's events carry: what it chains from (sessions key on it)."""
+        first = self._first or self._last_response()
+        identity = first.get("id")
         return identity if isinstance(identity, str) else None
+
+    @property
+    def chain_id(self) -> str | None:
+        """The id the upstream stored the whole loop under (the last hop's): what a chained request is sent on from."""
+        identity = self._last_response().get("id")
+        return identity if isinstance(identity, str) else self.response_id
+
+    def answer_text(self) -> str | None:
+        """The text of every visible message item of the response, over the hops."""
+        items = [*self._output, *visible(self._items(self._last_response()), self.hidden)]
+        return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
 
     def push(self, data: bytes) -> bytes:
         if data.strip() == b"[DONE]":  # not this grammar's, but some upstreams add it

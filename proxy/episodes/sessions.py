@@ -31,6 +31,8 @@ INSTRUCTION_ROLES = frozenset({"system", "developer"})
 MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends early (its episode is not lost)
 
 SessionKey = tuple[str, str, str]  # user, workspace, session id
+MAX_CHAINS = 50_000  # answer ids remembered for chained requests
+MAX_UNRESOLVED = 8  # per caller: answers whose ids are read when a chained request first needs them
 
 
 def derive_session_id(messages: Sequence[dict[str, Any]]) -> str:
@@ -92,6 +94,9 @@ class SessionTracker:
         self.limit = limit
         self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
+        # Responses chains: (user, workspace, response id) -> session; ids of answers still streaming when seen last
+        self._chains: OrderedDict[tuple[str, str, str], tuple[str, str]] = OrderedDict()
+        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], tuple[str | None, str | None]], str]]] = {}
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -118,6 +123,33 @@ class SessionTracker:
                 return candidate, False
             n += 1
             candidate = f"{fingerprint}-{n}"
+
+    def link(
+        self, user: str, workspace: str, session_id: str, ids: Callable[[], tuple[str | None, str | None]]
+    ) -> None:
+        """An answer a later request may chain from (``previous_response_id``) belongs to this session.
+
+        ``ids``: the answer's id as the client got it, and the id its upstream stored the whole tool loop under;
+        read when first needed (a stream knows them only once it has ended).
+        """
+        pending = self._unresolved.setdefault((user, workspace), [])
+        pending.append((ids, session_id))
+        del pending[:-MAX_UNRESOLVED]
+
+    def follow(self, user: str, workspace: str, answer_id: str) -> tuple[str, str] | None:
+        """The session a chained request continues and the upstream id to chain from, when one of its answers
+        had that id."""
+        key = (user, workspace, answer_id)
+        found = self._chains.get(key)
+        if found is None:
+            for read, session_id in self._unresolved.pop((user, workspace), ()):
+                client, chain = read()
+                if client:
+                    self._chains[(user, workspace, client)] = (session_id, chain or client)
+            while len(self._chains) > MAX_CHAINS:
+                self._chains.popitem(last=False)
+            found = self._chains.get(key)
+        return found
 
     def get(self, user: str, workspace: str, session_id: str) -> Session | None:
         return self._sessions.get((user, workspace, session_id))

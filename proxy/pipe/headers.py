@@ -35,23 +35,30 @@ STREAM_HEADERS: RawHeaders = [
 
 
 def upstream_request_headers(
-    raw: Iterable[tuple[bytes, bytes]], api_key: str | None, strip: frozenset[bytes] = frozenset()
+    raw: Iterable[tuple[bytes, bytes]],
+    api_key: str | None,
+    strip: frozenset[bytes] = frozenset(),
+    *,
+    key_header: bytes = b"authorization",
 ) -> RawHeaders:
     """The client's headers as the upstream should see them; a configured key replaces the client's.
 
-    ``strip``: headers that carried memproxy's own key, which the upstream must never see.
+    ``strip``: headers that carried memproxy's own key, which the upstream must never see. ``key_header``:
+    where the upstream takes its key (``authorization`` as a bearer token, or Anthropic's ``x-api-key``).
     """
+    replaced = (b"authorization", b"x-api-key") if api_key is not None else ()
     headers = [
         (name, value)
         for name, value in ((n.lower(), v) for n, v in raw)
         if name not in _NOT_FORWARDED_UP
         and name not in strip
         and not name.startswith(_OWN_PREFIX)
-        and not (api_key is not None and name == b"authorization")
+        and name not in replaced
     ]
     headers.append((b"accept-encoding", b"identity"))
     if api_key is not None:
-        headers.append((b"authorization", b"Bearer " + api_key.encode("latin-1")))
+        value = api_key.encode("latin-1")
+        headers.append((key_header, b"Bearer " + value if key_header == b"authorization" else value))
     return headers
 
 

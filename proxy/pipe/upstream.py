@@ -21,8 +21,16 @@ MAX_URLS = 1_000
 
 
 class Upstream:
-    def __init__(self, base_url: str, *, timeout_s: float, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout_s: float,
+        transport: httpx.AsyncBaseTransport | None = None,
+        key_header: bytes = b"authorization",
+    ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.key_header = key_header  # where this upstream takes a configured key: bearer, or Anthropic's x-api-key
         limits = httpx.Limits(max_connections=1000, max_keepalive_connections=200, keepalive_expiry=30)
         self._transport = transport if transport is not None else AiohttpTransport(limits=limits)
         self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)).as_dict()

@@ -20,7 +20,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..dialects.base import Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
+from ..dialects.base import AnswerReader, Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
 from ..errors import BadUpstreamResponse
 from ..memory.caller import Identity
 from ..memory.provenance import TRUSTED, Provenance
@@ -75,13 +75,17 @@ class ToolLoop:
 
 
 async def complete(
-    hops: Hops, payload: dict[str, Any], body: bytes | None, loop: ToolLoop | None, extra: RawHeaders
+    reader: AnswerReader,
+    hops: Hops,
+    payload: dict[str, Any],
+    body: bytes | None,
+    loop: ToolLoop | None,
+    extra: RawHeaders,
 ) -> Response:
-    """A whole (non-streamed) answer, through the loop when there is one."""
+    """A whole (non-streamed) answer, through the loop when there is one, assembled by ``reader``."""
     first = await hops.answer(payload, body)
     if loop is None or first.status >= 400 or not loop.mentioned_in(first.body):
         return buffered_response(first.status, first.headers + extra, first.body)
-    reader = loop.dialect.reader(loop.plan.names)
     turn = reader.read(first.body)
     if turn is None:
         return buffered_response(first.status, first.headers + extra, first.body)

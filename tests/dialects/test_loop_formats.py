@@ -102,11 +102,11 @@ def responses_hops() -> list[dict[str, Any]]:
 async def test_a_whole_responses_answer_goes_through_the_loop() -> None:
     payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
     hops = FakeHops(responses_hops())
-    response = await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
     result = orjson.loads(response.body)
     assert loop.tools.calls == [("memory_search", SEARCH)]  # type: ignore[attr-defined]
     assert [item["id"] for item in result["output"]] == ["rs_1", "msg_2"]
-    assert result["id"] == "resp_2" and result["usage"]["total_tokens"] == 255
+    assert result["id"] == "resp_1" and result["usage"]["total_tokens"] == 255
     assert b"memory_" not in response.body  # not even in the tools echo
     following = hops.payloads[1]["input"]  # the hop's items as the upstream sent them, then the outputs
     assert {key: following[-2][key] for key in ("type", "call_id", "name", "arguments")} == {
@@ -124,7 +124,7 @@ async def test_a_whole_responses_answer_goes_through_the_loop() -> None:
 
 async def test_a_whole_responses_answer_without_memory_calls_hides_the_tools_echo() -> None:
     payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
-    response = await complete(FakeHops(responses_hops()[1:]), payload, None, loop, [])  # type: ignore[arg-type]
+    response = await complete(reader(loop), FakeHops(responses_hops()[1:]), payload, None, loop, [])  # type: ignore[arg-type]
     assert b"memory_" not in response.body
 
 
@@ -157,7 +157,7 @@ def messages_request(max_hops: int = 4, **extra: Any) -> tuple[dict[str, Any], T
 async def test_a_whole_messages_answer_goes_through_the_loop() -> None:
     payload, loop = messages_request()
     hops = FakeHops(messages_hops())
-    response = await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
     result = orjson.loads(response.body)
     assert result["id"] == "msg_1" and result["stop_reason"] == "end_turn"
     assert result["content"] == [mw.text("Checking."), mw.text("Sunny.")]
@@ -187,9 +187,13 @@ async def test_a_streamed_messages_answer_goes_through_the_loop() -> None:
 async def test_the_last_hop_forbids_tools_when_only_memory_tools_were_offered() -> None:
     payload, loop = messages_request(max_hops=1)
     hops = FakeHops(messages_hops())
-    await complete(hops, payload, None, loop, [])  # type: ignore[arg-type]
+    await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
     assert hops.payloads[1]["tool_choice"] == {"type": "none"} and hops.payloads[1]["tools"]
 
 
 def splitter(dialect: Any, loop: ToolLoop) -> Any:
     return dialect.splitter(include_usage=True, hidden=loop.plan.names)
+
+
+def reader(loop: ToolLoop) -> Any:
+    return loop.dialect.reader(loop.plan.names)

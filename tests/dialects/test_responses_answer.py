@@ -59,13 +59,14 @@ def test_the_client_gets_every_visible_item_and_usage_summed() -> None:
     validate("Response", result)
 
 
-def test_a_stored_answer_carries_the_last_hops_id_and_an_unstored_one_the_first() -> None:
-    assert read_all(hidden(), final())[1]["id"] == "resp_2"
+def test_the_client_gets_the_first_hops_id_and_a_chain_goes_on_from_the_last() -> None:
+    """SDKs require one identity per response; the upstream stored the whole loop under the last hop's id."""
+    assert read_all(hidden(), final())[1]["id"] == "resp_1"
     assert read_all(hidden(False), final(False))[1]["id"] == "resp_1"
     reader = RESPONSES.reader(NAMES)
     reader.read(orjson.dumps(hidden()))
     reader.read(orjson.dumps(final()))
-    assert reader.response_id == "resp_2"
+    assert (reader.response_id, reader.chain_id) == ("resp_1", "resp_2")
 
 
 def test_the_previous_response_id_the_client_chained_from_is_kept() -> None:
@@ -115,5 +116,5 @@ def test_openais_sdk_reads_the_assembled_answer() -> None:
     http = httpx.Client(transport=httpx.MockTransport(answer))
     client = openai.OpenAI(api_key="sk-test", base_url="http://upstream.test/v1", http_client=http, max_retries=0)
     parsed = client.responses.create(model="gpt-5", input="hi")
-    assert parsed.output_text == "Done." and parsed.id == "resp_2"
+    assert parsed.output_text == "Done." and parsed.id == "resp_1"
     assert parsed.usage is not None and parsed.usage.input_tokens == 250

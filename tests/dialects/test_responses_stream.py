@@ -166,10 +166,12 @@ def test_nothing_of_the_memory_calls_reaches_the_client() -> None:
     assert b"memory_" not in out and b"call_m1" not in out and b"fc_m1" not in out
 
 
-def test_a_stored_response_ends_under_the_last_hops_id_the_one_a_client_can_chain_from() -> None:
+def test_a_stored_response_keeps_one_identity_and_chains_on_from_the_last_hop() -> None:
+    """SDKs require one id from response.created to response.completed; the loop is stored under the last."""
     splitter, events = two_hops(store=True)
     assert events[0]["response"]["id"] == "resp_1"
-    assert events[-1]["response"]["id"] == "resp_2" == splitter.response_id
+    assert events[-1]["response"]["id"] == "resp_1" == splitter.response_id
+    assert splitter.chain_id == "resp_2"
     assert events[-1]["response"]["created_at"] == events[0]["response"]["created_at"]
 
 
@@ -270,7 +272,7 @@ def test_a_failed_later_hop_ends_the_clients_response_as_failed_under_its_identi
     out = b"".join(splitter.push(data) for data in encode(hop_events(failed, end="response.failed")))
     assert splitter.failed
     event = events_of(out)[-1]
-    assert event["type"] == "response.failed" and event["response"]["id"] == "resp_2"
+    assert event["type"] == "response.failed" and event["response"]["id"] == "resp_1"
     assert [item["id"] for item in event["response"]["output"]] == ["rs_1"]
     assert event["response"]["usage"]["input_tokens"] == 250
     validate_event(event)
