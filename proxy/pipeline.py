@@ -35,7 +35,9 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
-    tools_on = caller is not None and services.settings.tools.enabled
+    # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
+    # write pseudo-calls as text instead of answering.
+    tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session = ""
     provenance = TRUSTED
@@ -53,7 +55,7 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         restored = services.hidden_turns.restore((caller.user, caller.workspace), session, payload["messages"])
         if restored is not None:
             payload = {**payload, "messages": restored}
-    prepared = await services.memory.prepare(caller, dialect.messages(payload), session)
+    prepared = await services.memory.prepare(caller, dialect.messages(payload), session, tools=tools_on)
     payload = dialect.inject(payload, prepared.placement)
     loop = None
     if plan is not None and caller is not None:
