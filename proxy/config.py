@@ -70,6 +70,7 @@ class MemorySettings(_Section):
 class ToolsSettings(_Section):
     enabled: bool = True
     max_hops: int = Field(4, ge=1)
+    models: tuple[str, ...] = ("*",)  # fnmatch patterns of the models that get the memory tools (proxy/tools/models.py)
 
 
 class SessionsSettings(_Section):

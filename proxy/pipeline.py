@@ -41,7 +41,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
-    tools_on = caller is not None and services.settings.tools.enabled
+    # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
+    # write pseudo-calls as text instead of answering.
+    tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
     if caller is not None:
@@ -56,7 +58,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:
             payload = restored
-    prepared = await services.memory.prepare(caller, dialect.messages(payload), session)
+    prepared = await services.memory.prepare(caller, dialect.messages(payload), session, tools=tools_on)
     placement = prepared.placement
     if chained:  # the block went upstream with the chain's first request and is stored there: notes only
         placement = Placement(None, placement.notes)

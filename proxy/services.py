@@ -29,6 +29,7 @@ from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
+from .tools.models import ToolModels
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Services:
     memory: MemoryService
     metrics: Metrics
     tools: MemoryTools
+    tool_models: ToolModels
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
@@ -118,6 +120,7 @@ def build_services(
         memory=memory,
         metrics=metrics,
         tools=MemoryTools(memory),
+        tool_models=ToolModels(settings.tools.models),
         hidden_turns=HiddenTurns(),
         episodes=episode_service(settings, memory, extractor, metrics),
         auth=Authenticator(settings, KeyRing(build_key_store(settings)) if settings.auth.mode == "keys" else None),

@@ -19,6 +19,14 @@ def test_defaults_match_the_documented_contract() -> None:
     assert (settings.server.host, settings.server.port) == ("127.0.0.1", 8787)
     assert settings.upstream.base_url == "https://api.openai.com/v1" and settings.upstream.api_key is None
     assert settings.store.path == "./.memproxy" and settings.tools.max_hops == 4
+    assert settings.tools.models == ("*",)  # every model gets the memory tools unless the operator narrows it
+
+
+def test_the_models_that_get_the_tools_come_from_the_file_or_the_environment(tmp_path: Path) -> None:
+    path = write(tmp_path, 'tools: {models: ["gpt-*", "claude-*"]}\n')
+    assert load_settings(path).tools.models == ("gpt-*", "claude-*")
+    assert load_settings(environ={"MEMPROXY_TOOLS_MODELS": '["gpt-4o*"]'}).tools.models == ("gpt-4o*",)
+    assert load_settings(environ={"MEMPROXY_TOOLS_MODELS": "[]"}).tools.models == ()  # no model gets them
 
 
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ class ToolSpec:
     """A memory tool as every format describes it: a name, guidance, and a JSON schema of its arguments."""
 
     name: str
-    description: str
+    description: str  # "" when the name says it all: no description is sent
     parameters: dict[str, Any]
 
 

@@ -53,10 +53,12 @@ def plan_tools(payload: Mapping[str, Any], specs: Sequence[ToolSpec]) -> ToolPla
 
 
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
-    }
+    """No ``description`` key when the spec has none: every request pays for each token of it."""
+    function: dict[str, Any] = {"name": spec.name}
+    if spec.description:
+        function["description"] = spec.description
+    function["parameters"] = spec.parameters
+    return {"type": "function", "function": function}
 
 
 def offer(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:

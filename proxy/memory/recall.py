@@ -56,6 +56,7 @@ class _Session:
     notes: list[_Note] = field(default_factory=list)
     episodes: list[Episode] = field(default_factory=list)
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
+    tools: bool = False  # the block's text ends with the line on the memory tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +80,15 @@ class Recall:
         now: float,
         visible: Callable[[Memory], bool] = lambda memory: True,
         episodes: EpisodeIndex | None = None,
+        tools: bool | None = None,
     ) -> Recalled:
         """This session's block and notes for a request's messages (a dialect's chat-shaped view).
 
-        ``episodes``: the owner's episodes; the block shows the most relevant replayable ones.
+        ``episodes``: the owner's episodes; the block shows the most relevant replayable ones. ``tools``: whether
+        this request gets the memory tools (None: the default given at construction); a model without them gets
+        the same block without the line on them.
         """
+        tools = self.tools if tools is None else tools
         newest = newest_user_message(messages)
         if newest is None:
             return Recalled(Placement(), ())
@@ -97,12 +102,16 @@ class Recall:
             text = message_text(messages[newest])
             block = self._choose_block(Query.of(text), views, now, visible)
             shown = self._choose_episodes(text, episodes, block) if episodes else []
-            rendered = render_block(block, episodes=shown, tools=self.tools) if block or shown else None
-            session = _Session(block, rendered, session.notes if session else [], shown)
+            rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
+            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
             self._remember(session_key, session)
             session.last_turn = turn
         else:
             self._sessions.move_to_end(session_key)
+            if session.tools != tools:  # the session changed models: same memories, the tools line added or gone
+                session.tools = tools
+                if session.text is not None:
+                    session.text = render_block(session.block, episodes=session.episodes, tools=tools)
         self._forget_dead_notes(session, live)
         if session.last_turn != turn:
             session.last_turn = turn

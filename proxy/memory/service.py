@@ -100,8 +100,13 @@ class MemoryService:
         index = self.episodes.cached(owner)
         return index if index is not None or not wait else await self.episodes.view(owner)
 
-    async def prepare(self, caller: Identity | None, messages: Sequence[dict[str, Any]], session: str) -> Prepared:
-        """This session's memory for a request's messages; nothing when memory is off or failed."""
+    async def prepare(
+        self, caller: Identity | None, messages: Sequence[dict[str, Any]], session: str, *, tools: bool | None = None
+    ) -> Prepared:
+        """This session's memory for a request's messages; nothing when memory is off or failed.
+
+        ``tools``: whether this request gets the memory tools, so the block says how to use them (None: whenever
+        they are enabled)."""
         if self.settings.inject_mode == "off":
             self.metrics.recall_outcome["off"].inc()
             return Prepared()
@@ -122,6 +127,7 @@ class MemoryService:
                 now=time.time(),
                 visible=lambda m: m.scope != "session" or m.session == session,
                 episodes=episodes,
+                tools=tools,
             )
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"

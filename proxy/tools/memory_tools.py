@@ -1,10 +1,11 @@
 """The memory tools the proxy offers the model, and what running one does.
 
-Schemas are kept short (every request pays for them in tokens) but carry seed 000's and 003's
-guidance: what is worth saving, one fact per memory, never secrets. A call never fails the request:
-bad arguments, a secret, an unknown id or a store that is down all become ``{"ok": false, "error"}``,
-a result the model can read and act on. Tools always act as a non-admin caller, so a model (or a
-prompt injection steering it) can never write or delete global memories, nor touch another user's.
+Schemas are kept short (every request pays for them in tokens: ``bench/tool_tokens.py`` counts them under
+real chat templates) but carry seed 000's and 003's guidance: what is worth saving, one fact per memory,
+never secrets. A call never fails the request: bad arguments, a secret, an unknown id or a store that is
+down all become ``{"ok": false, "error"}``, a result the model can read and act on. Tools always act as a
+non-admin caller, so a model (or a prompt injection steering it) can never write or delete global
+memories, nor touch another user's.
 
 Calls carry their session's provenance, stamped from the tools seen on the wire: in a session that took
 in untrusted content, what ``memory_store`` writes is held for a person's approval and ``memory_delete``
@@ -38,7 +39,7 @@ PAGE_DEFAULT = 2000
 PAGE_MAX = 8000
 
 _CATEGORY = {"type": "string", "enum": list(CATEGORIES)}
-_ID = {"type": "string"}
+_TEXT = {"type": "string"}
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
@@ -49,41 +50,32 @@ def _function(name: str, description: str, properties: dict[str, Any], required:
 
 
 SCHEMAS: dict[str, ToolSpec] = {
+    # The store description carries seeds 000/003's guidance (what is worth saving, one fact, never secrets); the
+    # category enum names the kinds worth saving. The others need no description: their names say it, and the
+    # block's last line (``TOOLS_NOTE``) says when to search and delete. ``source`` is not offered (the server derives
+    # it, see ``_source``), nor is ``text``'s limit (a longer text gets an error naming it).
     "memory_store": _function(
         "memory_store",
-        "Save a durable fact for later conversations: a preference, correction, convention, instruction or fact "
-        "the user states or you clearly infer. One specific fact, present tense. Never secrets or passing task "
-        "details. Replaces a near-duplicate.",
+        "Save one durable fact the user stated or you clearly inferred: specific, present tense. Never secrets or "
+        "passing task details.",
         {
-            "text": {"type": "string", "description": "At most 500 characters."},
+            "text": {"type": "string"},
             "category": _CATEGORY,
-            "source": {
-                "type": "string",
-                "enum": ["explicit", "corrected", "inferred"],
-                "description": "explicit: user asked you to remember; default inferred",
-            },
             "tags": {"type": "array", "items": {"type": "string"}},
-            "scope": {
-                "type": "string",
-                "enum": ["workspace", "user", "session"],
-                "description": "workspace (default): this project; user: all projects; session: this chat",
-            },
+            "scope": {"type": "string", "enum": ["workspace", "user", "session"]},
         },
         ["text"],
     ),
-    "memory_search": _function(
+    "memory_search": _function(  # category unconstrained here (memory_store shows the enum); checked when called
         "memory_search",
-        "Search memories beyond those in [Memories]. No query: the newest.",
-        {"query": {"type": "string"}, "tag": {"type": "string"}, "category": _CATEGORY, "limit": {"type": "integer"}},
+        "",
+        {"query": {"type": "string"}, "tag": {"type": "string"}, "category": _TEXT, "limit": {"type": "integer"}},
         [],
     ),
     "memory_retrieve": _function(
-        "memory_retrieve",
-        "Read a memory's full text in pages.",
-        {"id": _ID, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
-        ["id"],
+        "memory_retrieve", "", {"id": _TEXT, "offset": {"type": "integer"}, "limit": {"type": "integer"}}, ["id"]
     ),
-    "memory_delete": _function("memory_delete", "Delete a wrong or outdated memory.", {"id": _ID}, ["id"]),
+    "memory_delete": _function("memory_delete", "", {"id": _TEXT}, ["id"]),
 }
 NAMES = frozenset(SCHEMAS)
 
@@ -126,9 +118,7 @@ class MemoryTools:
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
     ) -> dict[str, Any]:
         fields = {key: args.get(key) for key in ("text", "tags", "scope", "category")}
-        fields["source"] = args.get("source") or "inferred"
-        if fields["source"] not in ("explicit", "corrected", "inferred"):
-            raise ToolError("'source' must be explicit, corrected or inferred")
+        fields["source"] = _source(args)
         stored = await self.service.add(caller, fields, origin="tool", session=session, provenance=provenance)
         result: dict[str, Any] = {"ok": True, "id": stored.memory.id}
         if stored.superseded is not None:
@@ -145,6 +135,8 @@ class MemoryTools:
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
     ) -> dict[str, Any]:
         query, tag, category = (_optional_text(args, key) for key in ("query", "tag", "category"))
+        if category is not None and category not in CATEGORIES:  # the schema leaves it open: say what it takes
+            raise ToolError(f"'category' must be one of {', '.join(CATEGORIES)}; got {category!r}")
         limit = _integer(args, "limit", SEARCH_DEFAULT, low=1, high=SEARCH_MAX)
         found = await self.service.search(caller, query=query, tag=tag, category=category, limit=limit, session=session)
         self.service.count_uses(caller, found)
@@ -176,6 +168,18 @@ class MemoryTools:
     ) -> dict[str, Any]:
         deleted = await self.service.delete(caller, _required_text(args, "id"), session=session, provenance=provenance)
         return {"ok": True, "id": deleted.id}
+
+
+def _source(args: dict[str, Any]) -> str:
+    """What a stored memory's confidence follows (seed 003). The schema no longer offers ``source`` (tokens on every
+    request for a small ranking weight), so a memory filed as a correction counts as corrected and anything else as
+    inferred; a model that still sends ``source`` is heard."""
+    source = args.get("source")
+    if source is None:
+        return "corrected" if args.get("category") == "correction" else "inferred"
+    if source not in ("explicit", "corrected", "inferred"):
+        raise ToolError("'source' must be explicit, corrected or inferred")
+    return str(source)
 
 
 def _listed(memory: Memory) -> dict[str, Any]:

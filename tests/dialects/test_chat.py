@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from proxy.dialects import chat
-from proxy.dialects.base import Call, ToolPlan, add_usage
+from proxy.dialects.base import Call, ToolPlan, ToolSpec, add_usage
 from proxy.dialects.chat import MAX_TOOLS, assistant_turn, tool_result, tool_schema
 from proxy.dialects.chat_answer import split_calls, visible_reason
 from proxy.tools.memory_tools import NAMES, SCHEMAS
@@ -164,6 +164,22 @@ def test_offer_appends_the_schemas_after_the_clients_tools_without_mutating_the_
 def test_offer_to_a_request_without_tools_adds_only_the_schemas() -> None:
     offered = full_plan().offer(request())
     assert offered["tools"] == [tool_schema(spec) for spec in SCHEMAS.values()]
+
+
+def test_a_schema_without_guidance_is_sent_without_a_description_key() -> None:
+    """A description the name already says costs tokens on every request; an empty one is not sent at all."""
+    described = tool_schema(ToolSpec("memory_store", "Save one fact.", {"type": "object", "properties": {}}))
+    bare = tool_schema(ToolSpec("memory_delete", "", {"type": "object", "properties": {}}))
+    assert described["function"] == {
+        "name": "memory_store",
+        "description": "Save one fact.",
+        "parameters": {"type": "object", "properties": {}},
+    }
+    assert bare == {
+        "type": "function",
+        "function": {"name": "memory_delete", "parameters": bare["function"]["parameters"]},
+    }
+    assert list(described["function"]) == ["name", "description", "parameters"]  # the order OpenAI documents
 
 
 def test_withdraw_removes_only_the_memory_tools() -> None:

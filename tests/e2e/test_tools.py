@@ -11,6 +11,7 @@ import openai
 import orjson
 import pytest
 
+from proxy.memory.block import TOOLS_NOTE
 from proxy.pipe import relay
 from proxy.testing import FakeUpstream, Reply, ToolCall
 from proxy.tools.memory_tools import SCHEMAS
@@ -439,6 +440,30 @@ def test_memory_calls_made_when_no_longer_offered_are_dropped_not_run(
         assert final.choices[0].finish_reason == "stop" and not final.choices[0].message.tool_calls
         assert final.choices[0].message.content == "Here.Here."
         assert [m["text"] for m in listed(url, user)] == ["Stubborn fact"]  # the first call's store only
+
+
+# -- which models get the tools (tools.models) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_model_outside_tools_models_gets_its_memories_but_only_the_clients_tools(
+    start_proxy: RunProxy, fake_upstream: FakeUpstream, user: str, stream: bool
+) -> None:
+    """Small local models write pseudo-calls as text when offered tools: the operator lists the ones that can call."""
+    with start_proxy(fake_upstream.base_url, {"tools.models": ["gpt-*", "claude-*"]}) as url:
+        remember(url, user)
+        client = sdk(url, user)
+        for model, tools in [("qwen2.5-coder:1.5b", []), ("qwen2.5-coder:1.5b", [WEATHER]), ("gpt-4o-mini", [WEATHER])]:
+            fake_upstream.reply(content="Tabs.")
+            extra = {"tools": tools} if tools else {}
+            assert answer(client, stream, model=model, **extra).choices[0].message.content == "Tabs."
+    bare, beside, offered = (request.json for request in fake_upstream.requests[-3:])
+    assert "tools" not in bare and beside["tools"] == [WEATHER]  # the client's tools, exactly as sent
+    assert tool_names(offered) == ["get_weather", *SCHEMAS]
+    blocks = [request["messages"][1]["content"] for request in (bare, beside, offered)]
+    assert all(TABS in block for block in blocks)  # memory still comes: only the tools are withheld
+    assert TOOLS_NOTE not in blocks[0] and blocks[0] == blocks[1]  # nor told of tools it does not have
+    assert blocks[2] == blocks[0] + "\n" + TOOLS_NOTE  # the same memories once the session moves to a model that can
 
 
 # -- tool_choice and the client's own tools ------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from proxy.config import MemorySettings
 from proxy.dialects.chat import inject
 from proxy.memory import recall as memory_recall
+from proxy.memory.block import TOOLS_NOTE
 from proxy.memory.episodes import Episode, EpisodeIndex
 from proxy.memory.provenance import Provenance
 from proxy.memory.ranking import MemoryIndex
@@ -247,3 +248,17 @@ def test_a_long_summary_is_cut_in_the_block() -> None:
     )
     line = out.payload["messages"][1]["content"].splitlines()[-1]
     assert line.endswith("…") and len(line) < 360
+
+
+def test_a_model_without_the_memory_tools_gets_the_same_block_without_the_line_on_them() -> None:
+    recall = memory_recall.Recall(MemorySettings(), tools=True)
+    views = [MemoryIndex(FACTS)]
+    messages = chat("How should I indent this file?")["messages"]
+    offered = recall(KEY, messages, views, now=NOW)
+    assert offered.placement.block is not None and offered.placement.block.endswith(TOOLS_NOTE)
+    withheld = recall(KEY, messages, views, now=NOW, tools=False)  # the session moved to a model without tools
+    assert withheld.placement.block == offered.placement.block.removesuffix("\n" + TOOLS_NOTE)
+    assert withheld.ids == offered.ids
+    assert recall(KEY, messages, views, now=NOW, tools=True).placement.block == offered.placement.block
+    fresh = recall(("alice", "default", "s-2"), messages, views, now=NOW, tools=False)
+    assert fresh.placement.block == withheld.placement.block and TOOLS_NOTE not in fresh.placement.block

@@ -16,9 +16,10 @@ from proxy.memory import service as service_module
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
 from proxy.memory.provenance import TRUSTED, Provenance, untrusted_by
+from proxy.memory.records import CATEGORIES
 from proxy.memory.service import MemoryService
 from proxy.memory.store import GLOBAL
-from proxy.tools.memory_tools import MemoryTools
+from proxy.tools.memory_tools import SCHEMAS, MemoryTools
 
 pytestmark = pytest.mark.anyio
 
@@ -101,6 +102,19 @@ async def test_the_source_sets_the_confidence(tools: Tools, source: str | None, 
     assert memory.confidence == confidence
     assert memory.source == (source or "inferred")
     assert memory.category == "convention"
+
+
+@pytest.mark.parametrize(
+    ("category", "source", "confidence"),
+    [("correction", "corrected", 0.9), ("preference", "inferred", 0.7), (None, "inferred", 0.7)],
+)
+async def test_without_a_source_a_correction_counts_as_corrected(
+    tools: Tools, category: str | None, source: str, confidence: float
+) -> None:
+    """The schema no longer offers ``source``: the server derives it from what the model does send."""
+    args = {"category": category} if category else {}
+    memory = await tools.service.get(ADA, await tools.store("The deploy target is Fly.io, not Heroku", **args))
+    assert (memory.source, memory.confidence) == (source, confidence)
 
 
 async def test_a_near_duplicate_is_superseded(tools: Tools) -> None:
@@ -292,6 +306,7 @@ async def test_tools_cannot_delete_global_memories_even_for_an_admin(tools: Tool
         ("memory_search", '{"limit": "5"}'),
         ("memory_search", '{"limit": 0}'),
         ("memory_search", '{"limit": true}'),
+        ("memory_search", '{"category": "preferences"}'),  # the schema leaves it open; the call is checked
         ("memory_retrieve", "{}"),
         ("memory_retrieve", '{"id": 7}'),
         ("memory_retrieve", '{"id": "m-999"}'),
@@ -380,3 +395,30 @@ async def test_an_untrusted_session_cannot_delete_a_trusted_memory(tools: Tools)
     result = await tools.raw("memory_delete", orjson.dumps({"id": kept}).decode(), provenance=TAINTED)
     assert result["ok"] is False and "untrusted" in result["error"] and "WebFetch" in result["error"]
     assert await tools.all_ids() == {kept}
+
+
+# -- the schemas --------------------------------------------------------------------------------------------
+
+
+def test_the_schemas_offer_the_designed_contract_and_nothing_else() -> None:
+    """DESIGN's tool contract, every argument offered; ``source`` is accepted but no longer costs every request."""
+    offered = {
+        name: (set(spec.parameters["properties"]), set(spec.parameters.get("required", ())))
+        for name, spec in SCHEMAS.items()
+    }
+    assert offered == {
+        "memory_store": ({"text", "tags", "scope", "category"}, {"text"}),
+        "memory_search": ({"query", "tag", "category", "limit"}, set()),
+        "memory_delete": ({"id"}, {"id"}),
+        "memory_retrieve": ({"id", "offset", "limit"}, {"id"}),
+    }
+    store = SCHEMAS["memory_store"].parameters["properties"]
+    assert store["category"]["enum"] == list(CATEGORIES)  # the kinds of fact worth saving (seed 003)
+    assert store["scope"]["enum"] == ["workspace", "user", "session"]  # never global: tools cannot write it
+
+
+def test_the_store_description_keeps_the_seeds_guidance() -> None:
+    guidance = SCHEMAS["memory_store"].description.lower()
+    assert "one" in guidance and "fact" in guidance  # one fact per memory
+    assert "never secrets" in guidance and "passing task details" in guidance  # what not to save
+    assert "stated" in guidance and "inferred" in guidance  # what to save: said, or clearly inferred
