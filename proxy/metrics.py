@@ -33,6 +33,11 @@ class Metrics:
             ["result"],
             registry=self.registry,
         )
+        self.store_unreadable = Counter(
+            "memproxy_store_unreadable_lines",
+            "Lines of the memory store's files that could not be read and were skipped, each counted once.",
+            registry=self.registry,
+        )
         self.tool_calls = Counter(
             "memproxy_tool_calls",
             "Memory tool calls the proxy ran, by tool and outcome.",

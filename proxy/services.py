@@ -66,8 +66,10 @@ def _files_backend(settings: Settings) -> Path:
     return Path(settings.store.path)
 
 
-def build_store(settings: Settings) -> MemoryStore:
-    return FilesStore(_files_backend(settings))
+def build_store(settings: Settings, metrics: Metrics | None = None) -> MemoryStore:
+    """``metrics`` counts the store's unreadable lines."""
+    unreadable = metrics.store_unreadable.inc if metrics is not None else None
+    return FilesStore(_files_backend(settings), on_unreadable=unreadable)
 
 
 def build_episode_store(settings: Settings) -> EpisodeStore:
@@ -98,8 +100,8 @@ def build_services(
         transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
     upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
     litellm = LiteLLMRoute.of(settings.upstream)
-    store = store if store is not None else build_store(settings)
     metrics = Metrics()
+    store = store if store is not None else build_store(settings, metrics)
     memory = MemoryService(
         store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings)
     )

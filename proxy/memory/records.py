@@ -8,6 +8,7 @@ The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) ex
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,6 +23,7 @@ CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "ext
 MAX_TEXT_CHARS = 500
 MAX_TAGS = 5
 MAX_TAG_CHARS = 50
+MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes str.isdigit() but not int()
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,8 @@ class Memory:
     @property
     def number(self) -> int:
         """The n of ``m-<n>``: ids sort by it within one process."""
-        return int(self.id[2:]) if self.id[2:].isdigit() else 0
+        match = MEMORY_ID.fullmatch(self.id)
+        return int(match.group(1)) if match else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +86,8 @@ class Memory:
         memory_id, text = _text(obj, "id"), _text(obj, "text")
         if memory_id is None or text is None:
             raise ValueError("id and text are required")
+        if not MEMORY_ID.fullmatch(memory_id):
+            raise ValueError("id must be m-<n> in ASCII digits")
         return cls(
             id=memory_id,
             text=text,
@@ -196,7 +201,11 @@ def format_ts(epoch: float) -> str:
 
 
 def parse_ts(value: Any) -> float:
-    """An ISO-8601 time (or epoch seconds) as epoch seconds; ValueError for anything else or out of range."""
+    """An ISO-8601 time (or epoch seconds) as epoch seconds; ValueError for anything else or out of range.
+
+    Only times :func:`format_ts` can write back are accepted: one that parses but cannot be written
+    (year 1 at +14:00 is year 0 in UTC) would fail every export and rewrite of its owner's file.
+    """
     if value is None:
         return 0.0
     if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -210,4 +219,9 @@ def parse_ts(value: Any) -> float:
             parsed = dt.datetime.fromtimestamp(value, dt.UTC)
     except (OverflowError, OSError) as exc:
         raise ValueError(f"time out of range: {value!r}") from exc
-    return parsed.timestamp()
+    epoch = parsed.timestamp()
+    try:
+        format_ts(epoch)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise ValueError(f"time out of range: {value!r}") from exc
+    return epoch

@@ -532,6 +532,9 @@ GARBAGE = {
     "tags that are not strings": b'{"id": "m-905", "text": "x", "tags": [1, 2]}',
     "a session that is not a string": b'{"id": "m-906", "text": "x", "session": ["s"]}',
     "a ts out of range": b'{"id": "m-907", "text": "x", "ts": 1e300}',
+    "a ts that cannot be written back": b'{"id": "m-908", "text": "x", "ts": "0001-01-01T00:00:00+14:00"}',
+    "an id with a digit that int() refuses": '{"id": "m-\u00b2", "text": "x"}'.encode(),
+    "an id that is not m-<n>": b'{"id": "note-1", "text": "x"}',
 }
 
 
@@ -548,6 +551,28 @@ async def test_an_unreadable_line_is_skipped_and_the_rest_still_loaded(tmp_path:
     fresh = FilesStore(tmp_path)
     assert await fresh.delete(ALICE, [before.id]) == [before.id]  # a rewrite of the file with the bad line
     assert await ids_in(FilesStore(tmp_path)) == {after.id}
+
+
+async def test_an_unreadable_line_is_logged_and_counted_once_however_often_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    counted: list[None] = []
+    store = FilesStore(tmp_path, on_unreadable=lambda: counted.append(None))
+    good = await add(store, "a readable memory")
+    path = memories_file(tmp_path)
+    with path.open("ab") as handle:
+        handle.write(GARBAGE["an id with a digit that int() refuses"] + b"\n")
+    assert [m.id for m in await store.view(ALICE)] == [good.id]
+
+    monkeypatch.setattr("proxy.memory.backends.files.MAX_CACHED_OWNERS", 1)
+    await store.view(Owner("bob", "w"))  # evicts alice: her file is read again in full
+    copy = path.with_name("copy")
+    copy.write_bytes(path.read_bytes())
+    copy.replace(path)  # another file at the path (a restore, an editor): read again in full
+    for _ in range(3):
+        assert [m.id for m in await store.view(ALICE)] == [good.id]
+    assert len(counted) == 1
+    assert [r.getMessage().rsplit(": ", 1)[-1] for r in caplog.records] == ["id must be m-<n> in ASCII digits"]
 
 
 async def test_updates_are_compacted_so_the_file_does_not_grow_without_bound(tmp_path: Path) -> None:

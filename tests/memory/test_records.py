@@ -71,6 +71,20 @@ def test_a_memory_survives_its_line_format() -> None:
     assert Memory.from_json(line) == memory
 
 
+def test_an_id_is_numbered_only_when_its_digits_are_ascii() -> None:
+    assert Memory(id="m-42", text="x").number == 42
+    for odd in ("m-\u00b2", "m-\u0663", "m-", "x-1", "m-1a"):  # "²".isdigit() and "٣".isdigit() are true
+        assert Memory(id=odd, text="x").number == 0
+        with pytest.raises(ValueError, match="ASCII digits"):
+            Memory.from_json({"id": odd, "text": "x"})
+
+
+def test_a_time_that_cannot_be_written_back_is_refused() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        parse_ts("0001-01-01T00:00:00+14:00")  # year 0 in UTC
+    assert format_ts(parse_ts("9999-12-31T23:59:59Z")) == "9999-12-31T23:59:59.000Z"
+
+
 def test_seed_000_lines_load_with_the_extensions_defaulted() -> None:
     line = {
         "id": "m-1",

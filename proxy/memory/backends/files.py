@@ -10,6 +10,10 @@
 - Ids ``m-<n>`` come from one counter for the whole data dir, fsynced before an id is used, so an id
   is never handed out twice, even after deletes, restarts or crashes (a crash only leaves a gap).
 
+A line that does not parse (hand-edited, written by a bug, a bad id) is skipped, never fatal: it is
+logged and counted (``on_unreadable``) once per process, however often the file is read again. The
+next rewrite (a delete, a prune, a compaction) leaves it out, as it was left out of every read.
+
 File work runs in a thread. The in-process index is only changed on the event loop, under the owner's
 lock, so ranking never sees it half-updated. At most ``MAX_CACHED_OWNERS`` owners are kept (one open
 file each); the least recently used is dropped and read again when next needed.
@@ -42,6 +46,7 @@ log = logging.getLogger("proxy.memory")
 
 T = TypeVar("T")
 MAX_CACHED_OWNERS = 256
+MAX_UNREADABLE_NOTED = 10_000  # distinct unreadable lines remembered, so each is reported once
 _Stamp = tuple[int, int, int]  # inode, size, mtime_ns
 
 
@@ -72,9 +77,32 @@ class _Plan:
     rewrite: list[Memory] | None = None
 
 
+class _Unreadable:
+    """Reports each unreadable line once per process. A file is read again in full after its owner leaves the
+    cache or another tool replaces it: a warning on every read would bury everything else in the log."""
+
+    def __init__(self, on_unreadable: Callable[[], None] | None) -> None:
+        self.on_unreadable = on_unreadable
+        self._noted: dict[tuple[str, int, bytes], None] = {}  # (path, offset, digest), oldest first
+        self._lock = threading.Lock()  # files are parsed in worker threads
+
+    def report(self, path: Path, number: int, offset: int, line: bytes, exc: Exception) -> None:
+        key = (str(path), offset, hashlib.blake2b(line, digest_size=16).digest())
+        with self._lock:
+            if key in self._noted:
+                return
+            self._noted[key] = None
+            if len(self._noted) > MAX_UNREADABLE_NOTED:
+                del self._noted[next(iter(self._noted))]
+        log.warning("%s: skipping unreadable line %d: %s", path, number, exc)
+        if self.on_unreadable is not None:
+            self.on_unreadable()
+
+
 class _OwnerFile:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, unreadable: _Unreadable) -> None:
         self.directory = directory
+        self.unreadable = unreadable
         self.path = directory / "memories.jsonl"
         self.lock_path = directory / "memories.lock"
         self.index = MemoryIndex()
@@ -136,16 +164,17 @@ class _OwnerFile:
     def _parse(self, data: bytes, stamp: _Stamp, *, full: bool) -> _Read:
         end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn by a crash
         first = 1 if full else self.lines + 1
-        memories = []
-        lines = data[:end].splitlines()
-        for number, line in enumerate(lines, first):
-            if not line.strip():
-                continue
-            try:
-                memories.append(Memory.from_json(orjson.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                log.warning("%s: skipping unreadable line %d: %s", self.path, number, exc)
         base = 0 if full else self.offset
+        memories = []
+        lines = data[:end].split(b"\n")[:-1]
+        start = base
+        for number, line in enumerate(lines, first):
+            if line.strip():
+                try:
+                    memories.append(Memory.from_json(orjson.loads(line)))
+                except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+                    self.unreadable.report(self.path, number, start, line, exc)
+            start += len(line) + 1
         read = _Read(stamp, base + end, first - 1 + len(lines))
         if full:
             read.index = MemoryIndex({m.id: m for m in memories}.values())  # the last version of each id
@@ -207,10 +236,12 @@ def _cut_torn_tail(fd: int, size: int) -> int:
 class FilesStore:
     """:class:`~proxy.memory.store.MemoryStore` on the local file system."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, on_unreadable: Callable[[], None] | None = None) -> None:
+        """``on_unreadable`` is called once for each line that does not parse (a metric, say)."""
         self.root = Path(root)
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
         self._ids = IdCounter(self.root)
+        self._unreadable = _Unreadable(on_unreadable)
 
     def cached(self, owner: Owner) -> MemoryIndex | None:
         file = self._files.get(owner)
@@ -298,7 +329,7 @@ class FilesStore:
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
         if file is None:
-            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner))
+            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner), self._unreadable)
             self._evict()
         else:
             self._files.move_to_end(owner)
