@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +24,8 @@ CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "ext
 MAX_TEXT_CHARS = 500
 MAX_TAGS = 5
 MAX_TAG_CHARS = 50
+MAX_SESSION_CHARS = 200  # as the X-Memory-Session header
+MAX_CLOCK_SKEW_S = 86400.0  # an imported `ts` may be this far ahead of our clock, no further
 MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes str.isdigit() but not int()
 
 
@@ -134,8 +137,14 @@ class MemoryDraft:
         )
 
 
-def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_ts: bool = False) -> MemoryDraft:
-    """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`."""
+def check_draft(
+    fields: Mapping[str, Any], *, session: str | None = None, imported: bool = False, now: float | None = None
+) -> MemoryDraft:
+    """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`.
+
+    An ``imported`` line (an export's) also brings its own ``session`` and ``ts``, and names its ``id`` and
+    ``superseded_by`` for links; every field it carries is checked here, so nothing of a bad line is stored.
+    """
     text = fields.get("text")
     if not isinstance(text, str) or not text.strip():
         raise MemoryRejected("'text' must be a non-empty string", param="text")
@@ -157,12 +166,38 @@ def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_t
         if finding is not None:
             raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
     created = None
-    if keep_ts and fields.get("ts") is not None:
-        try:
-            created = parse_ts(fields["ts"])
-        except ValueError as exc:
-            raise MemoryRejected(f"'ts' is not an ISO-8601 time: {exc}", param="ts") from exc
+    if imported:
+        session, created = _check_imported(fields, time.time() if now is None else now)
     return MemoryDraft(text, scope, tags, category, source, confidence, session, created)
+
+
+def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, float | None]:
+    """The fields only an import line brings: its session and time, and the exported ones it must not garble."""
+    session = fields.get("session")
+    if session is not None and (
+        not isinstance(session, str) or not 0 < len(session) <= MAX_SESSION_CHARS or not session.isprintable()
+    ):
+        raise MemoryRejected(f"'session' must be 1-{MAX_SESSION_CHARS} printable characters", param="session")
+    for key in ("id", "superseded_by"):
+        if fields.get(key) is not None and not isinstance(fields[key], str):
+            raise MemoryRejected(f"'{key}' must be a string", param=key)
+    use_count = fields.get("use_count")
+    if use_count is not None and (isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0):
+        raise MemoryRejected("'use_count' must be a whole number from 0", param="use_count")
+    times = {key: _imported_time(fields, key, now) for key in ("ts", "last_used")}
+    return session, times["ts"]
+
+
+def _imported_time(fields: Mapping[str, Any], key: str, now: float) -> float | None:
+    if fields.get(key) is None:
+        return None
+    try:
+        when = parse_ts(fields[key])
+    except ValueError as exc:
+        raise MemoryRejected(f"'{key}' is not an ISO-8601 time: {exc}", param=key) from exc
+    if when > now + MAX_CLOCK_SKEW_S:  # a memory from the future would never be the oldest, never pruned
+        raise MemoryRejected(f"'{key}' is in the future: {fields[key]}", param=key)
+    return when
 
 
 def _check_tags(tags: Any) -> tuple[str, ...]:

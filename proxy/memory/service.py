@@ -291,7 +291,7 @@ class MemoryService:
                 fields = orjson.loads(line)
                 if not isinstance(fields, dict):
                     raise MemoryRejected("each line must be a JSON object")
-                draft = check_draft(fields, session=fields.get("session"), keep_ts=True)
+                draft = check_draft(fields, imported=True)
                 owner = self._writable(caller, draft.scope, draft.session)
             except orjson.JSONDecodeError as exc:
                 report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})

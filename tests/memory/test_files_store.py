@@ -575,6 +575,17 @@ async def test_an_unreadable_line_is_logged_and_counted_once_however_often_it_is
     assert [r.getMessage().rsplit(": ", 1)[-1] for r in caplog.records] == ["id must be m-<n> in ASCII digits"]
 
 
+async def test_a_memory_that_would_not_read_back_is_never_written(tmp_path: Path) -> None:
+    store = FilesStore(tmp_path)
+    kept = await add(store, "kept")
+    unreadable = MemoryDraft("never written", session={"not": "a string"})  # type: ignore[arg-type]
+    for max_total in (MAX, 1):  # an append, a rewrite
+        with pytest.raises(ValueError, match="session"):
+            await store.add(ALICE, unreadable, max_total=max_total)
+    assert b"never written" not in memories_file(tmp_path).read_bytes()
+    assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {kept.id}
+
+
 async def test_updates_are_compacted_so_the_file_does_not_grow_without_bound(tmp_path: Path) -> None:
     store = FilesStore(tmp_path)
     others = [await add(store, f"other memory {i}") for i in range(3)]

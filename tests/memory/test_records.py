@@ -46,6 +46,18 @@ def test_invalid_or_unsafe_memories_are_rejected_naming_the_field(fields: dict[s
     assert raised.value.param == param and raised.value.status == 400
 
 
+def test_an_imported_line_brings_its_session_and_time_checked() -> None:
+    now = parse_ts("2026-03-01T00:00:00Z")
+    line = {"text": "x", "session": "s-1", "ts": "2026-03-01T20:00:00Z", "id": "m-3", "use_count": 2}
+    draft = check_draft(line, imported=True, now=now)
+    assert (draft.session, draft.created) == ("s-1", parse_ts("2026-03-01T20:00:00Z"))
+    assert check_draft({"text": "x", "session": "s-1"}).session is None  # only an import line names its session
+    for bad, param in [({"session": 5}, "session"), ({"ts": "2026-03-02T01:00:00Z"}, "ts"), ({"id": 3}, "id")]:
+        with pytest.raises(MemoryRejected) as raised:
+            check_draft({"text": "x", **bad}, imported=True, now=now)
+        assert raised.value.param == param
+
+
 def test_exactly_500_characters_and_5_tags_are_allowed() -> None:
     draft = check_draft({"text": "y" * 500, "tags": ["a", "b", "c", "d", "e", "a"]})
     assert len(draft.text) == 500 and draft.tags == ("a", "b", "c", "d", "e")

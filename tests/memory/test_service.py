@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from proxy.config import load_settings
 from proxy.memory.backends.files import owner_dir
 from proxy.memory.caller import Identity
+from proxy.memory.records import format_ts
 from proxy.memory.service import MemoryService
 from proxy.memory.store import Owner
 from proxy.metrics import Metrics
@@ -59,3 +61,50 @@ async def test_a_corrupt_line_costs_only_itself_across_restarts(tmp_path: Path) 
     assert [m.id for m in await service.export(ADA)] == [added.id]
     assert b"corrupt" not in path.read_bytes()
     await service.aclose()
+
+
+BAD_IMPORT_LINES = {
+    "a session that is a number": ({"session": 5}, "session"),
+    "a session that is a bool": ({"session": True}, "session"),
+    "a session that is an object": ({"session": {"a": 1}}, "session"),
+    "a session that is a list": ({"session": ["s"]}, "session"),
+    "an empty session": ({"session": ""}, "session"),
+    "a ts in year 9999": ({"ts": "9999-01-01T00:00:00Z"}, "ts"),
+    "a ts two days ahead": ({"ts": "+2d"}, "ts"),
+    "a ts that is no time": ({"ts": "yesterday"}, "ts"),
+    "a last_used in the future": ({"last_used": "9999-01-01T00:00:00Z"}, "last_used"),
+    "a use_count that is text": ({"use_count": "3"}, "use_count"),
+    "an id that is a number": ({"id": 7}, "id"),
+    "a superseded_by that is an object": ({"superseded_by": {"id": "m-1"}}, "superseded_by"),
+}
+
+
+def future(days: float) -> str:
+    return format_ts(time.time() + days * 86400)
+
+
+@pytest.mark.parametrize(("extra", "field"), BAD_IMPORT_LINES.values(), ids=BAD_IMPORT_LINES.keys())
+async def test_an_import_line_with_a_bad_field_is_refused_and_nothing_of_it_written(
+    tmp_path: Path, service: MemoryService, extra: dict[str, object], field: str
+) -> None:
+    extra = {k: future(2) if v == "+2d" else v for k, v in extra.items()}
+    lines = [{"text": "User likes tea", "session": "s-1"}, {"text": "A bad line", **extra}, {"text": "User uses vim"}]
+    report = await service.import_lines(ADA, b"\n".join(orjson.dumps(line) for line in lines))
+    assert len(report.imported) == 2
+    assert [e["line"] for e in report.errors] == [2] and f"'{field}'" in report.errors[0]["error"]
+    path = tmp_path / owner_dir(Owner("ada", "w")) / "memories.jsonl"
+    assert b"A bad line" not in path.read_bytes()
+    restarted = service_on(tmp_path)  # what was acknowledged is all there after a restart
+    assert sorted(m.text for m in await restarted.export(ADA)) == ["User likes tea", "User uses vim"]
+    await restarted.aclose()
+
+
+async def test_an_imported_line_keeps_its_session_and_a_time_within_a_day_of_clock_skew(
+    service: MemoryService,
+) -> None:
+    ahead = future(0.5)
+    line = {"text": "User likes tea", "scope": "session", "session": "s-1", "ts": ahead, "last_used": ahead}
+    report = await service.import_lines(ADA, orjson.dumps(line))
+    assert report.errors == []
+    (memory,) = await service.export(ADA)
+    assert (memory.session, format_ts(memory.created)) == ("s-1", ahead)

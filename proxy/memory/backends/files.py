@@ -183,6 +183,7 @@ class _OwnerFile:
         return read
 
     def append(self, memories: list[Memory]) -> None:
+        data = _lines(memories)
         self.directory.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -190,7 +191,6 @@ class _OwnerFile:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 size = _cut_torn_tail(fd, size)
-            data = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories)
             try:
                 written = 0
                 while written < len(data):
@@ -206,12 +206,13 @@ class _OwnerFile:
 
     def rewrite(self, memories: Collection[Memory]) -> int:
         """Replace the file; returns a descriptor of the new one, for the caller to hold."""
+        data = _lines(memories)
         self.directory.mkdir(parents=True, exist_ok=True)
         for stale in self.directory.glob("memories.jsonl.tmp-*"):  # left by a crash; we hold the lock
             stale.unlink(missing_ok=True)
         temp = self.directory / f"memories.jsonl.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
-            handle.write(b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories))
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
             fd = os.dup(handle.fileno())
@@ -223,6 +224,16 @@ class _OwnerFile:
             temp.unlink(missing_ok=True)
             raise
         return fd
+
+
+def _lines(memories: Collection[Memory]) -> bytes:
+    """The memories as lines, each one checked to read back: a line we could not read must never be written."""
+    lines = []
+    for memory in memories:
+        line = memory.to_json()
+        Memory.from_json(line)  # ValueError: nothing is written
+        lines.append(orjson.dumps(line) + b"\n")
+    return b"".join(lines)
 
 
 def _cut_torn_tail(fd: int, size: int) -> int:
