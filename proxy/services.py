@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +18,7 @@ from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue
 from .episodes.service import EpisodeService
 from .errors import ConfigError
+from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.key_files import FilesKeys
@@ -29,6 +32,8 @@ from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
+
+log = logging.getLogger("proxy")
 
 
 @dataclass
@@ -44,6 +49,10 @@ class Services:
     auth: Authenticator
 
     async def __aenter__(self) -> Services:
+        if self.settings.store.backend == "files":
+            removed = await asyncio.to_thread(remove_crash_leftovers, Path(self.settings.store.path))
+            if removed:
+                log.info("removed %d temp files that crashed writers left in %s", removed, self.settings.store.path)
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
         self.episodes.start()

@@ -2,7 +2,9 @@
 
 A chat request only notes its session (:meth:`EpisodeService.observe`, no I/O). A session ends after
 ``sessions.idle_timeout_s`` of silence, on ``POST /memory/sessions/{id}/end``, or at shutdown; with at least
-``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged.
+``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged;
+a session whose job cannot be written (a full disk) is kept, live, and ends again later (the next end, sweep or
+shutdown), so its episode is never lost to a failed write.
 One worker per process runs due jobs: the extraction call, the episode, then the facts. A job that fails is
 retried with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
@@ -23,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Settings
-from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError
+from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, Provenance, episode_id
 from ..memory.service import MemoryService
@@ -147,12 +149,41 @@ class EpisodeService:
             sources=sources,
             now=time.time(),
         )
-        await self.jobs.put(job)
+        try:
+            await self.jobs.put(job)
+        except StoreUnavailable:
+            self._keep(session)
+            raise
         self.metrics.sessions_ended.labels("queued").inc()
         log.info("session %s of %s ended (%s): %d turns, job %s queued", session.id, session.user, reason,
                  session.turns, job.id)  # fmt: skip
         self._wake.set()
         return Ended(session, job, reason)
+
+    def _keep(self, session: Session) -> None:
+        """Back among the live sessions, its job not written: unless its user forgot everything meanwhile."""
+        if self._forgotten.get((session.user, session.workspace), 0.0) < session.last_seen:
+            self.sessions.restore(session)
+
+    async def _end_all(self, sessions: list[Session], reason: str) -> int:
+        """End sessions in turn; returns how many were kept because their jobs could not be written.
+
+        The first job that cannot be written keeps the rest too: the store is failing, and trying each would
+        only build their transcripts to fail the same way (and fill the log).
+        """
+        for number, session in enumerate(sessions):
+            try:
+                await self._ended(session, reason)
+            except StoreUnavailable as exc:
+                for later in sessions[number + 1 :]:
+                    self._keep(later)
+                kept = len(sessions) - number
+                log.warning("could not queue extraction for %d sessions (%s), kept for later: %s", kept, reason,
+                            exc.message)  # fmt: skip
+                return kept
+            except Exception:  # noqa: BLE001 - one session's failure must not stop the others
+                log.exception("could not queue extraction for session %s", session.id)
+        return 0
 
     def _end_soon(self, session: Session, reason: str) -> None:
         task = asyncio.ensure_future(self._ended(session, reason))
@@ -165,11 +196,7 @@ class EpisodeService:
         interval = min(max(timeout / 4, MIN_SWEEP_S), MAX_SWEEP_S)
         while True:
             await asyncio.sleep(interval)
-            for session in self.sessions.idle(time.time(), timeout):
-                try:
-                    await self._ended(session, "idle")
-                except Exception:  # noqa: BLE001 - one session's failure must not stop the sweep
-                    log.exception("could not queue extraction for session %s", session.id)
+            await self._end_all(self.sessions.idle(time.time(), timeout), "idle")
 
     # -- the worker -------------------------------------------------------------------------------------------
 
@@ -356,13 +383,16 @@ class EpisodeService:
         await asyncio.gather(*self._tasks, *self._ending, return_exceptions=True)
         self._tasks = []
         await self.extractor.aclose()
-        for session in self.sessions.end_all():
-            try:
-                await self._ended(session, "shutdown")
-            except Exception:  # noqa: BLE001 - the rest still get their jobs
-                log.exception("could not queue extraction for session %s at shutdown", session.id)
+        kept = await self._end_all(self.sessions.end_all(), "shutdown")
+        if kept:
+            log.error("%d sessions could not be queued for extraction at shutdown: their episodes are lost", kept)
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("could not queue extraction for a session", exc_info=task.exception())
+    if task.cancelled() or task.exception() is None:
+        return
+    exc = task.exception()
+    if isinstance(exc, StoreUnavailable):  # the session was kept: it ends again later
+        log.warning("could not queue extraction for a session, kept for later: %s", exc.message)
+    else:
+        log.error("could not queue extraction for a session", exc_info=exc)

@@ -1,5 +1,8 @@
 """EpisodeService with a scripted extractor: sessions become jobs, jobs one episode each, facts memories."""
 
+import errno
+import os
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,10 +12,11 @@ import orjson
 import pytest
 
 from proxy.config import load_settings
+from proxy.episodes import jobs as jobs_module
 from proxy.episodes.extraction import Answer, ExtractionFailed
 from proxy.episodes.jobs import JobQueue
 from proxy.episodes.service import EpisodeService, SessionNotFound
-from proxy.errors import MemoryNotFound
+from proxy.errors import MemoryNotFound, StoreUnavailable
 from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
@@ -326,3 +330,70 @@ async def test_a_job_waiting_for_a_key_does_not_keep_the_worker_busy(service: Ep
     extractor(service).answers = [ExtractionFailed("no key", upstream_status=401, keyless=True)]
     await service.run_due()
     assert service.next_due(await service.jobs.all()) is None  # nothing due: the worker sleeps until woken
+
+
+class FullDisk:
+    """``os.fsync`` fails with ENOSPC while ``full`` (every file the job queue writes is fsynced), as on a full disk."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = False
+        real = os.fsync
+
+        def fsync(fd: int) -> None:
+            if self.full:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(fd)
+
+        monkeypatch.setattr(jobs_module.os, "fsync", fsync)
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
+    return FullDisk(monkeypatch)
+
+
+@pytest.mark.parametrize("then", ["end", "shutdown"])
+async def test_a_session_whose_job_cannot_be_written_is_kept_until_it_is(
+    service: EpisodeService, disk: FullDisk, tmp_path: Path, then: str
+) -> None:
+    converse(service, "s1", "a", "b", "c")
+    disk.full = True
+    with pytest.raises(StoreUnavailable) as caught:
+        await service.end(ADA, "s1")
+    assert caught.value.status == 503
+    assert [(s.id, s.turns) for s in service.sessions.of("ada", "default")] == [("s1", 3)]
+    assert list((tmp_path / "jobs").iterdir()) == []  # no temp file, no job half made
+    disk.full = False
+    if then == "end":
+        assert (await service.end(ADA, "s1")).job is not None
+    else:
+        await service.aclose()
+    [job] = await service.jobs.all()
+    assert (job.session_id, job.turns) == ("s1", 3)
+    assert service.sessions.of("ada", "default") == []
+
+
+async def test_idle_sessions_whose_jobs_cannot_be_written_are_kept_for_the_next_sweep(
+    service: EpisodeService, disk: FullDisk
+) -> None:
+    for session in ("s1", "s2", "s3"):
+        converse(service, session, "a", "b", "c")
+    disk.full = True
+    idle = service.sessions.idle(time.time() + 1, 0.5)
+    assert await service._end_all(idle, "idle") == 3
+    assert [s.id for s in service.sessions] == ["s1", "s2", "s3"]  # least recently seen first, as before
+    disk.full = False
+    assert await service._end_all(service.sessions.idle(time.time() + 1, 0.5), "idle") == 0
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["s1", "s2", "s3"]
+
+
+async def test_a_session_forgotten_while_its_job_failed_is_not_brought_back(
+    service: EpisodeService, disk: FullDisk
+) -> None:
+    converse(service, "s1", "a", "b", "c")
+    [session] = service.sessions.end_all()
+    await service.forget(ADA)
+    disk.full = True
+    with pytest.raises(StoreUnavailable):
+        await service._ended(session, "idle")
+    assert service.sessions.of("ada", "default") == []

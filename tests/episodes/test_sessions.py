@@ -122,3 +122,22 @@ def test_a_different_conversation_under_one_session_header_is_scanned_whole() ->
     other = chat(user("b"), assistant(calls=("web_fetch",)), tool("call_0", "x"), user("c"))
     session = tracker.observe("ada", "default", "s1", other, now=2.0)
     assert session.tools == {"read_file", "web_fetch"}
+
+
+def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhile() -> None:
+    tracker = SessionTracker()
+    for number, name in enumerate(("s1", "s2", "s3"), 1):
+        tracker.observe("ada", "default", name, chat(SYSTEM, user("a"), assistant("ok"), user("b")), now=number)
+    s2 = tracker.end(("ada", "default", "s2"))
+    assert s2 is not None
+    tracker.restore(s2)  # its job could not be written
+    assert [s.id for s in tracker] == ["s1", "s2", "s3"]  # least recently seen first
+    assert [s.id for s in tracker.idle(3.5, 1.0)] == ["s1", "s2"]
+
+    s3 = tracker.end(("ada", "default", "s3"))
+    assert s3 is not None
+    s3.tools.add("web_fetch")
+    again = tracker.observe("ada", "default", "s3", chat(SYSTEM, user("a")), now=4.0)  # a request meanwhile
+    tracker.restore(s3)
+    assert [s for s in tracker] == [again]
+    assert (again.turns, again.tools, again.started_at) == (2, {"web_fetch"}, 3.0)

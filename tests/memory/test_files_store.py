@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
+import os
 import re
 import signal
 import subprocess
@@ -21,6 +23,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from proxy.errors import StoreUnavailable
+from proxy.memory.backends import files as files_module
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Memory, MemoryDraft
@@ -584,6 +588,26 @@ async def test_a_memory_that_would_not_read_back_is_never_written(tmp_path: Path
             await store.add(ALICE, unreadable, max_total=max_total)
     assert b"never written" not in memories_file(tmp_path).read_bytes()
     assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {kept.id}
+
+
+async def test_a_rewrite_on_a_full_disk_fails_leaving_the_file_as_it_was_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FilesStore(tmp_path)
+    first, second = await add(store, "first"), await add(store, "second")
+    before = memories_file(tmp_path).read_bytes()
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(files_module.os, "fsync", no_space)
+        with pytest.raises(StoreUnavailable):
+            await store.delete(ALICE, [first.id])
+    assert sorted(path.name for path in memories_file(tmp_path).parent.iterdir()) == ["memories.jsonl", "memories.lock"]
+    assert memories_file(tmp_path).read_bytes() == before
+    assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {first.id, second.id}
+    assert await store.delete(ALICE, [first.id]) == [first.id]  # the disk has room again
 
 
 async def test_updates_are_compacted_so_the_file_does_not_grow_without_bound(tmp_path: Path) -> None:

@@ -211,17 +211,20 @@ class _OwnerFile:
         for stale in self.directory.glob("memories.jsonl.tmp-*"):  # left by a crash; we hold the lock
             stale.unlink(missing_ok=True)
         temp = self.directory / f"memories.jsonl.tmp-{os.getpid()}-{threading.get_ident()}"
-        with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            fd = os.dup(handle.fileno())
+        fd = -1
         try:
+            with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                fd = os.dup(handle.fileno())
             os.replace(temp, self.path)
             fsync_dir(self.directory)
         except BaseException:
-            os.close(fd)
-            temp.unlink(missing_ok=True)
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                temp.unlink(missing_ok=True)  # a full disk must not keep its temp file too
             raise
         return fd
 
