@@ -61,6 +61,11 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.extraction_dropped = Counter(
+            "memproxy_extraction_jobs_dropped",
+            "Extraction jobs dropped unrun because their user had more than extraction.max_pending_per_user waiting.",
+            registry=self.registry,
+        )
         self.extraction_pending = Gauge(
             "memproxy_extraction_jobs_pending",
             "Extraction jobs on disk not done yet, as the worker last saw them, by state (pending, failed).",

@@ -1,5 +1,6 @@
 """EpisodeService with a scripted extractor: sessions become jobs, jobs one episode each, facts memories."""
 
+import dataclasses
 import errno
 import os
 import time
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import orjson
 import pytest
 
@@ -397,3 +399,48 @@ async def test_a_session_forgotten_while_its_job_failed_is_not_brought_back(
     with pytest.raises(StoreUnavailable):
         await service._ended(session, "idle")
     assert service.sessions.of("ada", "default") == []
+
+
+async def test_the_worker_takes_users_in_turn_not_in_queue_order(service: EpisodeService) -> None:
+    hog = Identity("hog")
+    for n in range(3):
+        converse(service, f"h{n}", f"hog session {n}", "b", "c", caller=hog)
+        await service.end(hog, f"h{n}")
+    converse(service, "a0", "ada session 0", "b", "c")
+    await service.end(ADA, "a0")  # queued last
+    extractor(service).answers = [answer("Summary.") for _ in range(4)]
+    assert await service.run_due() == 4
+    ran = [next(s for s in ("hog session", "ada session") if s in str(c["messages"])) for c in extractor(service).calls]
+    assert ran == ["hog session", "ada session", "hog session", "hog session"]
+
+
+async def test_past_max_pending_per_user_the_users_oldest_job_is_dropped_failed_ones_first(
+    service: EpisodeService, caplog: pytest.LogCaptureFixture
+) -> None:
+    service.settings = load_settings(overrides={"store.path": "unused", "extraction.max_pending_per_user": 2})
+    bob = Identity("bob")
+    for session, caller in (("s0", ADA), ("s1", ADA), ("b0", bob), ("b1", bob)):
+        converse(service, session, "a", "b", "c", caller=caller)
+        await service.end(caller, session)
+    s1 = next(job for job in await service.jobs.all() if job.session_id == "s1")
+    await service.jobs.put(dataclasses.replace(s1, state="failed", attempts=8))
+    converse(service, "s2", "a", "b", "c")
+    await service.end(ADA, "s2")
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["b0", "b1", "s0", "s2"]
+    converse(service, "s3", "a", "b", "c")
+    await service.end(ADA, "s3")
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["b0", "b1", "s2", "s3"]
+    assert service.metrics.registry.get_sample_value("memproxy_extraction_jobs_dropped_total") == 2
+    dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(dropped) == 2 and "session s1 of ada, failed" in dropped[0] and "max_pending_per_user" in dropped[0]
+
+
+async def test_a_job_another_worker_holds_is_skipped_not_waited_for(service: EpisodeService, tmp_path: Path) -> None:
+    converse(service, "s1", "a", "b", "c")
+    job = (await service.end(ADA, "s1")).job
+    assert job is not None
+    async with JobQueue(tmp_path).claim(job) as mine:  # another worker is running it
+        assert mine
+        with anyio.fail_after(30):  # a loop that kept trying it would never return
+            assert await service.run_due() == 0
+    assert extractor(service).calls == []

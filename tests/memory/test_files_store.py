@@ -347,6 +347,27 @@ async def test_max_total_prunes_superseded_memories_before_live_ones(backend: Ba
         assert len(view) == 3
 
 
+async def test_add_many_stores_a_batch_in_order_under_fresh_ids(backend: Backend, store: MemoryStore) -> None:
+    before = await add(store, "already there")
+    drafts = [MemoryDraft(f"imported {i}", created=1_700_000_000.0 + i) for i in range(5)]
+    added = await store.add_many(ALICE, drafts, max_total=MAX)
+    assert [m.text for m in added] == [d.text for d in drafts]
+    numbers = [number_of(m.id) for m in added]
+    assert numbers == sorted(numbers) and len(set(numbers)) == 5 and min(numbers) > number_of(before.id)
+    assert await store.add_many(ALICE, [], max_total=MAX) == []
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        assert [view.get(m.id) for m in added] == added and len(view) == 6
+
+
+async def test_add_many_prunes_what_was_there_first_then_the_batch_s_oldest(store: MemoryStore) -> None:
+    there = [await add(store, f"there {i}") for i in range(2)]
+    batch = [MemoryDraft(f"imported {i}", created=1_600_000_000.0 - i) for i in range(3)]  # older than `there`
+    added = await store.add_many(ALICE, batch, max_total=4)
+    assert await ids_in(store) == {there[1].id, *(m.id for m in added)}  # the oldest that was there went
+    more = await store.add_many(ALICE, batch, max_total=2)  # a batch alone past max_total keeps its newest two
+    assert await ids_in(store) == {more[0].id, more[1].id}
+
+
 async def test_ids_are_never_reused_after_deletes_or_restarts(backend: Backend, store: MemoryStore) -> None:
     handed_out = [(await add(store, f"memory {i}")).id for i in range(3)]
 

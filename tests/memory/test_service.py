@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,6 +11,8 @@ import orjson
 import pytest
 
 from proxy.config import load_settings
+from proxy.errors import InvalidRequest
+from proxy.memory.backends import files as files_module
 from proxy.memory.backends.files import owner_dir
 from proxy.memory.caller import Identity
 from proxy.memory.records import format_ts
@@ -108,3 +111,54 @@ async def test_an_imported_line_keeps_its_session_and_a_time_within_a_day_of_clo
     assert report.errors == []
     (memory,) = await service.export(ADA)
     assert (memory.session, format_ts(memory.created)) == ("s-1", ahead)
+
+
+def import_body(count: int, **extra: object) -> bytes:
+    return b"\n".join(orjson.dumps({"text": f"User fact number {n}", **extra}) for n in range(count))
+
+
+async def test_an_import_past_max_import_lines_is_a_400_and_nothing_is_imported(tmp_path: Path) -> None:
+    settings = load_settings(overrides={"store.path": str(tmp_path), "memory.max_import_lines": 3})
+    service = MemoryService(build_store(settings), settings.memory)
+    with pytest.raises(InvalidRequest) as refused:
+        await service.import_lines(ADA, import_body(4))
+    assert refused.value.status == 400 and refused.value.code == "too_many_lines"
+    assert "at most 3 lines (memory.max_import_lines), this one has 4" in refused.value.message
+    assert await service.export(ADA) == []
+    assert len((await service.import_lines(ADA, import_body(3) + b"\n\n  \n")).imported) == 3  # blanks don't count
+    assert len((await service.import_lines(ADA, import_body(5), bounded=False)).imported) == 5  # the CLI's
+    await service.aclose()
+
+
+async def test_an_import_is_one_write_per_owner_not_one_per_line(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fsyncs: list[int] = []
+    real = os.fsync
+
+    def counted(fd: int) -> None:
+        fsyncs.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(files_module.os, "fsync", counted)
+    body = import_body(300) + b"\n" + import_body(200, scope="user")
+    report = await service.import_lines(ADA, body)
+    assert len(report.imported) == 500 and report.errors == []
+    # Per owner: the id counter, the file, its directory (new); nothing per line.
+    assert len(fsyncs) <= 8
+    texts = {m.id: m.text for m in await service.export(ADA)}
+    assert [texts[memory_id] for memory_id in report.imported[:3]] == [f"User fact number {n}" for n in range(3)]
+    assert [texts[memory_id] for memory_id in report.imported[300:302]] == ["User fact number 0", "User fact number 1"]
+
+
+async def test_an_import_keeps_the_supersede_links_inside_it(service: MemoryService) -> None:
+    lines = [
+        {"id": "m-7", "text": "Staging runs Postgres 15", "superseded_by": "m-8"},
+        {"id": "m-8", "text": "Staging runs Postgres 16"},
+        {"id": "m-9", "text": "Deploys go through Nomad", "superseded_by": "m-99"},  # outside the import: dropped
+    ]
+    report = await service.import_lines(ADA, b"\n".join(orjson.dumps(line) for line in lines))
+    moved = {m.text: m for m in await service.export(ADA)}
+    assert [moved[line["text"]].id for line in lines] == report.imported
+    assert moved["Staging runs Postgres 15"].superseded_by == moved["Staging runs Postgres 16"].id
+    assert moved["Staging runs Postgres 16"].live and moved["Deploys go through Nomad"].live

@@ -45,6 +45,10 @@ class IdCounter:
         self.root = root
 
     def next(self) -> str:
+        return self.take(1)[0]
+
+    def take(self, count: int) -> list[str]:
+        """``count`` new ids in one bump of the counter (one fsync however many)."""
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / "ids"
         with locked(self.root / "ids.lock"):
@@ -52,13 +56,13 @@ class IdCounter:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 number = int(os.pread(fd, self.WIDTH + 1, 0).strip() or 1)
-                os.pwrite(fd, f"{number + 1:>{self.WIDTH}}\n".encode(), 0)
+                os.pwrite(fd, f"{number + count:>{self.WIDTH}}\n".encode(), 0)
                 os.fsync(fd)
             finally:
                 os.close(fd)
             if created:
                 fsync_dir(self.root)
-        return f"m-{number}"
+        return [f"m-{n}" for n in range(number, number + count)]
 
 
 def left_by_a_crash(name: str, mtime: float) -> bool:

@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -276,26 +276,41 @@ class FilesStore:
     async def add(
         self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
     ) -> Memory:
+        [memory] = await self._add(owner, [draft], max_total=max_total, supersedes=supersedes)
+        return memory
+
+    async def add_many(self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int) -> list[Memory]:
+        return await self._add(owner, drafts, max_total=max_total) if drafts else []
+
+    async def _add(
+        self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int, supersedes: Collection[str] = ()
+    ) -> list[Memory]:
+        """One write for any number of new memories: one lock, one id bump, one append (or rewrite), one fsync."""
+
         def plan(current: dict[str, Memory]) -> _Plan:
-            memory = draft.stored_as(self._ids.next(), time.time())
+            now = time.time()
+            ids = self._ids.take(len(drafts))
+            memories = [draft.stored_as(memory_id, now) for draft, memory_id in zip(drafts, ids, strict=True)]
             # The new memory and its predecessors' new versions go in one write: never one without the other.
             retired = [
-                replace(current[old], superseded_by=memory.id)
+                replace(current[old], superseded_by=memories[-1].id)
                 for old in supersedes
                 if old in current and current[old].live
             ]
-            excess = len(current) + 1 - max_total
+            excess = len(current) + len(memories) - max_total
             if excess <= 0:
-                return _Plan(memory, append=[memory, *retired])
+                return _Plan(memories, append=[*memories, *retired])
             current = {**current, **{m.id: m for m in retired}}
-            # Superseded memories go first, then the oldest live ones.
-            doomed = {m.id for m in sorted(current.values(), key=lambda m: (m.live, m.created, m.number))[:excess]}
+            # What was there goes first (superseded memories, then the oldest live ones); what this write adds only
+            # when it alone is past max_total (its oldest).
+            pruned = [*sorted(current.values(), key=_prune_order), *sorted(memories, key=_prune_order)][:excess]
+            doomed = {m.id for m in pruned}
             log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
-            return _Plan(memory, rewrite=[*(m for m in current.values() if m.id not in doomed), memory])
+            return _Plan(memories, rewrite=[m for m in [*current.values(), *memories] if m.id not in doomed])
 
-        memory = await self._write(owner, plan)
-        assert isinstance(memory, Memory)
-        return memory
+        memories = await self._write(owner, plan)
+        assert isinstance(memories, list)
+        return memories
 
     async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
         def plan(current: dict[str, Memory]) -> _Plan:
@@ -430,6 +445,11 @@ class FilesStore:
             file.close()
             file.handle = read.handle
         file.stamp, file.offset, file.lines = read.stamp, read.offset, read.lines
+
+
+def _prune_order(memory: Memory) -> tuple[bool, float, int]:
+    """Superseded memories first, then the oldest."""
+    return memory.live, memory.created, memory.number
 
 
 def _change(index: MemoryIndex, read: _Read) -> None:
