@@ -184,8 +184,9 @@ def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, 
     use_count = fields.get("use_count")
     if use_count is not None and (isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0):
         raise MemoryRejected("'use_count' must be a whole number from 0", param="use_count")
-    times = {key: _imported_time(fields, key, now) for key in ("ts", "last_used")}
-    return session, times["ts"]
+    created = _imported_time(fields, "ts", now)
+    _imported_time(fields, "last_used", now)  # checked only: an imported memory's uses start afresh
+    return session, created
 
 
 def _imported_time(fields: Mapping[str, Any], key: str, now: float) -> float | None:
