@@ -216,7 +216,7 @@ def memories_export(output: Any, **who: Any) -> None:
 def memories_import(source: Any, **who: Any) -> None:
     """Import memories from a JSONL file ('-' for stdin); each line is checked, bad ones are reported and skipped."""
     data = source.read()
-    report = _run(who, lambda service, caller: service.import_lines(caller, data))
+    report = _run(who, lambda service, caller: service.import_lines(caller, data, bounded=False))
     for error in report.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     click.echo(f"imported {len(report.imported)}, skipped {len(report.errors)}")

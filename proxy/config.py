@@ -64,6 +64,7 @@ class MemorySettings(_Section):
     max_inject_chars: int = Field(2000, ge=0)
     max_inject_count: int = Field(10, ge=0)
     max_total: int = Field(500, gt=0)
+    max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
 
 
@@ -101,6 +102,7 @@ UNTRUSTED_TOOLS = (
 class ExtractionSettings(_Section):
     enabled: bool = True
     model: str | None = None
+    max_pending_per_user: int = Field(50, gt=0)  # jobs not done yet; past it the user's oldest is dropped
     untrusted_tools: tuple[str, ...] = UNTRUSTED_TOOLS
     untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 

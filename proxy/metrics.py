@@ -33,6 +33,11 @@ class Metrics:
             ["result"],
             registry=self.registry,
         )
+        self.store_unreadable = Counter(
+            "memproxy_store_unreadable_lines",
+            "Lines of the memory store's files that could not be read and were skipped, each counted once.",
+            registry=self.registry,
+        )
         self.tool_calls = Counter(
             "memproxy_tool_calls",
             "Memory tool calls the proxy ran, by tool and outcome.",
@@ -54,6 +59,11 @@ class Metrics:
             "memproxy_extraction_jobs",
             "Extraction job runs by outcome (done, retry: failed and queued again, failed: gave up).",
             ["outcome"],
+            registry=self.registry,
+        )
+        self.extraction_dropped = Counter(
+            "memproxy_extraction_jobs_dropped",
+            "Extraction jobs dropped unrun because their user had more than extraction.max_pending_per_user waiting.",
             registry=self.registry,
         )
         self.extraction_pending = Gauge(

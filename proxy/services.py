@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +18,7 @@ from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue
 from .episodes.service import EpisodeService
 from .errors import ConfigError
+from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.key_files import FilesKeys
@@ -30,6 +33,8 @@ from .pipe.upstream import Upstream
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 from .tools.models import ToolModels
+
+log = logging.getLogger("proxy")
 
 
 @dataclass
@@ -47,6 +52,10 @@ class Services:
     auth: Authenticator
 
     async def __aenter__(self) -> Services:
+        if self.settings.store.backend == "files":
+            removed = await asyncio.to_thread(remove_crash_leftovers, Path(self.settings.store.path))
+            if removed:
+                log.info("removed %d temp files that crashed writers left in %s", removed, self.settings.store.path)
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
         self.episodes.start()
@@ -70,8 +79,10 @@ def _files_backend(settings: Settings) -> Path:
     return Path(settings.store.path)
 
 
-def build_store(settings: Settings) -> MemoryStore:
-    return FilesStore(_files_backend(settings))
+def build_store(settings: Settings, metrics: Metrics | None = None) -> MemoryStore:
+    """``metrics`` counts the store's unreadable lines."""
+    unreadable = metrics.store_unreadable.inc if metrics is not None else None
+    return FilesStore(_files_backend(settings), on_unreadable=unreadable)
 
 
 def build_episode_store(settings: Settings) -> EpisodeStore:
@@ -107,8 +118,8 @@ def build_services(
     upstream = upstream_at(settings.upstream.base_url, b"authorization")
     anthropic = upstream_at(settings.upstream.anthropic_base_url, b"x-api-key")
     litellm = LiteLLMRoute.of(settings.upstream)
-    store = store if store is not None else build_store(settings)
     metrics = Metrics()
+    store = store if store is not None else build_store(settings, metrics)
     memory = MemoryService(
         store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings)
     )

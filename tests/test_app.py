@@ -267,3 +267,22 @@ async def test_only_a_request_the_upstream_accepted_sets_a_users_extraction_key_
     assert (ok.status_code, refused.status_code) == (200, 401)
     assert services.episodes.key_of("alice") == "sk-alice"
     assert session is not None and session.model == "gpt-test"
+
+
+@pytest.mark.anyio
+async def test_an_import_past_max_import_lines_is_a_400_naming_the_limit(tmp_path) -> None:
+    settings = load_settings(overrides={"upstream.base_url": BASE, "store.path": str(tmp_path),
+                                        "memory.max_import_lines": 2})  # fmt: skip
+    services = build_services(settings, transport=httpx.MockTransport(lambda request: httpx.Response(500)))
+    headers = {"X-Memory-User": "ada"}
+    lines = [orjson.dumps({"text": f"User fact {n}"}) for n in range(3)]
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c,
+    ):
+        refused = await c.post("/memory/import", content=b"\n".join(lines), headers=headers)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "too_many_lines"
+        assert "memory.max_import_lines" in refused.json()["error"]["message"]
+        assert (await c.get("/memory/export", headers=headers)).content == b""
+        accepted = await c.post("/memory/import", content=b"\n".join(lines[:2]), headers=headers)
+        assert accepted.status_code == 200 and len(accepted.json()["imported"]) == 2

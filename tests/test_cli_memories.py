@@ -75,6 +75,17 @@ def test_held_lists_what_waits_for_approval_and_approve_lets_it_through(tmp_path
     ]
 
 
+def test_the_cli_imports_past_max_import_lines(tmp_path: Path) -> None:
+    lines = "".join(orjson.dumps({"text": f"User fact {n}"}).decode() + "\n" for n in range(3))
+    result = CliRunner().invoke(
+        main,
+        ["memories", "import", "-", "--user", "ada", "--data-dir", str(tmp_path)],
+        input=lines,
+        env={"MEMPROXY_MEMORY_MAX_IMPORT_LINES": "2"},
+    )
+    assert (result.exit_code, result.stdout) == (0, "imported 3, skipped 0\n")
+
+
 def test_forget_all_asks_first(tmp_path: Path) -> None:
     run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
     code, _, _ = run(tmp_path, "memories", "forget-all", "--user", "ada", input="n\n")

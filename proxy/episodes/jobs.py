@@ -1,8 +1,9 @@
 """The durable queue of extraction jobs: one JSON file per job in ``<root>/jobs``, shared by every process.
 
 - A job file is written to a temp file, fsynced, renamed over ``<id>.json`` and the directory fsynced, so a
-  restart or a ``kill -9`` finds every job whose ``put`` returned, whole (a crash's temp file is ignored,
-  and removed once stale).
+  restart or a ``kill -9`` finds every job whose ``put`` returned, whole. A ``put`` that fails (a full disk)
+  leaves nothing behind, neither its temp file nor a job it could not make durable; a crash's temp file is
+  ignored, and removed once its writer is gone (or it is stale).
 - A job that fails waits ``backoff_s`` before it is due again; after ``max_attempts`` it stays, ``failed``,
   for ``memproxy episodes list`` and a user-driven ``retry_now``.
 - ``claim`` is a non-blocking ``flock`` on ``<id>.lock``: one worker runs a job at a time, the others skip it.
@@ -30,7 +31,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ..errors import StoreUnavailable
-from ..memory.backends.durable import fsync_dir
+from ..memory.backends.durable import fsync_dir, left_by_a_crash
 from ..memory.records import format_ts
 
 log = logging.getLogger("proxy.jobs")
@@ -246,19 +247,25 @@ class JobQueue:
         if not self.directory.is_dir():
             self.directory.mkdir(parents=True, exist_ok=True)
             fsync_dir(self.root)  # the new directory's own entry
-        if only_if_present and not path.exists():
+        new = not path.exists()
+        if only_if_present and new:
             return
         temp = self.directory / f"{job.id}.json.tmp-{os.getpid()}-{threading.get_ident()}"
+        renamed = False
         try:
             with open(temp, "wb") as handle:
                 handle.write(orjson.dumps(job.to_json()))
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp, path)
+            renamed = True
+            fsync_dir(self.directory)
         except BaseException:
-            temp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                temp.unlink(missing_ok=True)
+                if renamed and new:  # not durable, so not written: its session stays live and is queued again
+                    path.unlink(missing_ok=True)
             raise
-        fsync_dir(self.directory)
 
     def _remove(self, job_id: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -294,7 +301,8 @@ class JobQueue:
                 entry.name.endswith(".lock") and not os.path.exists(entry.path.removesuffix(".lock") + ".json")
             ):  # left by a crash (a lock file by one inside `done`)
                 with contextlib.suppress(FileNotFoundError):
-                    if entry.stat().st_mtime < time.time() - STALE_TEMP_S:
+                    mtime = entry.stat().st_mtime
+                    if mtime < time.time() - STALE_TEMP_S or left_by_a_crash(entry.name, mtime):
                         os.unlink(entry.path)
         return sorted(jobs, key=lambda job: (job.created_at, job.id))
 

@@ -2,9 +2,13 @@
 
 A chat request only notes its session (:meth:`EpisodeService.observe`, no I/O). A session ends after
 ``sessions.idle_timeout_s`` of silence, on ``POST /memory/sessions/{id}/end``, or at shutdown; with at least
-``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged.
-One worker per process runs due jobs: the extraction call, the episode, then the facts. A job that fails is
-retried with backoff; one that ran before (a crash after the episode was written) finds its own episode and
+``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged;
+a session whose job cannot be written (a full disk) is kept, live, and ends again later (the next end, sweep or
+shutdown), so its episode is never lost to a failed write.
+One worker per process runs due jobs: the extraction call, the episode, then the facts. It takes users in turn
+(one job of each per round), and a user keeps at most ``extraction.max_pending_per_user`` jobs waiting (past it
+their oldest is dropped), so one user's sessions never hold everyone else's back. A job that fails is retried
+with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
 
 Provenance (seed 002): a session that called a tool named in ``extraction.untrusted_tools`` or an MCP tool
@@ -25,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Settings
-from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError
+from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
 from ..memory.provenance import Provenance
@@ -163,12 +167,58 @@ class EpisodeService:
             sources=sources,
             now=time.time(),
         )
-        await self.jobs.put(job)
+        try:
+            await self.jobs.put(job)
+        except StoreUnavailable:
+            self._keep(session)
+            raise
         self.metrics.sessions_ended.labels("queued").inc()
         log.info("session %s of %s ended (%s): %d turns, job %s queued", session.id, session.user, reason,
                  session.turns, job.id)  # fmt: skip
         self._wake.set()
+        try:
+            await self._cap_pending(session.user)
+        except StoreUnavailable as exc:  # the job is written: the cap waits for the next one
+            log.warning("could not check %s's pending extraction jobs: %s", session.user, exc.message)
         return Ended(session, job, reason)
+
+    async def _cap_pending(self, user: str) -> None:
+        """Past ``extraction.max_pending_per_user`` jobs not done, drop the user's oldest (failed ones first)."""
+        cap = self.settings.extraction.max_pending_per_user
+        waiting = [job for job in await self.jobs.all() if job.user == user]
+        if len(waiting) <= cap:
+            return
+        waiting.sort(key=lambda job: (job.state != "failed", job.created_at, job.id))
+        for job in waiting[: len(waiting) - cap]:
+            await self.jobs.done(job.id)
+            self.metrics.extraction_dropped.inc()
+            log.warning("extraction job %s (session %s of %s, %s) dropped: more than %d jobs waiting for this user "
+                        "(extraction.max_pending_per_user)", job.id, job.session_id, user, job.state, cap)  # fmt: skip
+
+    def _keep(self, session: Session) -> None:
+        """Back among the live sessions, its job not written: unless its user forgot everything meanwhile."""
+        if self._forgotten.get((session.user, session.workspace), 0.0) < session.last_seen:
+            self.sessions.restore(session)
+
+    async def _end_all(self, sessions: list[Session], reason: str) -> int:
+        """End sessions in turn; returns how many were kept because their jobs could not be written.
+
+        The first job that cannot be written keeps the rest too: the store is failing, and trying each would
+        only build their transcripts to fail the same way (and fill the log).
+        """
+        for number, session in enumerate(sessions):
+            try:
+                await self._ended(session, reason)
+            except StoreUnavailable as exc:
+                for later in sessions[number + 1 :]:
+                    self._keep(later)
+                kept = len(sessions) - number
+                log.warning("could not queue extraction for %d sessions (%s), kept for later: %s", kept, reason,
+                            exc.message)  # fmt: skip
+                return kept
+            except Exception:  # noqa: BLE001 - one session's failure must not stop the others
+                log.exception("could not queue extraction for session %s", session.id)
+        return 0
 
     def _end_soon(self, session: Session, reason: str) -> None:
         task = asyncio.ensure_future(self._ended(session, reason))
@@ -181,11 +231,7 @@ class EpisodeService:
         interval = min(max(timeout / 4, MIN_SWEEP_S), MAX_SWEEP_S)
         while True:
             await asyncio.sleep(interval)
-            for session in self.sessions.idle(time.time(), timeout):
-                try:
-                    await self._ended(session, "idle")
-                except Exception:  # noqa: BLE001 - one session's failure must not stop the sweep
-                    log.exception("could not queue extraction for session %s", session.id)
+            await self._end_all(self.sessions.idle(time.time(), timeout), "idle")
 
     # -- the worker -------------------------------------------------------------------------------------------
 
@@ -211,14 +257,26 @@ class EpisodeService:
         return min(waiting, default=None)
 
     async def run_due(self) -> int:
-        """Run every job that is due now; returns how many ran to completion."""
+        """Run every job that is due now, users in turn; returns how many ran to completion.
+
+        Each round runs the oldest due job of each user (users by their oldest job), then looks again: a user
+        with a long backlog holds a newcomer's job back by one round at most, never by their whole queue.
+        """
         finished = 0
-        for job in await self.jobs.due(time.time()):
-            if job.user in self._want_key:
-                continue  # until the user's next request brings their key back
-            async with self.jobs.claim(job) as mine:
-                if mine and await self.run_job(job):
-                    finished += 1
+        tried: set[str] = set()  # each job once per call: one claimed elsewhere stays due meanwhile
+        while True:
+            due = [
+                job
+                for job in await self.jobs.due(time.time())
+                if job.id not in tried and job.user not in self._want_key  # those wait for their user's key
+            ]
+            if not due:
+                return finished
+            for job in _oldest_of_each_user(due):
+                tried.add(job.id)
+                async with self.jobs.claim(job) as mine:
+                    if mine and await self.run_job(job):
+                        finished += 1
         return finished
 
     async def run_job(self, job: Job) -> bool:
@@ -380,13 +438,24 @@ class EpisodeService:
         await asyncio.gather(*self._tasks, *self._ending, return_exceptions=True)
         self._tasks = []
         await self.extractor.aclose()
-        for session in self.sessions.end_all():
-            try:
-                await self._ended(session, "shutdown")
-            except Exception:  # noqa: BLE001 - the rest still get their jobs
-                log.exception("could not queue extraction for session %s at shutdown", session.id)
+        kept = await self._end_all(self.sessions.end_all(), "shutdown")
+        if kept:
+            log.error("%d sessions could not be queued for extraction at shutdown: their episodes are lost", kept)
+
+
+def _oldest_of_each_user(jobs: list[Job]) -> list[Job]:
+    """One round of the worker: each user's oldest job, users in the order of those (``jobs`` is oldest first)."""
+    oldest: dict[str, Job] = {}
+    for job in jobs:
+        oldest.setdefault(job.user, job)
+    return list(oldest.values())
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("could not queue extraction for a session", exc_info=task.exception())
+    if task.cancelled() or task.exception() is None:
+        return
+    exc = task.exception()
+    if isinstance(exc, StoreUnavailable):  # the session was kept: it ends again later
+        log.warning("could not queue extraction for a session, kept for later: %s", exc.message)
+    else:
+        log.error("could not queue extraction for a session", exc_info=exc)

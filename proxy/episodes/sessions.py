@@ -203,6 +203,23 @@ class SessionTracker:
     def end(self, key: SessionKey) -> Session | None:
         return self._sessions.pop(key, None)
 
+    def restore(self, session: Session) -> None:
+        """Put back an ended session whose job could not be written, so it ends again later, nothing lost.
+
+        A request of the same session seen meanwhile started a new one: that one is kept, knowing what both knew.
+        """
+        current = self._sessions.get(session.key)
+        if current is not None:
+            current.turns = max(current.turns, session.turns)
+            current.tools |= session.tools
+            current.started_at = min(current.started_at, session.started_at)
+            current.model = current.model or session.model
+            return
+        self._sessions[session.key] = session
+        # Least recently seen first, as `idle` expects: the sessions seen since go back behind it.
+        for key in [key for key, other in self._sessions.items() if other.last_seen > session.last_seen]:
+            self._sessions.move_to_end(key)
+
     def end_all(self) -> list[Session]:
         ended = list(self._sessions.values())
         self._sessions.clear()

@@ -10,6 +10,8 @@ came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``
 from __future__ import annotations
 
 import datetime as dt
+import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,6 +27,9 @@ CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "ext
 MAX_TEXT_CHARS = 500
 MAX_TAGS = 5
 MAX_TAG_CHARS = 50
+MAX_SESSION_CHARS = 200  # as the X-Memory-Session header
+MAX_CLOCK_SKEW_S = 86400.0  # an imported `ts` may be this far ahead of our clock, no further
+MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes str.isdigit() but not int()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +61,8 @@ class Memory:
     @property
     def number(self) -> int:
         """The n of ``m-<n>``: ids sort by it within one process."""
-        return int(self.id[2:]) if self.id[2:].isdigit() else 0
+        match = MEMORY_ID.fullmatch(self.id)
+        return int(match.group(1)) if match else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +101,8 @@ class Memory:
         memory_id, text = _text(obj, "id"), _text(obj, "text")
         if memory_id is None or text is None:
             raise ValueError("id and text are required")
+        if not MEMORY_ID.fullmatch(memory_id):
+            raise ValueError("id must be m-<n> in ASCII digits")
         return cls(
             id=memory_id,
             text=text,
@@ -151,13 +159,16 @@ def check_draft(
     fields: Mapping[str, Any],
     *,
     session: str | None = None,
-    keep_ts: bool = False,
+    imported: bool = False,
+    now: float | None = None,
     origin: str = "api",
     provenance: Provenance = TRUSTED,
 ) -> MemoryDraft:
     """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`.
 
-    ``origin`` and ``provenance`` are the writer's, stamped by the proxy: never read from ``fields``.
+    ``origin`` and ``provenance`` are the writer's, stamped by the proxy: never read from ``fields``. An
+    ``imported`` line (an export's) also brings its own ``session`` and ``ts``, and names its ``id`` and
+    ``superseded_by`` for links; every field it carries is checked here, so nothing of a bad line is stored.
     """
     text = fields.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -180,12 +191,39 @@ def check_draft(
         if finding is not None:
             raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
     created = None
-    if keep_ts and fields.get("ts") is not None:
-        try:
-            created = parse_ts(fields["ts"])
-        except ValueError as exc:
-            raise MemoryRejected(f"'ts' is not an ISO-8601 time: {exc}", param="ts") from exc
+    if imported:
+        session, created = _check_imported(fields, time.time() if now is None else now)
     return MemoryDraft(text, scope, tags, category, source, confidence, session, created, origin, provenance)
+
+
+def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, float | None]:
+    """The fields only an import line brings: its session and time, and the exported ones it must not garble."""
+    session = fields.get("session")
+    if session is not None and (
+        not isinstance(session, str) or not 0 < len(session) <= MAX_SESSION_CHARS or not session.isprintable()
+    ):
+        raise MemoryRejected(f"'session' must be 1-{MAX_SESSION_CHARS} printable characters", param="session")
+    for key in ("id", "superseded_by"):
+        if fields.get(key) is not None and not isinstance(fields[key], str):
+            raise MemoryRejected(f"'{key}' must be a string", param=key)
+    use_count = fields.get("use_count")
+    if use_count is not None and (isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0):
+        raise MemoryRejected("'use_count' must be a whole number from 0", param="use_count")
+    created = _imported_time(fields, "ts", now)
+    _imported_time(fields, "last_used", now)  # checked only: an imported memory's uses start afresh
+    return session, created
+
+
+def _imported_time(fields: Mapping[str, Any], key: str, now: float) -> float | None:
+    if fields.get(key) is None:
+        return None
+    try:
+        when = parse_ts(fields[key])
+    except ValueError as exc:
+        raise MemoryRejected(f"'{key}' is not an ISO-8601 time: {exc}", param=key) from exc
+    if when > now + MAX_CLOCK_SKEW_S:  # a memory from the future would never be the oldest, never pruned
+        raise MemoryRejected(f"'{key}' is in the future: {fields[key]}", param=key)
+    return when
 
 
 def _check_tags(tags: Any) -> tuple[str, ...]:
@@ -224,7 +262,11 @@ def format_ts(epoch: float) -> str:
 
 
 def parse_ts(value: Any) -> float:
-    """An ISO-8601 time (or epoch seconds) as epoch seconds; ValueError for anything else or out of range."""
+    """An ISO-8601 time (or epoch seconds) as epoch seconds; ValueError for anything else or out of range.
+
+    Only times :func:`format_ts` can write back are accepted: one that parses but cannot be written
+    (year 1 at +14:00 is year 0 in UTC) would fail every export and rewrite of its owner's file.
+    """
     if value is None:
         return 0.0
     if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -238,4 +280,9 @@ def parse_ts(value: Any) -> float:
             parsed = dt.datetime.fromtimestamp(value, dt.UTC)
     except (OverflowError, OSError) as exc:
         raise ValueError(f"time out of range: {value!r}") from exc
-    return parsed.timestamp()
+    epoch = parsed.timestamp()
+    try:
+        format_ts(epoch)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise ValueError(f"time out of range: {value!r}") from exc
+    return epoch

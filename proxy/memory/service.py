@@ -18,7 +18,15 @@ from typing import Any
 import orjson
 
 from ..config import MemorySettings
-from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable, UntrustedSession
+from ..errors import (
+    AdminOnly,
+    InvalidRequest,
+    MemoryNotFound,
+    MemoryRejected,
+    ProxyError,
+    StoreUnavailable,
+    UntrustedSession,
+)
 from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
@@ -360,14 +368,50 @@ class MemoryService:
         memories = [m for owner in owners for m in await self.store.view(owner)]
         return sorted(memories, key=lambda m: (m.created, m.number))
 
-    async def import_lines(self, caller: Identity, data: bytes) -> ImportReport:
-        """Import JSONL, checking each line like a new memory: a bad line is reported and skipped."""
+    async def import_lines(self, caller: Identity, data: bytes, *, bounded: bool = True) -> ImportReport:
+        """Import JSONL, checking each line like a new memory: a bad line is reported and nothing of it stored.
+
+        Every line is checked before anything is written; then each owner's memories go in one write (one fsync
+        for them all, not one per line). ``bounded``: at most ``memory.max_import_lines`` lines, else a 400 and
+        nothing imported (one request must not hold the store for long); the CLI, on its own store, lifts it.
+        """
+        lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
+        limit = self.settings.max_import_lines
+        if bounded and len(lines) > limit:
+            raise InvalidRequest(
+                f"an import holds at most {limit} lines (memory.max_import_lines), this one has {len(lines)}; "
+                "nothing was imported: send it in parts",
+                code="too_many_lines",
+            )
         report = ImportReport()
+        # Scanning a thousand lines takes a while: in a thread, so the event loop keeps serving meanwhile.
+        accepted = await asyncio.to_thread(self._check_lines, caller, lines, report)
+        stored: list[tuple[int, str]] = []
         renamed: dict[str, str] = {}
-        supersede: list[tuple[Owner, Memory, str]] = []
-        for number, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue
+        links: dict[Owner, list[tuple[Memory, str]]] = {}
+        for owner, batch in accepted.items():
+            drafts = [draft for _, _, draft in batch]
+            memories = await self.store.add_many(owner, drafts, max_total=self.settings.max_total)
+            self.metrics.writes.labels("stored").inc(len(memories))
+            for (number, fields, _), memory in zip(batch, memories, strict=True):
+                stored.append((number, memory.id))
+                if isinstance(fields.get("id"), str):
+                    renamed[fields["id"]] = memory.id
+                if isinstance(fields.get("superseded_by"), str):
+                    links.setdefault(owner, []).append((memory, fields["superseded_by"]))
+        report.imported = [memory_id for _, memory_id in sorted(stored)]
+        for owner, linked in links.items():  # keep supersede links that point inside the import
+            updated = [replace(memory, superseded_by=renamed[old]) for memory, old in linked if old in renamed]
+            if updated:
+                await self.store.replace(owner, updated)
+        return report
+
+    def _check_lines(
+        self, caller: Identity, lines: list[tuple[int, bytes]], report: ImportReport
+    ) -> dict[Owner, list[tuple[int, dict[str, Any], MemoryDraft]]]:
+        """Each import line checked like a new memory: the good ones by owner, the bad ones in ``report``."""
+        accepted: dict[Owner, list[tuple[int, dict[str, Any], MemoryDraft]]] = {}
+        for number, line in lines:
             try:
                 fields = orjson.loads(line)
                 if not isinstance(fields, dict):
@@ -376,9 +420,7 @@ class MemoryService:
                     provenance = Provenance.of_memory(fields)
                 except ValueError as exc:
                     raise MemoryRejected(str(exc), param="untrusted") from None
-                draft = check_draft(
-                    fields, session=fields.get("session"), keep_ts=True, origin="import", provenance=provenance
-                )
+                draft = check_draft(fields, imported=True, origin="import", provenance=provenance)
                 owner = self._writable(caller, draft.scope, draft.session)
             except orjson.JSONDecodeError as exc:
                 report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})
@@ -388,17 +430,8 @@ class MemoryService:
                 report.errors.append({"line": number, "error": exc.message})
                 self.metrics.writes.labels("rejected").inc()
                 continue
-            memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
-            self.metrics.writes.labels("stored").inc()
-            report.imported.append(memory.id)
-            if isinstance(fields.get("id"), str):
-                renamed[fields["id"]] = memory.id
-            if isinstance(fields.get("superseded_by"), str):
-                supersede.append((owner, memory, fields["superseded_by"]))
-        for owner, memory, old_successor in supersede:  # keep supersede links that point inside the import
-            if old_successor in renamed:
-                await self.store.replace(owner, [replace(memory, superseded_by=renamed[old_successor])])
-        return report
+            accepted.setdefault(owner, []).append((number, fields, draft))
+        return accepted
 
     async def forget_all(self, caller: Identity) -> int:
         """Delete every memory of the caller: this workspace's and their user-wide ones (never global)."""

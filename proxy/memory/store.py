@@ -7,7 +7,7 @@ requests, so isolation is decided in one place (:func:`owners_visible_to`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -60,6 +60,14 @@ class MemoryStore(Protocol):
         """Store a new memory under a fresh id, durably, first pruning the owner's oldest past ``max_total``.
 
         The live memories named in ``supersedes`` get ``superseded_by`` the new id in the same write.
+        """
+        ...
+
+    async def add_many(self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int) -> list[Memory]:
+        """Store new memories (an import) in one durable write, in order, under fresh ids.
+
+        Then the owner's oldest (superseded first) past ``max_total`` are pruned, the new ones included: a
+        batch larger than ``max_total`` keeps its newest.
         """
         ...
 

@@ -3,7 +3,7 @@ the right user's. The openai SDK -> memproxy on a socket -> the fake upstream.""
 
 import asyncio
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -248,6 +248,9 @@ class BrokenStore:
     async def add(
         self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
     ) -> Memory:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def add_many(self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int) -> list[Memory]:
         raise StoreUnavailable("the disk is on fire")
 
     async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:

@@ -1,18 +1,24 @@
 """EpisodeService with a scripted extractor: sessions become jobs, jobs one episode each, facts memories."""
 
+import dataclasses
+import errno
+import os
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import orjson
 import pytest
 
 from proxy.config import load_settings
+from proxy.episodes import jobs as jobs_module
 from proxy.episodes.extraction import Answer, ExtractionFailed
 from proxy.episodes.jobs import JobQueue
 from proxy.episodes.service import EpisodeService, SessionNotFound
-from proxy.errors import MemoryNotFound
+from proxy.errors import MemoryNotFound, StoreUnavailable
 from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
@@ -348,3 +354,115 @@ async def test_an_extractor_that_echoes_its_prompt_stores_none_of_it(service: Ep
     [episode] = (await service.of(ADA))[0]
     assert episode.facts == ("User likes tea",)
     assert await memories(service) == ["User likes tea"]
+
+
+class FullDisk:
+    """``os.fsync`` fails with ENOSPC while ``full`` (every file the job queue writes is fsynced), as on a full disk."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = False
+        real = os.fsync
+
+        def fsync(fd: int) -> None:
+            if self.full:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(fd)
+
+        monkeypatch.setattr(jobs_module.os, "fsync", fsync)
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
+    return FullDisk(monkeypatch)
+
+
+@pytest.mark.parametrize("then", ["end", "shutdown"])
+async def test_a_session_whose_job_cannot_be_written_is_kept_until_it_is(
+    service: EpisodeService, disk: FullDisk, tmp_path: Path, then: str
+) -> None:
+    converse(service, "s1", "a", "b", "c")
+    disk.full = True
+    with pytest.raises(StoreUnavailable) as caught:
+        await service.end(ADA, "s1")
+    assert caught.value.status == 503
+    assert [(s.id, s.turns) for s in service.sessions.of("ada", "default")] == [("s1", 3)]
+    assert list((tmp_path / "jobs").iterdir()) == []  # no temp file, no job half made
+    disk.full = False
+    if then == "end":
+        assert (await service.end(ADA, "s1")).job is not None
+    else:
+        await service.aclose()
+    [job] = await service.jobs.all()
+    assert (job.session_id, job.turns) == ("s1", 3)
+    assert service.sessions.of("ada", "default") == []
+
+
+async def test_idle_sessions_whose_jobs_cannot_be_written_are_kept_for_the_next_sweep(
+    service: EpisodeService, disk: FullDisk
+) -> None:
+    for session in ("s1", "s2", "s3"):
+        converse(service, session, "a", "b", "c")
+    disk.full = True
+    idle = service.sessions.idle(time.time() + 1, 0.5)
+    assert await service._end_all(idle, "idle") == 3
+    assert [s.id for s in service.sessions] == ["s1", "s2", "s3"]  # least recently seen first, as before
+    disk.full = False
+    assert await service._end_all(service.sessions.idle(time.time() + 1, 0.5), "idle") == 0
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["s1", "s2", "s3"]
+
+
+async def test_a_session_forgotten_while_its_job_failed_is_not_brought_back(
+    service: EpisodeService, disk: FullDisk
+) -> None:
+    converse(service, "s1", "a", "b", "c")
+    [session] = service.sessions.end_all()
+    await service.forget(ADA)
+    disk.full = True
+    with pytest.raises(StoreUnavailable):
+        await service._ended(session, "idle")
+    assert service.sessions.of("ada", "default") == []
+
+
+async def test_the_worker_takes_users_in_turn_not_in_queue_order(service: EpisodeService) -> None:
+    hog = Identity("hog")
+    for n in range(3):
+        converse(service, f"h{n}", f"hog session {n}", "b", "c", caller=hog)
+        await service.end(hog, f"h{n}")
+    converse(service, "a0", "ada session 0", "b", "c")
+    await service.end(ADA, "a0")  # queued last
+    extractor(service).answers = [answer("Summary.") for _ in range(4)]
+    assert await service.run_due() == 4
+    ran = [next(s for s in ("hog session", "ada session") if s in str(c["messages"])) for c in extractor(service).calls]
+    assert ran == ["hog session", "ada session", "hog session", "hog session"]
+
+
+async def test_past_max_pending_per_user_the_users_oldest_job_is_dropped_failed_ones_first(
+    service: EpisodeService, caplog: pytest.LogCaptureFixture
+) -> None:
+    service.settings = load_settings(overrides={"store.path": "unused", "extraction.max_pending_per_user": 2})
+    bob = Identity("bob")
+    for session, caller in (("s0", ADA), ("s1", ADA), ("b0", bob), ("b1", bob)):
+        converse(service, session, "a", "b", "c", caller=caller)
+        await service.end(caller, session)
+    s1 = next(job for job in await service.jobs.all() if job.session_id == "s1")
+    await service.jobs.put(dataclasses.replace(s1, state="failed", attempts=8))
+    converse(service, "s2", "a", "b", "c")
+    await service.end(ADA, "s2")
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["b0", "b1", "s0", "s2"]
+    converse(service, "s3", "a", "b", "c")
+    await service.end(ADA, "s3")
+    assert sorted(job.session_id for job in await service.jobs.all()) == ["b0", "b1", "s2", "s3"]
+    assert service.metrics.registry.get_sample_value("memproxy_extraction_jobs_dropped_total") == 2
+    dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(dropped) == 2 and "session s1 of ada, failed" in dropped[0] and "max_pending_per_user" in dropped[0]
+
+
+async def test_a_job_another_worker_holds_is_skipped_not_waited_for(service: EpisodeService, tmp_path: Path) -> None:
+    converse(service, "s1", "a", "b", "c")
+    job = (await service.end(ADA, "s1")).job
+    assert job is not None
+    async with JobQueue(tmp_path).claim(job) as mine:  # another worker is running it
+        assert mine
+        with anyio.fail_after(30):  # a loop that kept trying it would never return
+            assert await service.run_due() == 0
+    assert extractor(service).calls == []

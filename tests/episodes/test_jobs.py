@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import logging
 import os
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from proxy.episodes import jobs as jobs_module
 from proxy.episodes.jobs import Job, JobQueue, backoff_s, new_job
 from proxy.errors import StoreUnavailable
 
@@ -300,6 +302,41 @@ async def test_a_crash_s_temp_file_is_ignored_and_removed_once_stale(tmp_path: P
         os.utime(path, (time.time() - 7200, time.time() - 7200))
     assert await queue.all() == [good]
     assert fresh.exists() and not stale.exists() and not orphan_lock.exists()
+
+
+def no_space(*args: object) -> None:
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize("failing", ["fsync", "fsync_dir"])
+async def test_a_put_that_fails_leaves_neither_a_temp_file_nor_a_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    """A put that raised was not acknowledged: a job it left (renamed, but not durable) would be queued twice."""
+    queue = JobQueue(tmp_path)
+    await queue.put(kept := job(session="kept"))
+    with monkeypatch.context() as patched:
+        if failing == "fsync":
+            patched.setattr(jobs_module.os, "fsync", no_space)
+        else:
+            patched.setattr(jobs_module, "fsync_dir", no_space)
+        with pytest.raises(StoreUnavailable):
+            await queue.put(job(session="lost"))
+        with pytest.raises(StoreUnavailable):
+            await queue.retry_later(kept, "boom", now=2000.0)  # an existing job is never removed by a failure
+    assert sorted(path.name for path in (tmp_path / "jobs").iterdir()) == [f"{kept.id}.json"]
+    assert [found.id for found in await queue.all()] == [kept.id]
+
+
+async def test_a_temp_file_whose_writer_is_gone_is_removed_at_once(tmp_path: Path) -> None:
+    queue = JobQueue(tmp_path)
+    await queue.put(good := job())
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    crashed = tmp_path / "jobs" / f"{good.id}.json.tmp-{process.pid}-1"
+    crashed.write_bytes(b'{"half": ')
+    assert await queue.all() == [good]
+    assert not crashed.exists()
 
 
 async def test_a_job_whose_id_is_not_a_job_id_is_never_written(tmp_path: Path) -> None:

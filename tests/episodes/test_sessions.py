@@ -178,3 +178,22 @@ def test_a_conversation_continues_its_session_only_while_it_extends_what_the_ses
     assert tracker.resolve("ada", "default", fingerprint, [*other, user("and?")]) == (f"{fingerprint}-2", False)
     assert tracker.resolve("ada", "default", fingerprint, [*longer, user("and?")]) == (fingerprint, False)
     assert tracker.get("ada", "default", fingerprint).turns == 2  # type: ignore[union-attr]  # not double-counted
+
+
+def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhile() -> None:
+    tracker = SessionTracker()
+    for number, name in enumerate(("s1", "s2", "s3"), 1):
+        tracker.observe("ada", "default", name, chat(SYSTEM, user("a"), assistant("ok"), user("b")), now=number)
+    s2 = tracker.end(("ada", "default", "s2"))
+    assert s2 is not None
+    tracker.restore(s2)  # its job could not be written
+    assert [s.id for s in tracker] == ["s1", "s2", "s3"]  # least recently seen first
+    assert [s.id for s in tracker.idle(3.5, 1.0)] == ["s1", "s2"]
+
+    s3 = tracker.end(("ada", "default", "s3"))
+    assert s3 is not None
+    s3.tools.add("web_fetch")
+    again = tracker.observe("ada", "default", "s3", chat(SYSTEM, user("a")), now=4.0)  # a request meanwhile
+    tracker.restore(s3)
+    assert [s for s in tracker] == [again]
+    assert (again.turns, again.tools, again.started_at) == (2, {"web_fetch"}, 3.0)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
+import os
 import re
 import signal
 import subprocess
@@ -21,6 +23,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from proxy.errors import StoreUnavailable
+from proxy.memory.backends import files as files_module
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.provenance import Provenance
 from proxy.memory.ranking import MemoryIndex
@@ -375,6 +379,27 @@ async def test_max_total_prunes_held_memories_before_trusted_ones(backend: Backe
         assert view.get(held.id) is None
 
 
+async def test_add_many_stores_a_batch_in_order_under_fresh_ids(backend: Backend, store: MemoryStore) -> None:
+    before = await add(store, "already there")
+    drafts = [MemoryDraft(f"imported {i}", created=1_700_000_000.0 + i) for i in range(5)]
+    added = await store.add_many(ALICE, drafts, max_total=MAX)
+    assert [m.text for m in added] == [d.text for d in drafts]
+    numbers = [number_of(m.id) for m in added]
+    assert numbers == sorted(numbers) and len(set(numbers)) == 5 and min(numbers) > number_of(before.id)
+    assert await store.add_many(ALICE, [], max_total=MAX) == []
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        assert [view.get(m.id) for m in added] == added and len(view) == 6
+
+
+async def test_add_many_prunes_what_was_there_first_then_the_batch_s_oldest(store: MemoryStore) -> None:
+    there = [await add(store, f"there {i}") for i in range(2)]
+    batch = [MemoryDraft(f"imported {i}", created=1_600_000_000.0 - i) for i in range(3)]  # older than `there`
+    added = await store.add_many(ALICE, batch, max_total=4)
+    assert await ids_in(store) == {there[1].id, *(m.id for m in added)}  # the oldest that was there went
+    more = await store.add_many(ALICE, batch, max_total=2)  # a batch alone past max_total keeps its newest two
+    assert await ids_in(store) == {more[0].id, more[1].id}
+
+
 async def test_ids_are_never_reused_after_deletes_or_restarts(backend: Backend, store: MemoryStore) -> None:
     handed_out = [(await add(store, f"memory {i}")).id for i in range(3)]
 
@@ -564,6 +589,9 @@ GARBAGE = {
     "tags that are not strings": b'{"id": "m-905", "text": "x", "tags": [1, 2]}',
     "a session that is not a string": b'{"id": "m-906", "text": "x", "session": ["s"]}',
     "a ts out of range": b'{"id": "m-907", "text": "x", "ts": 1e300}',
+    "a ts that cannot be written back": b'{"id": "m-908", "text": "x", "ts": "0001-01-01T00:00:00+14:00"}',
+    "an id with a digit that int() refuses": '{"id": "m-\u00b2", "text": "x"}'.encode(),
+    "an id that is not m-<n>": b'{"id": "note-1", "text": "x"}',
 }
 
 
@@ -580,6 +608,59 @@ async def test_an_unreadable_line_is_skipped_and_the_rest_still_loaded(tmp_path:
     fresh = FilesStore(tmp_path)
     assert await fresh.delete(ALICE, [before.id]) == [before.id]  # a rewrite of the file with the bad line
     assert await ids_in(FilesStore(tmp_path)) == {after.id}
+
+
+async def test_an_unreadable_line_is_logged_and_counted_once_however_often_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    counted: list[None] = []
+    store = FilesStore(tmp_path, on_unreadable=lambda: counted.append(None))
+    good = await add(store, "a readable memory")
+    path = memories_file(tmp_path)
+    with path.open("ab") as handle:
+        handle.write(GARBAGE["an id with a digit that int() refuses"] + b"\n")
+    assert [m.id for m in await store.view(ALICE)] == [good.id]
+
+    monkeypatch.setattr("proxy.memory.backends.files.MAX_CACHED_OWNERS", 1)
+    await store.view(Owner("bob", "w"))  # evicts alice: her file is read again in full
+    copy = path.with_name("copy")
+    copy.write_bytes(path.read_bytes())
+    copy.replace(path)  # another file at the path (a restore, an editor): read again in full
+    for _ in range(3):
+        assert [m.id for m in await store.view(ALICE)] == [good.id]
+    assert len(counted) == 1
+    assert [r.getMessage().rsplit(": ", 1)[-1] for r in caplog.records] == ["id must be m-<n> in ASCII digits"]
+
+
+async def test_a_memory_that_would_not_read_back_is_never_written(tmp_path: Path) -> None:
+    store = FilesStore(tmp_path)
+    kept = await add(store, "kept")
+    unreadable = MemoryDraft("never written", session={"not": "a string"})  # type: ignore[arg-type]
+    for max_total in (MAX, 1):  # an append, a rewrite
+        with pytest.raises(ValueError, match="session"):
+            await store.add(ALICE, unreadable, max_total=max_total)
+    assert b"never written" not in memories_file(tmp_path).read_bytes()
+    assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {kept.id}
+
+
+async def test_a_rewrite_on_a_full_disk_fails_leaving_the_file_as_it_was_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FilesStore(tmp_path)
+    first, second = await add(store, "first"), await add(store, "second")
+    before = memories_file(tmp_path).read_bytes()
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(files_module.os, "fsync", no_space)
+        with pytest.raises(StoreUnavailable):
+            await store.delete(ALICE, [first.id])
+    assert sorted(path.name for path in memories_file(tmp_path).parent.iterdir()) == ["memories.jsonl", "memories.lock"]
+    assert memories_file(tmp_path).read_bytes() == before
+    assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {first.id, second.id}
+    assert await store.delete(ALICE, [first.id]) == [first.id]  # the disk has room again
 
 
 async def test_updates_are_compacted_so_the_file_does_not_grow_without_bound(tmp_path: Path) -> None:

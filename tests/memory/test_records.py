@@ -48,6 +48,18 @@ def test_invalid_or_unsafe_memories_are_rejected_naming_the_field(fields: dict[s
     assert raised.value.param == param and raised.value.status == 400
 
 
+def test_an_imported_line_brings_its_session_and_time_checked() -> None:
+    now = parse_ts("2026-03-01T00:00:00Z")
+    line = {"text": "x", "session": "s-1", "ts": "2026-03-01T20:00:00Z", "id": "m-3", "use_count": 2}
+    draft = check_draft(line, imported=True, now=now)
+    assert (draft.session, draft.created) == ("s-1", parse_ts("2026-03-01T20:00:00Z"))
+    assert check_draft({"text": "x", "session": "s-1"}).session is None  # only an import line names its session
+    for bad, param in [({"session": 5}, "session"), ({"ts": "2026-03-02T01:00:00Z"}, "ts"), ({"id": 3}, "id")]:
+        with pytest.raises(MemoryRejected) as raised:
+            check_draft({"text": "x", **bad}, imported=True, now=now)
+        assert raised.value.param == param
+
+
 def test_exactly_500_characters_and_5_tags_are_allowed() -> None:
     draft = check_draft({"text": "y" * 500, "tags": ["a", "b", "c", "d", "e", "a"]})
     assert len(draft.text) == 500 and draft.tags == ("a", "b", "c", "d", "e")
@@ -71,6 +83,20 @@ def test_a_memory_survives_its_line_format() -> None:
     line = memory.to_json()
     assert line["ts"] == "2026-02-26T12:00:00.250Z" and line["last_used"] == "2026-03-01T08:00:00.000Z"
     assert Memory.from_json(line) == memory
+
+
+def test_an_id_is_numbered_only_when_its_digits_are_ascii() -> None:
+    assert Memory(id="m-42", text="x").number == 42
+    for odd in ("m-\u00b2", "m-\u0663", "m-", "x-1", "m-1a"):  # "²".isdigit() and "٣".isdigit() are true
+        assert Memory(id=odd, text="x").number == 0
+        with pytest.raises(ValueError, match="ASCII digits"):
+            Memory.from_json({"id": odd, "text": "x"})
+
+
+def test_a_time_that_cannot_be_written_back_is_refused() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        parse_ts("0001-01-01T00:00:00+14:00")  # year 0 in UTC
+    assert format_ts(parse_ts("9999-12-31T23:59:59Z")) == "9999-12-31T23:59:59.000Z"
 
 
 def test_seed_000_lines_load_with_the_extensions_defaulted() -> None:

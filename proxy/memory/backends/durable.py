@@ -1,12 +1,19 @@
-"""Small durable-file tools for the files backend: an exclusive lock, a directory fsync, the id counter."""
+"""Small durable-file tools for the files backend: an exclusive lock, a directory fsync, the id counter, and
+the removal of temp files crashed writers left behind."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
+
+# Every temp file is `<name>.tmp-<pid>-<thread>`: its writer's process tells whether it may still be written.
+_TEMP = re.compile(r".+\.tmp-([0-9]{1,20})-[0-9]+")
+_STARTED = time.time()  # a temp file of this process's pid older than this was left by an earlier one
 
 
 @contextlib.contextmanager
@@ -38,6 +45,10 @@ class IdCounter:
         self.root = root
 
     def next(self) -> str:
+        return self.take(1)[0]
+
+    def take(self, count: int) -> list[str]:
+        """``count`` new ids in one bump of the counter (one fsync however many)."""
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / "ids"
         with locked(self.root / "ids.lock"):
@@ -45,10 +56,47 @@ class IdCounter:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 number = int(os.pread(fd, self.WIDTH + 1, 0).strip() or 1)
-                os.pwrite(fd, f"{number + 1:>{self.WIDTH}}\n".encode(), 0)
+                os.pwrite(fd, f"{number + count:>{self.WIDTH}}\n".encode(), 0)
                 os.fsync(fd)
             finally:
                 os.close(fd)
             if created:
                 fsync_dir(self.root)
-        return f"m-{number}"
+        return [f"m-{n}" for n in range(number, number + count)]
+
+
+def left_by_a_crash(name: str, mtime: float) -> bool:
+    """Whether the temp file ``name`` (modified at ``mtime``) has no writer left: its process is gone, or it
+    carries this process's pid from before this process started (a restarted container reuses its pid).
+
+    Processes sharing a data dir are on one host (they share ``flock``s), so a live pid is a live writer.
+    """
+    match = _TEMP.fullmatch(name)
+    if match is None:
+        return False
+    pid = int(match.group(1))
+    if pid == os.getpid():
+        return mtime < _STARTED
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return True
+    except PermissionError:  # another user's live process
+        return False
+    return False
+
+
+def remove_crash_leftovers(root: Path) -> int:
+    """Remove every temp file under the data dir that crashed writers left (memories, episodes, jobs); returns
+    how many. At start-up: each writer also removes its own on failure, and the old ones it meets."""
+    removed = 0
+    for directory, _, names in os.walk(root):
+        for name in names:
+            if ".tmp-" not in name:
+                continue
+            path = os.path.join(directory, name)
+            with contextlib.suppress(FileNotFoundError):
+                if left_by_a_crash(name, os.stat(path).st_mtime):
+                    os.unlink(path)
+                    removed += 1
+    return removed

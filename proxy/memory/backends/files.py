@@ -10,6 +10,10 @@
 - Ids ``m-<n>`` come from one counter for the whole data dir, fsynced before an id is used, so an id
   is never handed out twice, even after deletes, restarts or crashes (a crash only leaves a gap).
 
+A line that does not parse (hand-edited, written by a bug, a bad id) is skipped, never fatal: it is
+logged and counted (``on_unreadable``) once per process, however often the file is read again. The
+next rewrite (a delete, a prune, a compaction) leaves it out, as it was left out of every read.
+
 File work runs in a thread. The in-process index is only changed on the event loop, under the owner's
 lock, so ranking never sees it half-updated. At most ``MAX_CACHED_OWNERS`` owners are kept (one open
 file each); the least recently used is dropped and read again when next needed.
@@ -25,7 +29,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -42,6 +46,7 @@ log = logging.getLogger("proxy.memory")
 
 T = TypeVar("T")
 MAX_CACHED_OWNERS = 256
+MAX_UNREADABLE_NOTED = 10_000  # distinct unreadable lines remembered, so each is reported once
 _Stamp = tuple[int, int, int]  # inode, size, mtime_ns
 
 
@@ -72,9 +77,32 @@ class _Plan:
     rewrite: list[Memory] | None = None
 
 
+class _Unreadable:
+    """Reports each unreadable line once per process. A file is read again in full after its owner leaves the
+    cache or another tool replaces it: a warning on every read would bury everything else in the log."""
+
+    def __init__(self, on_unreadable: Callable[[], None] | None) -> None:
+        self.on_unreadable = on_unreadable
+        self._noted: dict[tuple[str, int, bytes], None] = {}  # (path, offset, digest), oldest first
+        self._lock = threading.Lock()  # files are parsed in worker threads
+
+    def report(self, path: Path, number: int, offset: int, line: bytes, exc: Exception) -> None:
+        key = (str(path), offset, hashlib.blake2b(line, digest_size=16).digest())
+        with self._lock:
+            if key in self._noted:
+                return
+            self._noted[key] = None
+            if len(self._noted) > MAX_UNREADABLE_NOTED:
+                del self._noted[next(iter(self._noted))]
+        log.warning("%s: skipping unreadable line %d: %s", path, number, exc)
+        if self.on_unreadable is not None:
+            self.on_unreadable()
+
+
 class _OwnerFile:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, unreadable: _Unreadable) -> None:
         self.directory = directory
+        self.unreadable = unreadable
         self.path = directory / "memories.jsonl"
         self.lock_path = directory / "memories.lock"
         self.index = MemoryIndex()
@@ -136,16 +164,17 @@ class _OwnerFile:
     def _parse(self, data: bytes, stamp: _Stamp, *, full: bool) -> _Read:
         end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn by a crash
         first = 1 if full else self.lines + 1
-        memories = []
-        lines = data[:end].splitlines()
-        for number, line in enumerate(lines, first):
-            if not line.strip():
-                continue
-            try:
-                memories.append(Memory.from_json(orjson.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                log.warning("%s: skipping unreadable line %d: %s", self.path, number, exc)
         base = 0 if full else self.offset
+        memories = []
+        lines = data[:end].split(b"\n")[:-1]
+        start = base
+        for number, line in enumerate(lines, first):
+            if line.strip():
+                try:
+                    memories.append(Memory.from_json(orjson.loads(line)))
+                except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+                    self.unreadable.report(self.path, number, start, line, exc)
+            start += len(line) + 1
         read = _Read(stamp, base + end, first - 1 + len(lines))
         if full:
             read.index = MemoryIndex({m.id: m for m in memories}.values())  # the last version of each id
@@ -154,6 +183,7 @@ class _OwnerFile:
         return read
 
     def append(self, memories: list[Memory]) -> None:
+        data = _lines(memories)
         self.directory.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -161,7 +191,6 @@ class _OwnerFile:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 size = _cut_torn_tail(fd, size)
-            data = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories)
             try:
                 written = 0
                 while written < len(data):
@@ -177,23 +206,37 @@ class _OwnerFile:
 
     def rewrite(self, memories: Collection[Memory]) -> int:
         """Replace the file; returns a descriptor of the new one, for the caller to hold."""
+        data = _lines(memories)
         self.directory.mkdir(parents=True, exist_ok=True)
         for stale in self.directory.glob("memories.jsonl.tmp-*"):  # left by a crash; we hold the lock
             stale.unlink(missing_ok=True)
         temp = self.directory / f"memories.jsonl.tmp-{os.getpid()}-{threading.get_ident()}"
-        with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
-            handle.write(b"".join(orjson.dumps(m.to_json()) + b"\n" for m in memories))
-            handle.flush()
-            os.fsync(handle.fileno())
-            fd = os.dup(handle.fileno())
+        fd = -1
         try:
+            with open(temp, "w+b") as handle:  # readable too: its descriptor is kept for reading
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                fd = os.dup(handle.fileno())
             os.replace(temp, self.path)
             fsync_dir(self.directory)
         except BaseException:
-            os.close(fd)
-            temp.unlink(missing_ok=True)
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                temp.unlink(missing_ok=True)  # a full disk must not keep its temp file too
             raise
         return fd
+
+
+def _lines(memories: Collection[Memory]) -> bytes:
+    """The memories as lines, each one checked to read back: a line we could not read must never be written."""
+    lines = []
+    for memory in memories:
+        line = memory.to_json()
+        Memory.from_json(line)  # ValueError: nothing is written
+        lines.append(orjson.dumps(line) + b"\n")
+    return b"".join(lines)
 
 
 def _cut_torn_tail(fd: int, size: int) -> int:
@@ -207,10 +250,12 @@ def _cut_torn_tail(fd: int, size: int) -> int:
 class FilesStore:
     """:class:`~proxy.memory.store.MemoryStore` on the local file system."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, on_unreadable: Callable[[], None] | None = None) -> None:
+        """``on_unreadable`` is called once for each line that does not parse (a metric, say)."""
         self.root = Path(root)
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
         self._ids = IdCounter(self.root)
+        self._unreadable = _Unreadable(on_unreadable)
 
     def cached(self, owner: Owner) -> MemoryIndex | None:
         file = self._files.get(owner)
@@ -231,28 +276,41 @@ class FilesStore:
     async def add(
         self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
     ) -> Memory:
+        [memory] = await self._add(owner, [draft], max_total=max_total, supersedes=supersedes)
+        return memory
+
+    async def add_many(self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int) -> list[Memory]:
+        return await self._add(owner, drafts, max_total=max_total) if drafts else []
+
+    async def _add(
+        self, owner: Owner, drafts: Sequence[MemoryDraft], *, max_total: int, supersedes: Collection[str] = ()
+    ) -> list[Memory]:
+        """One write for any number of new memories: one lock, one id bump, one append (or rewrite), one fsync."""
+
         def plan(current: dict[str, Memory]) -> _Plan:
-            memory = draft.stored_as(self._ids.next(), time.time())
+            now = time.time()
+            ids = self._ids.take(len(drafts))
+            memories = [draft.stored_as(memory_id, now) for draft, memory_id in zip(drafts, ids, strict=True)]
             # The new memory and its predecessors' new versions go in one write: never one without the other.
             retired = [
-                replace(current[old], superseded_by=memory.id)
+                replace(current[old], superseded_by=memories[-1].id)
                 for old in supersedes
                 if old in current and current[old].live
             ]
-            excess = len(current) + 1 - max_total
+            excess = len(current) + len(memories) - max_total
             if excess <= 0:
-                return _Plan(memory, append=[memory, *retired])
+                return _Plan(memories, append=[*memories, *retired])
             current = {**current, **{m.id: m for m in retired}}
-            # Superseded and held memories go first (so an untrusted session's writes cannot push trusted ones
-            # out), then the oldest live ones.
-            order = sorted(current.values(), key=lambda m: (m.live and not m.held, m.created, m.number))
-            doomed = {m.id for m in order[:excess]}
+            # What was there goes first (superseded memories, then the oldest live ones); what this write adds only
+            # when it alone is past max_total (its oldest).
+            pruned = [*sorted(current.values(), key=_prune_order), *sorted(memories, key=_prune_order)][:excess]
+            doomed = {m.id for m in pruned}
             log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
-            return _Plan(memory, rewrite=[*(m for m in current.values() if m.id not in doomed), memory])
+            return _Plan(memories, rewrite=[m for m in [*current.values(), *memories] if m.id not in doomed])
 
-        memory = await self._write(owner, plan)
-        assert isinstance(memory, Memory)
-        return memory
+        memories = await self._write(owner, plan)
+        assert isinstance(memories, list)
+        return memories
 
     async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
         def plan(current: dict[str, Memory]) -> _Plan:
@@ -300,7 +358,7 @@ class FilesStore:
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
         if file is None:
-            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner))
+            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner), self._unreadable)
             self._evict()
         else:
             self._files.move_to_end(owner)
@@ -387,6 +445,12 @@ class FilesStore:
             file.close()
             file.handle = read.handle
         file.stamp, file.offset, file.lines = read.stamp, read.offset, read.lines
+
+
+def _prune_order(memory: Memory) -> tuple[bool, float, int]:
+    """Superseded and held memories first (an untrusted session's writes never push trusted ones out), then the
+    oldest."""
+    return memory.live and not memory.held, memory.created, memory.number
 
 
 def _change(index: MemoryIndex, read: _Read) -> None:
