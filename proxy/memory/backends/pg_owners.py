@@ -119,6 +119,7 @@ class OwnerViews(Generic[V]):
 
         async def run() -> R:
             async with view.lock:
+                await self.db.start()  # listening from here on
                 epoch = self.db.epoch if self.db.listening else -1
                 async with self.db.transaction() as conn:
                     version = await conn.fetchval(
@@ -194,6 +195,7 @@ class OwnerViews(Generic[V]):
 
     async def _refresh(self, view: _View[V]) -> None:
         async with view.lock:
+            await self.db.start()  # listening from here on
             # Read before the query: a listener lost while it runs leaves this epoch behind, untrusted.
             epoch = self.db.epoch if self.db.listening else -1
             async with self.db.connection() as conn:
