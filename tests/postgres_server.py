@@ -8,6 +8,8 @@ run as root, so as root the server runs as the ``postgres`` user (Debian's packa
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import os
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 INSTALL_HINT = "install PostgreSQL (apt-get install postgresql) or set MEMPROXY_PG_BIN to the folder holding pg_ctl"
@@ -38,7 +41,7 @@ def find_binaries() -> Path | None:
     debian = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: _major(p.parent.name), reverse=True)
     candidates.extend(debian)
     for folder in candidates:
-        if all((folder / name).is_file() for name in ("initdb", "pg_ctl", "pg_isready", "createdb", "postgres")):
+        if all((folder / name).is_file() for name in ("initdb", "pg_ctl", "pg_isready", "postgres")):
             return folder
     return None
 
@@ -90,7 +93,17 @@ class PostgresServer:
 
     def create_database(self) -> str:
         name = f"test_{next(self._databases)}"
-        self.run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", SUPERUSER, name)
+
+        async def create() -> None:
+            conn = await asyncpg.connect(self.dsn())
+            try:
+                await conn.execute(f"CREATE DATABASE {name}")
+            finally:
+                await conn.close()
+
+        # In a thread of its own: fixtures may ask for a database from inside a running event loop.
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, create()).result()
         return self.dsn(name)
 
     def log_tail(self) -> str:

@@ -31,7 +31,7 @@ from ..memory.store import Owner
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
-from .jobs import Job, JobQueue, new_job
+from .jobs import Job, Jobs, new_job
 from .sessions import Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, derive_provenance, extraction_messages, parse_extraction
 
@@ -61,7 +61,7 @@ class EpisodeService:
         settings: Settings,
         memory: MemoryService,
         store: EpisodeStore,
-        jobs: JobQueue,
+        jobs: Jobs,
         extractor: Extractor,
         metrics: Metrics,
         *,
@@ -361,6 +361,7 @@ class EpisodeService:
                 await self._ended(session, "shutdown")
             except Exception:  # noqa: BLE001 - the rest still get their jobs
                 log.exception("could not queue extraction for session %s at shutdown", session.id)
+        await self.jobs.aclose()
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:

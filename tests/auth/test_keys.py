@@ -158,7 +158,9 @@ async def test_a_key_in_x_memproxy_key_sends_the_clients_own_authorization_upstr
     assert caller == Caller(caller.identity, None, frozenset({b"x-memproxy-key"}), "sk-client")
 
 
-async def test_a_key_in_authorization_sends_the_servers_key_upstream_or_asks_for_x_memproxy_key(open_keys: OpenKeys) -> None:
+async def test_a_key_in_authorization_sends_the_servers_key_upstream_or_asks_for_x_memproxy_key(
+    open_keys: OpenKeys,
+) -> None:
     auth, keys = await authenticator(open_keys, **{"upstream.api_key": "sk-server"})
     caller = auth.authenticate(auth_headers(keys["personal"], b"authorization"))
     assert caller.upstream_key == "sk-server" and caller.client_key is None

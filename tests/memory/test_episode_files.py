@@ -312,7 +312,9 @@ async def test_cached_notices_another_processs_delete_and_replace(open_files_sto
     assert [e.summary for e in await reader.view(ALICE)] == ["revised"]
 
 
-async def test_a_change_hidden_in_the_same_timestamp_tick_is_still_seen(open_files_store: OpenFilesStore, tmp_path: Path) -> None:
+async def test_a_change_hidden_in_the_same_timestamp_tick_is_still_seen(
+    open_files_store: OpenFilesStore, tmp_path: Path
+) -> None:
     """A coarse timestamp can hide a second change: here the writer's change keeps the stamp the reader saw.
     The reader read that stamp too soon after its mtime to trust it, so it must not answer from its cache."""
     reader, writer = open_files_store(), open_files_store()
