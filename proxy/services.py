@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -13,7 +14,7 @@ from .auth.keys import KeyRing
 from .config import Settings
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
-from .episodes.jobs import JobQueue
+from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
 from .errors import ConfigError
 from .memory.backends.episode_files import FilesEpisodes
@@ -30,6 +31,9 @@ from .pipe.upstream import Upstream
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 
+if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg: only a postgres store loads them
+    from .memory.backends.postgres import Database
+
 
 @dataclass
 class Services:
@@ -42,8 +46,11 @@ class Services:
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
+    database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
+        if self.database is not None:
+            await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
         self.episodes.start()
@@ -58,24 +65,65 @@ class Services:
         await self.memory.aclose()
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
+            await self.auth.keyring.store.aclose()
 
 
-def _files_backend(settings: Settings) -> Path:
-    if settings.store.backend != "files":
-        raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
-    return Path(settings.store.path)
+def build_database(settings: Settings) -> Database | None:
+    """The PostgreSQL database for ``store.backend: postgres`` (connected on first use), else None."""
+    if settings.store.backend != "postgres":
+        return None
+    if not settings.store.dsn:
+        raise ConfigError('store.dsn: required with store.backend: postgres (e.g. "${DATABASE_URL}")')
+    from .memory.backends.postgres import Database
+
+    return Database(settings.store.dsn)
 
 
-def build_store(settings: Settings) -> MemoryStore:
-    return FilesStore(_files_backend(settings))
+def build_store(settings: Settings, database: Database | None = None) -> MemoryStore:
+    """``database``: one shared with the other stores (else the store gets one of its own)."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesStore(Path(settings.store.path))
+    from .memory.backends.pg_memories import PostgresStore
+
+    return PostgresStore(database)
 
 
-def build_episode_store(settings: Settings) -> EpisodeStore:
-    return FilesEpisodes(_files_backend(settings))
+def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesEpisodes(Path(settings.store.path))
+    from .memory.backends.pg_episodes import PostgresEpisodes
+
+    return PostgresEpisodes(database)
 
 
-def build_key_store(settings: Settings) -> KeyStore:
-    return FilesKeys(_files_backend(settings))
+def build_key_store(settings: Settings, database: Database | None = None) -> KeyStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesKeys(Path(settings.store.path))
+    from .memory.backends.pg_keys import PostgresKeys
+
+    return PostgresKeys(database)
+
+
+def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
+    database = database or build_database(settings)
+    if database is None:
+        return JobQueue(settings.store.path)
+    from .episodes.pg_jobs import PostgresJobs
+
+    return PostgresJobs(database)
+
+
+async def check_store(settings: Settings) -> None:
+    """Before serving: a PostgreSQL store is reachable and migrated (or says in one line why not)."""
+    database = build_database(settings)
+    if database is not None:
+        try:
+            await database.start()
+        finally:
+            await database.aclose()
 
 
 def build_services(
@@ -98,10 +146,11 @@ def build_services(
         transport = RecordingTransport(transport or AiohttpTransport(), record_dir, base_url)
     upstream = Upstream(base_url, timeout_s=settings.upstream.timeout_s, transport=transport)
     litellm = LiteLLMRoute.of(settings.upstream)
-    store = store if store is not None else build_store(settings)
+    database = build_database(settings)
+    store = store if store is not None else build_store(settings, database)
     metrics = Metrics()
     memory = MemoryService(
-        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings)
+        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings, database)
     )
     return Services(
         settings=settings,
@@ -111,13 +160,20 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory),
         hidden_turns=HiddenTurns(),
-        episodes=episode_service(settings, memory, extractor, metrics),
-        auth=Authenticator(settings, KeyRing(build_key_store(settings)) if settings.auth.mode == "keys" else None),
+        episodes=episode_service(settings, memory, extractor, metrics, database),
+        auth=Authenticator(
+            settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
+        ),
+        database=database,
     )
 
 
 def episode_service(
-    settings: Settings, memory: MemoryService, extractor: Extractor | None = None, metrics: Metrics | None = None
+    settings: Settings,
+    memory: MemoryService,
+    extractor: Extractor | None = None,
+    metrics: Metrics | None = None,
+    database: Database | None = None,
 ) -> EpisodeService:
     """Sessions, jobs and episodes over ``memory``'s store (the CLI builds one too, to approve and list)."""
     assert memory.episodes is not None
@@ -125,7 +181,7 @@ def episode_service(
         settings,
         memory,
         memory.episodes,
-        JobQueue(settings.store.path),
+        build_jobs(settings, database),
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
