@@ -1,5 +1,7 @@
 """The CLI on a PostgreSQL store (``store.backend: postgres``): the same commands, the same answers as on files."""
 
+import asyncio
+
 import asyncpg
 import pytest
 from click.testing import CliRunner
@@ -51,8 +53,6 @@ def test_serve_refuses_a_schema_newer_than_it_knows_in_one_line(pg_dsn: str) -> 
             await conn.execute("INSERT INTO schema_migrations (name, applied_by) VALUES ('9999_next', 'test')")
         finally:
             await conn.close()
-
-    import asyncio
 
     asyncio.run(from_the_future())
     code, _, err = run(pg_dsn, "serve", "--port", "0")

@@ -38,7 +38,7 @@ V = TypeVar("V")
 R = TypeVar("R")
 T = TypeVar("T")
 MAX_CACHED_OWNERS = 256
-CATCH_UP_ROUNDS = 3  # background catch-ups per notification burst before leaving the rest to the next view
+CATCH_UP_ROUNDS = 3  # reads in a row while notifications keep coming, before leaving the rest to the next view
 
 Change = Callable[[V], V]  # turns the view's value into the new one (in place or not)
 
@@ -106,7 +106,7 @@ class OwnerViews(Generic[V]):
     async def view(self, owner: Owner) -> V:
         view = self._view(owner)
         if view.refreshing is None:
-            view.refreshing = self._start(self._read(view, rounds=1))
+            view.refreshing = self._start(self._read(view))
             view.refreshing.add_done_callback(_quiet)  # its waiters may all have gone (deadline)
         # Shielded: a caller that stops waiting (deadline, disconnect) leaves the read to finish for the next.
         await asyncio.shield(view.refreshing)
@@ -183,10 +183,10 @@ class OwnerViews(Generic[V]):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _read(self, view: _View[V], *, rounds: int) -> None:
-        """Catch the view up; with ``rounds`` > 1, again while notifications announce newer versions."""
+    async def _read(self, view: _View[V]) -> None:
+        """Catch the view up, and again while notifications that came meanwhile announce newer versions."""
         try:
-            for _ in range(rounds):
+            for _ in range(CATCH_UP_ROUNDS):
                 await self._refresh(view)
                 if view.noted <= view.version:
                     return
@@ -210,7 +210,7 @@ class OwnerViews(Generic[V]):
             return  # not held here, or our own write
         view.noted = max(view.noted, version)
         if view.refreshing is None:  # read it now, so the next request finds the view trusted
-            view.refreshing = self._start(self._read(view, rounds=CATCH_UP_ROUNDS))
+            view.refreshing = self._start(self._read(view))
             view.refreshing.add_done_callback(_quiet)
 
 
