@@ -74,7 +74,8 @@ class PostgresServer:
     def run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         argv = [str(self.bin / command[0]), *command[1:]]
         if self.user is not None:
-            argv = ["runuser", "-u", self.user, "--", *argv]
+            runuser = shutil.which("runuser") or "/usr/sbin/runuser"  # util-linux; sbin may be off PATH
+            argv = [runuser, "-u", self.user, "--", *argv]
         return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=START_TIMEOUT_S)
 
     def ready(self) -> bool:

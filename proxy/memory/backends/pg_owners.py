@@ -107,7 +107,6 @@ class OwnerViews(Generic[V]):
         view = self._view(owner)
         if view.refreshing is None:
             view.refreshing = self._start(self._read(view))
-            view.refreshing.add_done_callback(_quiet)  # its waiters may all have gone (deadline)
         # Shielded: a caller that stops waiting (deadline, disconnect) leaves the read to finish for the next.
         await asyncio.shield(view.refreshing)
         return view.value
@@ -177,10 +176,11 @@ class OwnerViews(Generic[V]):
         return view
 
     def _start(self, work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
-        """Run ``work`` as a task of its own, which ``aclose`` waits for."""
+        """Run ``work`` as a task of its own, which ``aclose`` waits for (its waiters may all have gone)."""
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_quiet)
         return task
 
     async def _read(self, view: _View[V]) -> None:
@@ -211,10 +211,10 @@ class OwnerViews(Generic[V]):
         view.noted = max(view.noted, version)
         if view.refreshing is None:  # read it now, so the next request finds the view trusted
             view.refreshing = self._start(self._read(view))
-            view.refreshing.add_done_callback(_quiet)
 
 
-def _quiet(task: asyncio.Future[None]) -> None:
-    """A read nobody waits for any more that failed: the next ``view`` reads again and reports it."""
-    if not task.cancelled() and task.exception() is not None:
-        log.debug("catching up with a change notification failed", exc_info=task.exception())
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """A task nobody waits for any more that failed: a read is tried again (and reported) by the next ``view``,
+    a write was reported to its caller if it still waited."""
+    if not task.cancelled() and not isinstance(task.exception(), _Unchanged | None):
+        log.debug("a PostgreSQL store task failed", exc_info=task.exception())

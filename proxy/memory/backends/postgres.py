@@ -95,14 +95,11 @@ class Database:
         """Connect, migrate and listen, once per event loop; safe to call from many tasks at once."""
         if self._pool is not None:
             return
-        if self._starting is None:
+        if self._starting is None or self._starting.done():  # not started, or the last attempt failed
             self._starting = asyncio.ensure_future(self._start())
-        starting = self._starting
-        try:
-            await asyncio.shield(starting)
-        finally:
-            if starting.done() and self._starting is starting:
-                self._starting = None  # a failed start is tried again by the next caller
+            self._starting.add_done_callback(_retrieved)
+        # Shielded: a caller that stops waiting (a request's deadline) leaves the start to finish for the next.
+        await asyncio.shield(self._starting)
 
     async def _start(self) -> None:
         self._closing = False
@@ -237,6 +234,12 @@ class Database:
                     attempt += 1
         finally:
             self._reconnecting = None
+
+
+def _retrieved(future: asyncio.Future[None]) -> None:
+    """A failed start nobody waits for any more is not an error to report: the next caller tries again."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def migrate(conn: asyncpg.Connection) -> list[str]:
