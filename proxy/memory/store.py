@@ -38,6 +38,14 @@ def owner_for_scope(user: str, workspace: str, scope: str) -> Owner:
     return Owner(user, workspace)
 
 
+def prune_order(memory: Memory) -> tuple[bool, float, int]:
+    """Which memories a store past ``max_total`` removes first: superseded ones, then the oldest.
+
+    (The files backend sorts by the same key inline, in ``FilesStore.add``.)
+    """
+    return memory.live, memory.created, memory.number
+
+
 def owners_visible_to(user: str, workspace: str) -> tuple[Owner, Owner, Owner]:
     """Whose memories a caller may read: their workspace's, their own user-wide ones, and global ones."""
     return Owner(user, workspace), Owner(user, None), GLOBAL

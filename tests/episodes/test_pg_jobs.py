@@ -178,13 +178,18 @@ async def test_two_replicas_workers_run_a_job_once(pg_dsn: str) -> None:
         )
     one, two = replicas
     try:
-        messages: list[dict[str, Any]] = []
-        for text in ("Our billing service is written in Rust", "It runs on Nomad", "Add a health check"):
-            messages = [*messages, {"role": "user", "content": text}]
-            one.observe(Identity("alice", "w"), "s-1", {"model": "gpt-x", "messages": messages})
-            messages = [*messages, {"role": "assistant", "content": "ok"}]
-        ended = await one.end(Identity("alice", "w"), "s-1")
-        assert ended.job is not None
+        queued = new_job(
+            user="alice",
+            workspace="w",
+            session_id="s-1",
+            model="gpt-x",
+            turns=3,
+            transcript="user: Our billing service is written in Rust\nassistant: ok",
+            untrusted=False,
+            sources=(),
+            now=time.time(),
+        )
+        await one.jobs.put(queued)  # as the replica where the session ended does
 
         finished = await asyncio.gather(one.run_due(), two.run_due())
 

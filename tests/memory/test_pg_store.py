@@ -193,8 +193,8 @@ async def test_a_database_that_is_not_there_costs_a_chat_request_its_memory_and_
     prepared = await service.prepare(Identity("alice", "w"), [{"role": "user", "content": "hi"}], "s-1")
     assert prepared.headers == UNAVAILABLE
     assert time.perf_counter() - started < 2 * STORE_DEADLINE_S + 0.5
-    with pytest.raises(StoreUnavailable) as caught:
-        await service.add(Identity("alice", "w"), {"text": "Prefers tabs"})
+    with pytest.raises(StoreUnavailable) as caught:  # what the management API answers with a 503
+        await store.add(ALICE, MemoryDraft("Prefers tabs"), max_total=MAX)
     assert caught.value.status == 503 and "PostgreSQL" in caught.value.message
     with pytest.raises(StoreUnavailable):
         await store.view(ALICE)
@@ -231,7 +231,7 @@ async def test_a_replica_fails_open_while_the_database_is_down_and_recovers_when
         service = MemoryService(store, MemorySettings())
         alice = Identity("alice", "w")
         try:
-            await service.add(alice, {"text": "Staging runs Postgres 16"})
+            await store.add(ALICE, MemoryDraft("Staging runs Postgres 16"), max_total=MAX)
             question = [{"role": "user", "content": "which Postgres runs on staging?"}]
             assert (await service.prepare(alice, question, "s-1")).headers != UNAVAILABLE
 
@@ -239,11 +239,11 @@ async def test_a_replica_fails_open_while_the_database_is_down_and_recovers_when
             await eventually(lambda: not store.database.listening, within=5, what="the listener's loss")
             assert (await service.prepare(alice, question, "s-1")).headers == UNAVAILABLE
             with pytest.raises(StoreUnavailable):
-                await service.add(alice, {"text": "Production runs Postgres 15"})
+                await store.add(ALICE, MemoryDraft("Production runs Postgres 15"), max_total=MAX)
 
             server.start()
             assert server.ready()
-            assert (await service.add(alice, {"text": "Production runs Postgres 15"})).memory.id
+            assert await store.add(ALICE, MemoryDraft("Production runs Postgres 15"), max_total=MAX)
             assert (await service.prepare(alice, question, "s-1")).headers != UNAVAILABLE
             await eventually(lambda: store.database.listening, within=10, what="the listener back")
         finally:

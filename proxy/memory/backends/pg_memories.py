@@ -19,7 +19,7 @@ import asyncpg
 
 from ..ranking import MemoryIndex
 from ..records import Memory, MemoryDraft
-from ..store import Owner
+from ..store import Owner, prune_order
 from .pg_owners import Change, OwnerViews, Written
 from .pg_owners import owner_key as _key
 from .postgres import Database
@@ -61,19 +61,7 @@ class PostgresStore:
                 if old.live
             ]
             await _store(conn, owner, retired, version)
-            # Superseded memories go first, then the oldest live ones.
-            doomed = await conn.fetch(
-                "DELETE FROM memories WHERE id IN ("
-                " SELECT id FROM memories WHERE owner_key = $1"
-                " ORDER BY superseded_by IS NULL, created, number"
-                " LIMIT greatest((SELECT count(*) FROM memories WHERE owner_key = $1) + 1 - $2, 0))"
-                " RETURNING id",
-                _key(owner),
-                max_total,
-            )
-            dropped = [row["id"] for row in doomed]
-            if dropped:
-                log.info("pruned %d memories of %s past max_total=%d", len(dropped), owner.label, max_total)
+            dropped = await _prune(conn, owner, max_total)
             await conn.execute(
                 "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body,"
                 " changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -148,6 +136,18 @@ async def _memories(
         list(ids),
     )
     return _parse(rows)
+
+
+async def _prune(conn: asyncpg.Connection, owner: Owner, max_total: int) -> list[str]:
+    """Make room for one more memory: remove the owner's first ``prune_order`` past ``max_total - 1``."""
+    excess = await conn.fetchval("SELECT count(*) FROM memories WHERE owner_key = $1", _key(owner)) + 1 - max_total
+    if excess <= 0:
+        return []
+    rows = await conn.fetch("SELECT id, body FROM memories WHERE owner_key = $1", _key(owner))
+    doomed = [memory.id for memory in sorted(_parse(rows), key=prune_order)[:excess]]
+    await conn.execute("DELETE FROM memories WHERE owner_key = $1 AND id = ANY($2::text[])", _key(owner), doomed)
+    log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
+    return doomed
 
 
 async def _store(conn: asyncpg.Connection, owner: Owner, memories: Sequence[Memory], version: int) -> None:
