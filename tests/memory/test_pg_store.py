@@ -80,9 +80,7 @@ async def draft(store: PostgresStore, text: str, owner: Owner = ALICE) -> str:
 # -- replicas -------------------------------------------------------------------------------------------------
 
 
-async def test_a_write_in_one_replica_reaches_anothers_cache_within_a_second(
-    replica: Replica, record_property: Callable[[str, object], None]
-) -> None:
+async def test_a_write_in_one_replica_reaches_anothers_cache_within_a_second(replica: Replica) -> None:
     """The cache, not ``view``: what a chat request ranks from without a query. Adds, supersedes and deletes."""
     writer, reader = replica(), replica()
     await reader.view(ALICE)
@@ -112,8 +110,7 @@ async def test_a_write_in_one_replica_reaches_anothers_cache_within_a_second(
             holds(reader, ALICE, lambda index: index.get(new.id) is None), within=REPLICA_DELAY_S, what="delete"
         )
     )
-    record_property("replica_delay_ms_median", round(statistics.median(delays) * 1000, 2))
-    record_property("replica_delay_ms_max", round(max(delays) * 1000, 2))
+    assert statistics.median(delays) < REPLICA_DELAY_S / 10  # typically well under a millisecond
 
 
 async def test_a_view_right_after_another_replicas_write_shows_it(replica: Replica) -> None:
