@@ -65,13 +65,14 @@ def serve(
 
     from .app import create_app
     from .logs import configure_logging
-    from .services import build_services
+    from .services import build_services, check_store
 
     configure_logging(settings.server.log_level)
     try:
         services = build_services(settings, record_dir=record_dir, replay_dir=replay_dir)
     except ConfigError as exc:
         _fail(f"config error: {exc.message}")
+    _sync(check_store(settings))  # a PostgreSQL store: reachable and migrated, or one line saying why not
     mode = f" (replaying {replay_dir})" if replay_dir else f" (recording to {record_dir})" if record_dir else ""
     click.echo(
         f"memproxy listening on http://{settings.server.host}:{settings.server.port}/v1 -> "
@@ -288,20 +289,27 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
     from .memory.service import MemoryService
-    from .services import build_episode_store, build_store, episode_service
+    from .services import build_database, build_episode_store, build_store, episode_service
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
 
     async def run() -> T:
         caller = await _caller(settings, who)
-        store = build_store(settings)
+        database = build_database(settings)
+        if not episodes:
+            memory = MemoryService(build_store(settings, database), settings.memory)
+            try:
+                return await action(memory, caller)
+            finally:
+                await memory.aclose()
+        episode_store = build_episode_store(settings, database)
+        memory = MemoryService(build_store(settings, database), settings.memory, episodes=episode_store)
+        service = episode_service(settings, memory, database=database)
         try:
-            if not episodes:
-                return await action(MemoryService(store, settings.memory), caller)
-            memory = MemoryService(store, settings.memory, episodes=build_episode_store(settings))
-            return await action(episode_service(settings, memory), caller)
+            return await action(service, caller)
         finally:
-            await store.aclose()
+            await service.jobs.aclose()
+            await memory.aclose()
 
     return _sync(run())
 
@@ -316,7 +324,10 @@ async def _caller(settings: Settings, who: dict[str, Any]) -> Any:
     workspace = who["workspace"]
     if who["api_key"] and settings.auth.mode == "keys":
         ring = KeyRing(build_key_store(settings))
-        await ring.refresh()
+        try:
+            await ring.refresh()
+        finally:
+            await ring.store.aclose()
         headers = [(b"x-memproxy-key", who["api_key"].encode()), (b"x-memory-workspace", workspace.encode())]
         if who["user"]:
             headers.append((b"x-memory-user", who["user"].encode()))
@@ -361,13 +372,12 @@ def keys() -> None:
 def keys_create(config_path: str | None, data_dir: str | None, user: str, service: bool, admin: bool) -> None:
     """Create a key and print it once: only its hash is stored."""
     from .auth.keys import create_key
-    from .services import build_key_store
 
     if service and admin:
         _fail("a key is --service or --admin, not both")
     settings = _settings(config_path, {"store.path": data_dir})
     kind = "service" if service else "admin" if admin else "personal"
-    record, key = _sync(create_key(build_key_store(settings), user, kind))
+    record, key = _with_keys(settings, lambda store: create_key(store, user, kind))
     click.echo(f"{record.id}\t{record.user}\t{record.kind}")
     click.echo(key)
 
@@ -377,10 +387,9 @@ def keys_create(config_path: str | None, data_dir: str | None, user: str, servic
 def keys_list(config_path: str | None, data_dir: str | None) -> None:
     """Ids, users and kinds of every key; never the keys."""
     from .memory.records import format_ts
-    from .services import build_key_store
 
     settings = _settings(config_path, {"store.path": data_dir})
-    for record in sorted(_sync(build_key_store(settings).keys()), key=lambda r: r.created):
+    for record in sorted(_with_keys(settings, lambda store: store.keys()), key=lambda r: r.created):
         state = "active" if record.active else f"revoked {format_ts(record.revoked or 0)}"
         click.echo(f"{record.id}\t{record.user}\t{record.kind}\t{format_ts(record.created)}\t{state}")
 
@@ -392,13 +401,25 @@ def keys_revoke(config_path: str | None, data_dir: str | None, key_id: str) -> N
     """Revoke a key: every process sharing the store refuses it within a second."""
     import time
 
-    from .services import build_key_store
-
     settings = _settings(config_path, {"store.path": data_dir})
-    record = _sync(build_key_store(settings).revoke(key_id, time.time()))
+    record = _with_keys(settings, lambda store: store.revoke(key_id, time.time()))
     if record is None:
         _fail(f"no key {key_id}")
     click.echo(f"revoked {record.id} ({record.user})")
+
+
+def _with_keys(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
+    """Run ``action`` on the configured key store, closed afterwards."""
+    from .services import build_key_store
+
+    async def run() -> T:
+        store = build_key_store(settings)
+        try:
+            return await action(store)
+        finally:
+            await store.aclose()
+
+    return _sync(run())
 
 
 def _print_memories(found: list[Any], as_json: bool) -> None:

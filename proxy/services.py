@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -15,7 +16,7 @@ from .auth.keys import KeyRing
 from .config import Settings
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
-from .episodes.jobs import JobQueue
+from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
 from .errors import ConfigError
 from .memory.backends.durable import remove_crash_leftovers
@@ -36,6 +37,9 @@ from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
 
+if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg: only a postgres store loads them
+    from .memory.backends.postgres import Database
+
 
 @dataclass
 class Services:
@@ -50,12 +54,15 @@ class Services:
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
+    database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
         if self.settings.store.backend == "files":
             removed = await asyncio.to_thread(remove_crash_leftovers, Path(self.settings.store.path))
             if removed:
                 log.info("removed %d temp files that crashed writers left in %s", removed, self.settings.store.path)
+        if self.database is not None:
+            await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
         self.episodes.start()
@@ -71,26 +78,67 @@ class Services:
         await self.memory.aclose()
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
+            await self.auth.keyring.store.aclose()
 
 
-def _files_backend(settings: Settings) -> Path:
-    if settings.store.backend != "files":
-        raise ConfigError(f"store.backend: {settings.store.backend!r} is not available yet; use 'files'")
-    return Path(settings.store.path)
+def build_database(settings: Settings) -> Database | None:
+    """The PostgreSQL database for ``store.backend: postgres`` (connected on first use), else None."""
+    if settings.store.backend != "postgres":
+        return None
+    if not settings.store.dsn:
+        raise ConfigError('store.dsn: required with store.backend: postgres (e.g. "${DATABASE_URL}")')
+    from .memory.backends.postgres import Database
+
+    return Database(settings.store.dsn)
 
 
-def build_store(settings: Settings, metrics: Metrics | None = None) -> MemoryStore:
-    """``metrics`` counts the store's unreadable lines."""
-    unreadable = metrics.store_unreadable.inc if metrics is not None else None
-    return FilesStore(_files_backend(settings), on_unreadable=unreadable)
+def build_store(settings: Settings, database: Database | None = None, metrics: Metrics | None = None) -> MemoryStore:
+    """``database``: one shared with the other stores (else the store gets one of its own); ``metrics`` counts the
+    files store's unreadable lines."""
+    database = database or build_database(settings)
+    if database is None:
+        unreadable = metrics.store_unreadable.inc if metrics is not None else None
+        return FilesStore(Path(settings.store.path), on_unreadable=unreadable)
+    from .memory.backends.pg_memories import PostgresStore
+
+    return PostgresStore(database)
 
 
-def build_episode_store(settings: Settings) -> EpisodeStore:
-    return FilesEpisodes(_files_backend(settings))
+def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesEpisodes(Path(settings.store.path))
+    from .memory.backends.pg_episodes import PostgresEpisodes
+
+    return PostgresEpisodes(database)
 
 
-def build_key_store(settings: Settings) -> KeyStore:
-    return FilesKeys(_files_backend(settings))
+def build_key_store(settings: Settings, database: Database | None = None) -> KeyStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesKeys(Path(settings.store.path))
+    from .memory.backends.pg_keys import PostgresKeys
+
+    return PostgresKeys(database)
+
+
+def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
+    database = database or build_database(settings)
+    if database is None:
+        return JobQueue(settings.store.path)
+    from .episodes.pg_jobs import PostgresJobs
+
+    return PostgresJobs(database)
+
+
+async def check_store(settings: Settings) -> None:
+    """Before serving: a PostgreSQL store is reachable and migrated (or says in one line why not)."""
+    database = build_database(settings)
+    if database is not None:
+        try:
+            await database.start()
+        finally:
+            await database.aclose()
 
 
 def build_services(
@@ -118,10 +166,11 @@ def build_services(
     upstream = upstream_at(settings.upstream.base_url, b"authorization")
     anthropic = upstream_at(settings.upstream.anthropic_base_url, b"x-api-key")
     litellm = LiteLLMRoute.of(settings.upstream)
+    database = build_database(settings)
     metrics = Metrics()
-    store = store if store is not None else build_store(settings, metrics)
+    store = store if store is not None else build_store(settings, database, metrics)
     memory = MemoryService(
-        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings)
+        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings, database)
     )
     return Services(
         settings=settings,
@@ -133,13 +182,20 @@ def build_services(
         tools=MemoryTools(memory),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=HiddenTurns(),
-        episodes=episode_service(settings, memory, extractor, metrics),
-        auth=Authenticator(settings, KeyRing(build_key_store(settings)) if settings.auth.mode == "keys" else None),
+        episodes=episode_service(settings, memory, extractor, metrics, database),
+        auth=Authenticator(
+            settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
+        ),
+        database=database,
     )
 
 
 def episode_service(
-    settings: Settings, memory: MemoryService, extractor: Extractor | None = None, metrics: Metrics | None = None
+    settings: Settings,
+    memory: MemoryService,
+    extractor: Extractor | None = None,
+    metrics: Metrics | None = None,
+    database: Database | None = None,
 ) -> EpisodeService:
     """Sessions, jobs and episodes over ``memory``'s store (the CLI builds one too, to approve and list)."""
     assert memory.episodes is not None
@@ -147,7 +203,7 @@ def episode_service(
         settings,
         memory,
         memory.episodes,
-        JobQueue(settings.store.path),
+        build_jobs(settings, database),
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),

@@ -9,7 +9,7 @@ import pytest
 from proxy.testing import FakeUpstream
 from proxy.testing.runner import run_memproxy
 
-pytest_plugins = ["proxy.testing"]
+pytest_plugins = ["proxy.testing", "tests.postgres_server"]
 
 RunProxy = Callable[..., AbstractContextManager[str]]
 

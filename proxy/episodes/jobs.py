@@ -26,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -137,7 +137,49 @@ def backoff_s(attempts: int, *, base_s: float, cap_s: float) -> float:
     return float(min(base_s * 2 ** min(attempts - 1, 64), cap_s))
 
 
+class Jobs(Protocol):
+    """The durable queue of extraction jobs every process shares (``JobQueue``: files; ``PostgresJobs``).
+
+    Every method may raise :class:`StoreUnavailable`.
+    """
+
+    async def put(self, job: Job) -> None:
+        """Store a job durably before returning (a restart or a crash finds it)."""
+        ...
+
+    async def all(self) -> list[Job]:
+        """Every job not done, failed ones included, oldest first."""
+        ...
+
+    async def due(self, now: float) -> list[Job]:
+        """The pending jobs whose time has come, oldest first (another worker may be running one)."""
+        ...
+
+    async def next_due_at(self) -> float | None: ...
+
+    async def done(self, job_id: str) -> None:
+        """Remove a job for good (an unknown id is fine)."""
+        ...
+
+    async def retry_later(self, job: Job, error: str, now: float) -> Job:
+        """One more failed attempt: backed off, or ``failed`` past the attempts; a job done meanwhile stays done."""
+        ...
+
+    async def retry_now(self, job_id: str) -> Job | None:
+        """Due at once (a job being run is left to its worker and returned as it is); None when unknown."""
+        ...
+
+    def claim(self, job: Job) -> contextlib.AbstractAsyncContextManager[bool]:
+        """True inside while this worker holds the job; False when another holds it or has run it since
+        ``job`` was read."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
 class JobQueue:
+    """:class:`Jobs` as files: see the module's docstring."""
+
     def __init__(
         self, root: str | Path, *, max_attempts: int = 8, base_backoff_s: float = 2.0, max_backoff_s: float = 600.0
     ) -> None:
@@ -149,6 +191,9 @@ class JobQueue:
 
     async def put(self, job: Job) -> None:
         await _in_thread(lambda: self._write(job))
+
+    async def aclose(self) -> None:
+        """Nothing held open."""
 
     async def all(self) -> list[Job]:
         return await _in_thread(self._scan)

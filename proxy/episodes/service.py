@@ -38,7 +38,7 @@ from ..memory.store import Owner
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
-from .jobs import Job, JobQueue, new_job
+from .jobs import Job, Jobs, new_job
 from .sessions import Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .untrusted import UntrustedTools
@@ -69,7 +69,7 @@ class EpisodeService:
         settings: Settings,
         memory: MemoryService,
         store: EpisodeStore,
-        jobs: JobQueue,
+        jobs: Jobs,
         extractor: Extractor,
         metrics: Metrics,
         *,
@@ -441,6 +441,7 @@ class EpisodeService:
         kept = await self._end_all(self.sessions.end_all(), "shutdown")
         if kept:
             log.error("%d sessions could not be queued for extraction at shutdown: their episodes are lost", kept)
+        await self.jobs.aclose()
 
 
 def _oldest_of_each_user(jobs: list[Job]) -> list[Job]:

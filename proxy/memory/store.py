@@ -38,6 +38,12 @@ def owner_for_scope(user: str, workspace: str, scope: str) -> Owner:
     return Owner(user, workspace)
 
 
+def prune_order(memory: Memory) -> tuple[bool, float, int]:
+    """Which memories a store past ``max_total`` removes first: superseded and held ones (so an untrusted
+    session's writes never push trusted ones out), then the oldest. Every backend sorts by it."""
+    return memory.live and not memory.held, memory.created, memory.number
+
+
 def owners_visible_to(user: str, workspace: str) -> tuple[Owner, Owner, Owner]:
     """Whose memories a caller may read: their workspace's, their own user-wide ones, and global ones."""
     return Owner(user, workspace), Owner(user, None), GLOBAL

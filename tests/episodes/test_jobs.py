@@ -12,14 +12,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from proxy.episodes import jobs as jobs_module
-from proxy.episodes.jobs import Job, JobQueue, backoff_s, new_job
+from proxy.episodes.jobs import Job, JobQueue, Jobs, backoff_s, new_job
 from proxy.errors import StoreUnavailable
 
 pytestmark = pytest.mark.anyio
@@ -73,6 +74,36 @@ def processes() -> Iterator[Processes]:
     started.close()
 
 
+OpenQueue = Callable[..., Jobs]
+
+
+@pytest.fixture(params=["files", "postgres"])
+async def queues(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[OpenQueue]:
+    """Builds queues on one storage (each what another process would build, options as JobQueue's); closes them."""
+    opened: list[Jobs] = []
+    dsn = request.getfixturevalue("pg_dsn") if request.param == "postgres" else ""
+
+    def build(**options: Any) -> Jobs:
+        if request.param == "files":
+            opened.append(JobQueue(tmp_path, **options))
+        else:
+            from proxy.episodes.pg_jobs import PostgresJobs
+            from proxy.memory.backends.postgres import Database
+
+            opened.append(PostgresJobs(Database(dsn), **options))
+        return opened[-1]
+
+    build.files = request.param == "files"  # type: ignore[attr-defined]
+    yield build
+    for queue in opened:
+        await queue.aclose()
+
+
+def on_files(queues: OpenQueue) -> bool:
+    """Whether the queues keep files under tmp_path, which a test may then look at."""
+    return bool(getattr(queues, "files", False))
+
+
 def test_backoff_doubles_from_the_base_and_stops_at_the_cap() -> None:
     waits = [backoff_s(attempts, base_s=2.0, cap_s=600.0) for attempts in range(1, 11)]
     assert waits == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 600.0]
@@ -95,8 +126,8 @@ def test_a_job_survives_its_json_round_trip_and_bad_types_are_refused() -> None:
         Job.from_json({k: v for k, v in original.to_json().items() if k != "user"})
 
 
-async def test_a_put_job_is_listed_and_due_until_it_is_done(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path)
+async def test_a_put_job_is_listed_and_due_until_it_is_done(queues: OpenQueue, tmp_path: Path) -> None:
+    queue = queues()
     assert await queue.all() == [] and await queue.next_due_at() is None
     second, first = job(now=2000.0), job(now=1000.0)
     await queue.put(second)
@@ -109,11 +140,12 @@ async def test_a_put_job_is_listed_and_due_until_it_is_done(tmp_path: Path) -> N
     assert await queue.all() == [second]
     await queue.done(first.id)  # already gone: fine
     await queue.done("../not-a-job")
-    assert sorted(os.listdir(tmp_path / "jobs")) == [f"{second.id}.json"]
+    if on_files(queues):
+        assert sorted(os.listdir(tmp_path / "jobs")) == [f"{second.id}.json"]
 
 
-async def test_due_waits_for_next_at_and_skips_failed_jobs(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path)
+async def test_due_waits_for_next_at_and_skips_failed_jobs(queues: OpenQueue) -> None:
+    queue = queues()
     waiting = dataclasses.replace(job(now=1000.0), next_at=500.0)
     failed = dataclasses.replace(job(now=1001.0), state="failed")
     ready = job(now=1002.0)
@@ -127,60 +159,60 @@ async def test_due_waits_for_next_at_and_skips_failed_jobs(tmp_path: Path) -> No
     assert len(await queue.all()) == 2  # the failed job stays listed
 
 
-async def test_retry_later_backs_off_exponentially_then_leaves_the_job_failed(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path, max_attempts=4, base_backoff_s=2.0, max_backoff_s=5.0)
+async def test_retry_later_backs_off_exponentially_then_leaves_the_job_failed(queues: OpenQueue) -> None:
+    queue = queues(max_attempts=4, base_backoff_s=2.0, max_backoff_s=5.0)
     current = job()
     await queue.put(current)
     waits = []
     for now in (100.0, 200.0, 300.0):
         current = await queue.retry_later(current, "the model said no", now)
         waits.append(current.next_at - now)
-        assert current.state == "pending" and await JobQueue(tmp_path).all() == [current]
+        assert current.state == "pending" and await queues().all() == [current]
     assert waits == [2.0, 4.0, 5.0]
     assert await queue.due(now=304.0) == [] and await queue.due(now=305.0) == [current]
 
     current = await queue.retry_later(current, "x" * 2000, 400.0)
     assert (current.attempts, current.state, current.last_error) == (4, "failed", "x" * 500)
-    assert await JobQueue(tmp_path).all() == [current]
+    assert await queues().all() == [current]
     assert await queue.due(now=1e12) == [] and await queue.next_due_at() is None
 
 
-async def test_retry_later_does_not_bring_back_a_job_done_meanwhile(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path)
+async def test_retry_later_does_not_bring_back_a_job_done_meanwhile(queues: OpenQueue) -> None:
+    queue = queues()
     await queue.put(original := job())
     await queue.done(original.id)
     await queue.retry_later(original, "late failure", 100.0)
     assert await queue.all() == []
 
 
-async def test_retry_now_makes_a_failed_or_waiting_job_due_at_once(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path, max_attempts=1)
+async def test_retry_now_makes_a_failed_or_waiting_job_due_at_once(queues: OpenQueue, tmp_path: Path) -> None:
+    queue = queues(max_attempts=1)
     await queue.put(original := job())
     failed = await queue.retry_later(original, "boom", 100.0)
     assert failed.state == "failed"
 
     again = await queue.retry_now(original.id)
     assert again == dataclasses.replace(failed, state="pending", next_at=0.0)
-    assert await JobQueue(tmp_path).due(now=1.0) == [again]
+    assert await queues().due(now=1.0) == [again]
     assert await queue.retry_now("j-" + "0" * 32) is None
     assert await queue.retry_now("../etc/passwd") is None
-    # no lock file left for unknown ids
-    assert {p.name for p in (tmp_path / "jobs").iterdir()} <= {f"{original.id}.json", f"{original.id}.lock"}
+    if on_files(queues):  # no lock file left for unknown ids
+        assert {p.name for p in (tmp_path / "jobs").iterdir()} <= {f"{original.id}.json", f"{original.id}.lock"}
 
 
-async def test_a_new_queue_on_the_same_root_sees_the_jobs_of_the_old_one(tmp_path: Path) -> None:
-    before = JobQueue(tmp_path)
+async def test_a_new_queue_on_the_same_root_sees_the_jobs_of_the_old_one(queues: OpenQueue) -> None:
+    before = queues()
     await before.put(pending := job(now=1000.0))
     await before.put(waiting := job(now=2000.0, session="s-2"))
     waiting = await before.retry_later(waiting, "boom", 100.0)
-    after = JobQueue(tmp_path)
+    after = queues()
     assert await after.all() == [pending, waiting]
     await after.done(pending.id)
     assert await before.all() == [waiting]
 
 
-async def test_a_claim_is_exclusive_across_two_queues_in_one_process(tmp_path: Path) -> None:
-    one, two = JobQueue(tmp_path), JobQueue(tmp_path)
+async def test_a_claim_is_exclusive_across_two_queues_in_one_process(queues: OpenQueue) -> None:
+    one, two = queues(), queues()
     await one.put(claimed := job())
     async with one.claim(claimed) as held:
         assert held
@@ -216,9 +248,9 @@ async def test_a_claim_is_exclusive_across_processes(tmp_path: Path, processes: 
         assert held
 
 
-async def test_a_claim_on_a_job_run_meanwhile_by_another_worker_is_refused(tmp_path: Path) -> None:
+async def test_a_claim_on_a_job_run_meanwhile_by_another_worker_is_refused(queues: OpenQueue, tmp_path: Path) -> None:
     """Both workers saw the job due; the first ran it before the second tried to claim it."""
-    one, two = JobQueue(tmp_path), JobQueue(tmp_path)
+    one, two = queues(), queues()
     await one.put(first := job(now=1000.0))
     await one.put(second := job(now=2000.0))
     [seen_first, seen_second] = await two.due(now=1.0)
@@ -231,8 +263,9 @@ async def test_a_claim_on_a_job_run_meanwhile_by_another_worker_is_refused(tmp_p
     for stale in (seen_first, seen_second):
         async with two.claim(stale) as held:
             assert not held
-    assert {p.suffix for p in (tmp_path / "jobs").iterdir()} == {".json", ".lock"}
-    assert not (tmp_path / "jobs" / f"{first.id}.lock").exists()
+    if on_files(queues):
+        assert {p.suffix for p in (tmp_path / "jobs").iterdir()} == {".json", ".lock"}
+        assert not (tmp_path / "jobs" / f"{first.id}.lock").exists()
 
 
 async def test_a_claim_cancelled_while_taking_the_lock_does_not_keep_it(

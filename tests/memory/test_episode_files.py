@@ -1,6 +1,8 @@
-"""The files backend for episodes: one file each, durable, shared by several processes on one data dir.
+"""The episode store: a contract every backend meets, then the files backend's own ways (one file each,
+durable, shared by several processes on one data dir).
 
-A second :class:`FilesEpisodes` on the same root is what another proxy process (or a restarted one) builds.
+A second store on the same storage (``open_store()``) is what another proxy process, or a restarted one,
+builds. Contract tests run on every backend in ``BACKENDS``; the PostgreSQL one on a server the tests start.
 """
 
 from __future__ import annotations
@@ -52,12 +54,36 @@ def episodes_dir(root: Path, owner: Owner = ALICE) -> Path:
     return root / owner_dir(owner) / "episodes"
 
 
-OpenStore = Callable[[], FilesEpisodes]
+OpenStore = Callable[[], EpisodeStore]
+OpenFilesStore = Callable[[], FilesEpisodes]
+BACKENDS = ["files", "postgres"]
+
+
+@pytest.fixture(params=BACKENDS)
+async def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[OpenStore]:
+    """Builds stores on one storage (each one a process of its own, as far as it can tell); closes them all."""
+    opened: list[EpisodeStore] = []
+
+    def build() -> EpisodeStore:
+        if request.param == "files":
+            opened.append(FilesEpisodes(tmp_path))
+        else:
+            from proxy.memory.backends.pg_episodes import PostgresEpisodes
+            from proxy.memory.backends.postgres import Database
+
+            opened.append(PostgresEpisodes(Database(dsn)))
+        return opened[-1]
+
+    dsn = request.getfixturevalue("pg_dsn") if request.param == "postgres" else ""
+    build.files = request.param == "files"  # type: ignore[attr-defined]
+    yield build
+    for store in opened:
+        await store.aclose()
 
 
 @pytest.fixture
-async def open_store(tmp_path: Path) -> AsyncIterator[OpenStore]:
-    """Builds stores on one root (each one a process of its own, as far as the files can tell); closes them all."""
+async def open_files_store(tmp_path: Path) -> AsyncIterator[OpenFilesStore]:
+    """Files stores on one root, for what only the files backend does."""
     opened: list[FilesEpisodes] = []
 
     def build() -> FilesEpisodes:
@@ -67,6 +93,11 @@ async def open_store(tmp_path: Path) -> AsyncIterator[OpenStore]:
     yield build
     for store in opened:
         await store.aclose()
+
+
+def files_backend(open_store: OpenStore) -> bool:
+    """Whether the stores keep files under tmp_path, which a test may then look at."""
+    return bool(getattr(open_store, "files", False))
 
 
 def test_the_files_backend_meets_the_protocol(tmp_path: Path) -> None:
@@ -97,13 +128,16 @@ async def test_a_put_with_the_same_id_replaces_the_episode(open_store: OpenStore
 
     assert [e.summary for e in await store.view(ALICE)] == ["second extraction"]
     assert [e.summary for e in await open_store().view(ALICE)] == ["second extraction"]
-    assert [path.name for path in episodes_dir(tmp_path).iterdir()] == [f"{first.id}.json"]
+    if files_backend(open_store):
+        assert [path.name for path in episodes_dir(tmp_path).iterdir()] == [f"{first.id}.json"]
 
 
-async def test_an_episode_is_one_json_file_in_the_owners_directory(open_store: OpenStore, tmp_path: Path) -> None:
+async def test_an_episode_is_one_json_file_in_the_owners_directory(
+    open_files_store: OpenFilesStore, tmp_path: Path
+) -> None:
     stored = episode("s-1")
 
-    await open_store().put(ALICE, stored)
+    await open_files_store().put(ALICE, stored)
 
     path = episodes_dir(tmp_path) / f"{stored.id}.json"
     assert orjson.loads(path.read_bytes()) == stored.to_json()
@@ -120,7 +154,8 @@ async def test_a_deleted_episode_is_gone(open_store: OpenStore, tmp_path: Path) 
 
     assert list(await store.view(ALICE)) == [kept]
     assert list(await open_store().view(ALICE)) == [kept]
-    assert not (episodes_dir(tmp_path) / f"{doomed.id}.json").exists()
+    if files_backend(open_store):
+        assert not (episodes_dir(tmp_path) / f"{doomed.id}.json").exists()
     assert await store.delete(ALICE, doomed.id) is False
 
 
@@ -129,7 +164,7 @@ async def test_deleting_what_was_never_there_says_so(open_store: OpenStore, tmp_
 
     assert await store.delete(ALICE, episode("s-1").id) is False  # no directory at all
     assert await store.delete(ALICE, "../../memories") is False  # not an id: never a path
-    assert not any(tmp_path.iterdir())
+    assert not any(tmp_path.iterdir())  # nothing written (the PostgreSQL backend never writes here)
 
 
 async def test_an_owner_without_episodes_has_an_empty_view_and_nothing_is_created(
@@ -173,16 +208,15 @@ async def test_an_episode_is_only_stored_under_its_own_user_and_workspace(open_s
     assert len(await store.view(ALICE)) == 0
 
 
-async def test_episodes_survive_a_restart(tmp_path: Path) -> None:
-    before = FilesEpisodes(tmp_path)
+async def test_episodes_survive_a_restart(open_store: OpenStore) -> None:
+    before = open_store()
     held = replace(episode("held"), provenance=Provenance(untrusted=True, sources=("web_fetch",)))
     await before.put(ALICE, episode("s-1"))
     await before.put(ALICE, held)
     await before.aclose()
 
-    after = FilesEpisodes(tmp_path)
+    after = open_store()
     index = await after.view(ALICE)
-    await after.aclose()
 
     assert {e.id for e in index} == {episode("s-1").id, held.id}
     assert index.get(held.id) == held
@@ -244,16 +278,16 @@ async def test_cached_is_current_right_after_the_processs_own_write(open_store: 
 
 
 async def test_a_put_returns_only_once_its_change_is_past_the_timestamp_tick(
-    open_store: OpenStore, tmp_path: Path
+    open_files_store: OpenFilesStore, tmp_path: Path
 ) -> None:
     """Until then another process's change could land in the same tick and leave the stamp where it was."""
-    await open_store().put(ALICE, episode("s-1"))
+    await open_files_store().put(ALICE, episode("s-1"))
 
     assert time.time() - episodes_dir(tmp_path).stat().st_mtime >= RACY_S
 
 
-async def test_cached_notices_another_processs_write(open_store: OpenStore) -> None:
-    reader, writer = open_store(), open_store()
+async def test_cached_notices_another_processs_write(open_files_store: OpenFilesStore) -> None:
+    reader, writer = open_files_store(), open_files_store()
     await reader.put(ALICE, episode("s-1"))
     assert reader.cached(ALICE) is not None
 
@@ -265,8 +299,8 @@ async def test_cached_notices_another_processs_write(open_store: OpenStore) -> N
     assert index is not None and len(index) == 2
 
 
-async def test_cached_notices_another_processs_delete_and_replace(open_store: OpenStore) -> None:
-    reader, writer = open_store(), open_store()
+async def test_cached_notices_another_processs_delete_and_replace(open_files_store: OpenFilesStore) -> None:
+    reader, writer = open_files_store(), open_files_store()
     await reader.put(ALICE, episode("s-1"))
     await reader.put(ALICE, episode("s-2"))
 
@@ -279,10 +313,12 @@ async def test_cached_notices_another_processs_delete_and_replace(open_store: Op
     assert [e.summary for e in await reader.view(ALICE)] == ["revised"]
 
 
-async def test_a_change_hidden_in_the_same_timestamp_tick_is_still_seen(open_store: OpenStore, tmp_path: Path) -> None:
+async def test_a_change_hidden_in_the_same_timestamp_tick_is_still_seen(
+    open_files_store: OpenFilesStore, tmp_path: Path
+) -> None:
     """A coarse timestamp can hide a second change: here the writer's change keeps the stamp the reader saw.
     The reader read that stamp too soon after its mtime to trust it, so it must not answer from its cache."""
-    reader, writer = open_store(), open_store()
+    reader, writer = open_files_store(), open_files_store()
     await writer.put(ALICE, episode("s-1"))
     directory = episodes_dir(tmp_path)
     soon = time.time_ns() + 10**9  # the reader reads "within the tick" of this mtime, however slow the machine
@@ -299,10 +335,10 @@ async def test_a_change_hidden_in_the_same_timestamp_tick_is_still_seen(open_sto
 
 
 async def test_a_garbage_file_is_skipped_and_its_text_never_logged(
-    open_store: OpenStore, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    open_files_store: OpenFilesStore, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(logging.getLogger("proxy"), "propagate", True)  # configure_logging may have cut it off
-    store = open_store()
+    store = open_files_store()
     good = episode("good")
     await store.put(ALICE, good)
     directory = episodes_dir(tmp_path)
@@ -317,14 +353,14 @@ async def test_a_garbage_file_is_skipped_and_its_text_never_logged(
     (directory / "notes.txt").write_text("not an episode")
 
     with caplog.at_level(logging.WARNING, logger="proxy.memory"):
-        index = await open_store().view(ALICE)
+        index = await open_files_store().view(ALICE)
 
     assert list(index) == [good]
     assert len(caplog.records) == 4
     assert "SECRET" not in caplog.text
     await store.put(ALICE, episode("later"))
     assert not temp.exists()  # the next writer cleans up after the crashed one
-    assert {e.session_id for e in await open_store().view(ALICE)} == {"good", "later"}
+    assert {e.session_id for e in await open_files_store().view(ALICE)} == {"good", "later"}
 
 
 # -- durability ---------------------------------------------------------------------------------------------

@@ -70,18 +70,34 @@ class FilesBackend(Backend):
         return FilesStore(self.root)
 
 
-BACKENDS = ["files"]  # "postgres": build it in _make_backend (and skip when no database is configured)
+class PostgresBackend(Backend):
+    """Each store has a database object (a pool, a listener) of its own: another replica, as far as it knows."""
+
+    def __init__(self, dsn: str) -> None:
+        super().__init__("postgres")
+        self.dsn = dsn
+
+    def _build(self) -> MemoryStore:
+        from proxy.memory.backends.pg_memories import PostgresStore
+        from proxy.memory.backends.postgres import Database
+
+        return PostgresStore(Database(self.dsn))
 
 
-def _make_backend(name: str, tmp_path: Path) -> Backend:
+BACKENDS = ["files", "postgres"]
+
+
+def _make_backend(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> Backend:
     if name == "files":
         return FilesBackend(tmp_path / "data")
+    if name == "postgres":
+        return PostgresBackend(request.getfixturevalue("pg_dsn"))  # a server of the tests' own: never skipped
     raise AssertionError(f"unknown backend {name}")
 
 
 @pytest.fixture(params=BACKENDS)
 async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    made = _make_backend(request.param, tmp_path)
+    made = _make_backend(request.param, tmp_path, request)
     yield made
     await made.aclose()
 

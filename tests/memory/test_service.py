@@ -30,7 +30,7 @@ def service_on(root: Path, metrics: Metrics | None = None) -> MemoryService:
     """The service as ``build_services`` wires it: the store reports unreadable lines to ``metrics``."""
     settings = load_settings(overrides={"store.path": str(root)})
     metrics = metrics or Metrics()
-    return MemoryService(build_store(settings, metrics), settings.memory, metrics)
+    return MemoryService(build_store(settings, metrics=metrics), settings.memory, metrics)
 
 
 @pytest.fixture

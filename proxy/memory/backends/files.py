@@ -39,7 +39,7 @@ import orjson
 from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
 from ..records import Memory, MemoryDraft
-from ..store import Owner
+from ..store import Owner, prune_order
 from .durable import IdCounter, fsync_dir, locked
 
 log = logging.getLogger("proxy.memory")
@@ -303,7 +303,7 @@ class FilesStore:
             current = {**current, **{m.id: m for m in retired}}
             # What was there goes first (superseded memories, then the oldest live ones); what this write adds only
             # when it alone is past max_total (its oldest).
-            pruned = [*sorted(current.values(), key=_prune_order), *sorted(memories, key=_prune_order)][:excess]
+            pruned = [*sorted(current.values(), key=prune_order), *sorted(memories, key=prune_order)][:excess]
             doomed = {m.id for m in pruned}
             log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
             return _Plan(memories, rewrite=[m for m in [*current.values(), *memories] if m.id not in doomed])
@@ -445,12 +445,6 @@ class FilesStore:
             file.close()
             file.handle = read.handle
         file.stamp, file.offset, file.lines = read.stamp, read.offset, read.lines
-
-
-def _prune_order(memory: Memory) -> tuple[bool, float, int]:
-    """Superseded and held memories first (an untrusted session's writes never push trusted ones out), then the
-    oldest."""
-    return memory.live and not memory.held, memory.created, memory.number
 
 
 def _change(index: MemoryIndex, read: _Read) -> None:

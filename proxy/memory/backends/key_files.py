@@ -45,6 +45,9 @@ class FilesKeys:
             await asyncio.to_thread(self._append, {"event": "revoked", "id": key_id, "revoked": when})
         return KeyRecord(**{**found[0].to_json(), "revoked": found[0].revoked or when})
 
+    async def aclose(self) -> None:
+        """Nothing held open."""
+
     def _append(self, event: dict[str, object]) -> None:
         with locked(self.root / "keys.lock", mkdir=True):
             created = not self.path.exists()

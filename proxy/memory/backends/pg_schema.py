@@ -1,0 +1,90 @@
+"""The PostgreSQL schema, as named migrations applied in order (``schema_migrations`` records which ran).
+
+A migration is never edited once released: a change is a new one at the end. Records are kept in their
+JSON line format (``body``, the same as the files backend writes), with the few columns queries need beside
+it, so a field added to a record needs no migration and a files store copies over unchanged.
+
+``owner_versions`` holds one counter per (kind, owner): every write bumps it in its transaction (which
+also serialises writers of one owner) and stamps the rows it touched with it in ``changed``, so a process
+holding an owner's rows as of version ``v`` reads only ``changed > v`` to catch up. ``reset`` is the last
+version that removed rows: a reader older than it reads everything again. Rows are never deleted from it.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_memories",
+        """
+        CREATE TABLE owner_versions (
+            kind text NOT NULL,  -- memories | episodes | keys
+            owner_key text NOT NULL,  -- JSON [user, workspace]; '' for keys
+            version bigint NOT NULL DEFAULT 0,
+            reset bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (kind, owner_key)
+        );
+        CREATE SEQUENCE memory_ids;  -- m-<n>: nextval never hands a number out twice, even across rollbacks
+        CREATE TABLE memories (
+            id text PRIMARY KEY,
+            number bigint NOT NULL,
+            owner_key text NOT NULL,
+            user_name text,  -- NULL: global
+            workspace text,  -- NULL: the user's memories that follow them across workspaces
+            created double precision NOT NULL,
+            superseded_by text,
+            body jsonb NOT NULL,  -- Memory.to_json()
+            changed bigint NOT NULL
+        );
+        CREATE INDEX memories_owner_changed ON memories (owner_key, changed);
+        CREATE INDEX memories_user ON memories (user_name, workspace);
+        """,
+    ),
+    (
+        "0002_episodes",
+        """
+        CREATE TABLE episodes (
+            owner_key text NOT NULL,
+            id text NOT NULL,
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            session_id text NOT NULL,
+            created double precision NOT NULL,
+            body jsonb NOT NULL,  -- Episode.to_json()
+            changed bigint NOT NULL,
+            PRIMARY KEY (owner_key, id)
+        );
+        CREATE INDEX episodes_user ON episodes (user_name, workspace);
+        """,
+    ),
+    (
+        "0003_keys",
+        """
+        CREATE TABLE api_keys (
+            id text PRIMARY KEY,
+            user_name text NOT NULL,
+            kind text NOT NULL,
+            hash text NOT NULL UNIQUE,  -- sha256 of the key: the key itself is never stored
+            created double precision NOT NULL,
+            revoked double precision
+        );
+        """,
+    ),
+    (
+        "0004_extraction_jobs",
+        """
+        CREATE TABLE extraction_jobs (
+            id text PRIMARY KEY,
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            created_at double precision NOT NULL,
+            state text NOT NULL,  -- pending | failed
+            next_at double precision NOT NULL,
+            body jsonb NOT NULL,  -- Job.to_json(): the redacted transcript, never a key
+            locked_until timestamptz,  -- a worker's lease; past it, another worker may claim the job
+            locked_by text
+        );
+        CREATE INDEX extraction_jobs_due ON extraction_jobs (state, next_at);
+        CREATE INDEX extraction_jobs_user ON extraction_jobs (user_name, workspace);
+        """,
+    ),
+)
