@@ -13,15 +13,14 @@ Foundation layer: imports only the standard library and detect-secrets.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
 from . import injections
-from .decoding import decoded
+from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
-from .rules import Hit, mask, rule_hits
-from .secrets import PRIVATE_KEY, RULES, provider_hits
+from .rules import rule_hits
+from .secrets import PRIVATE_KEY, hits, mask_all, mask_spans
 from .split import split_hits
 
 __all__ = ["Finding", "redact", "scan", "visible"]
@@ -36,7 +35,7 @@ class Finding:
 def _credential(folded: str) -> Finding | None:
     if PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
-    for hit in chain(rule_hits(folded, RULES), provider_hits(folded), split_hits(folded)):
+    for hit in chain(hits(folded), split_hits(folded)):
         return Finding("secret", f"text appears to contain a secret ({hit.label}) - not stored")
     return None
 
@@ -56,25 +55,15 @@ def scan(text: str) -> Finding | None:
     return None
 
 
-def _mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """`text` with each span replaced by "[redacted]"; a span overlapping one already taken is skipped."""
-    taken: list[tuple[int, int]] = []
-    for start, end in sorted(spans, key=lambda span: (span[0], -span[1])):
-        if start < end and (not taken or start >= taken[-1][1]) and "[redacted]" not in text[start:end]:
-            taken.append((start, end))
-    for start, end in reversed(taken):
-        text = text[:start] + "[redacted]" + text[end:]
-    return text
-
-
 def redact(text: str) -> str:
     """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix."""
-    for rule in (PRIVATE_KEY, *RULES):  # in order: a later rule sees "[redacted]", not the secret
-        text = mask(rule, text)
-    text = _mask_spans(text, [(hit.start, hit.end) for hit in provider_hits(text)])
-    # Secrets seen only once the text is folded or its pieces joined: mask the characters they came from.
     view = aligned(text)
-    hits: Iterable[Hit] = split_hits(view.text)
-    if view.origin is not None:
-        hits = chain(hits, rule_hits(view.text, (PRIVATE_KEY, *RULES)), provider_hits(view.text))
-    return _mask_spans(text, [view.source_span(hit.start, hit.end) for hit in hits])
+    if view.origin is None:  # ASCII: mask rule by rule, then the keys split by spaces
+        text = mask_all(text)
+        spans = [(hit.start, hit.end) for hit in split_hits(text)]
+    else:  # find the credentials in the folded view, and mask the characters they came from
+        found = chain(rule_hits(view.text, (PRIVATE_KEY,)), hits(view.text), split_hits(view.text))
+        spans = [view.source_span(hit.start, hit.end) for hit in found]
+    # and base64 that decodes to text holding a credential ("echo T1BFTkFJX0FQSV9LRVk9c2st... | base64 -d")
+    text = mask_spans(text, spans)
+    return mask_spans(text, [(start, end) for start, end, inner in base64_texts(text) if _credential(inner)])

@@ -37,11 +37,17 @@ def _unescape(m: re.Match[str]) -> str:
     return chr(code) if code <= 0x10FFFF else ""
 
 
-def decoded(text: str) -> Iterator[str]:
-    """The folded texts hidden in `text` by an encoding, if any."""
+def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, folded text) of each base64 run in `text` that decodes to readable text."""
     for m in islice(_BASE64.finditer(text), MAX_BLOBS):
         if (inner := readable_base64(m[0])) is not None:
-            yield fold(inner)
+            yield m.start(), m.end(), fold(inner)
+
+
+def decoded(text: str) -> Iterator[str]:
+    """The folded texts hidden in `text` by an encoding, if any."""
+    for _, _, inner in base64_texts(text):
+        yield inner
     if len(_PERCENT.findall(text)) >= MIN_ESCAPES:
         yield fold(unquote(text))
     if len(_ENTITY.findall(text)) >= MIN_ESCAPES:

@@ -27,7 +27,8 @@ _AFTER_NAME = re.compile(
     r"(?P<run>[A-Za-z0-9+/=_-]{2,12}(?:[ \t][A-Za-z0-9+/=_-]{2,12}){2,31})",
     re.I,
 )
-_WORD = re.compile(r"[a-z]+|[A-Z][a-z]{3,}")  # prose around the pieces, trimmed off
+_WORD = re.compile(r"[a-z]+|[A-Z][a-z]{3,}")  # prose around the pieces after a key name, trimmed off
+_PROSE = re.compile(r"[a-z]{3,}")  # a word after a key's pieces: the join stops before it
 MAX_RUNS = 16  # prefix-like starts looked at per text: bounds the work on hostile input
 
 
@@ -52,7 +53,9 @@ def _after_prefix(text: str) -> Iterator[Hit]:
             whole = rule.pattern.fullmatch(joined, 0, bounds[1])
             if longest is None or (whole and rule.check(whole)):  # not split: the first piece is the whole key
                 continue
-            for bound in reversed([b for b in bounds[2:] if b <= longest.end()]):  # two pieces at least
+            ends = [i for i, b in enumerate(bounds) if i >= 2 and b <= longest.end()]  # two pieces at least
+            for i in reversed([i for i in ends if not _PROSE.fullmatch(chunks[i - 1][0])] or ends):  # not into prose
+                bound = bounds[i]
                 m = rule.pattern.fullmatch(joined, 0, bound)
                 if m and rule.check(m) and looks_generated(m["secret"]):
                     yield Hit(rule.label, origin[m.start("secret")], origin[bound - 1] + 1)
