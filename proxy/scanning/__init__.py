@@ -2,13 +2,14 @@
 
 Memories are replayed into future prompts, so a stored secret leaks to every later conversation and a stored
 injection steers it. `scan` rejects such text before it is stored; `redact` masks the same credentials in log lines.
-Both look through disguises first (`normalise`: invisible characters, look-alike and full-width letters; `split`:
-keys broken by spaces; `decoding`: base64 and other encodings). These filters are defence in depth: what may be
-replayed at all is decided by where a memory came from, not by them.
+Both look through disguises first: invisible characters, look-alike and full-width letters (`normalise`), keys
+broken by spaces (`split`), text in base64 and other encodings (`decoding`). These filters are defence in depth:
+what may be replayed at all is decided by where a memory came from, not by them.
 
-Modules: `secrets` (our credential patterns), `providers` (detect-secrets' provider plugins), `split`,
-`injections`, `normalise`, `decoding`, `shapes` (is a value random, a chosen password, a placeholder?).
-Foundation layer: imports only the standard library and detect-secrets.
+Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `providers` (detect-secrets'
+provider plugins), `secrets` (all of them in order of precedence), `rules` (the machinery they run on), `shapes`
+(is a value random, chosen, a placeholder?), `injections`. A foundation module: imports only the standard library
+and detect-secrets, never another proxy package.
 """
 
 from __future__ import annotations
