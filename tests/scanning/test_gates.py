@@ -41,7 +41,7 @@ def test_injection_gates_never_hide_a_match() -> None:
     views = [view for text in FOLDED for view in (latin(text), *unleet(latin(text)))]
     hidden = [
         (family.label, view)
-        for family in injections._LATIN
+        for family in injections.FAMILIES
         for view in views
         if family.pattern.search(view) and not family.search(view) and not family.per_line
     ]
