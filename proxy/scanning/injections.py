@@ -1,0 +1,197 @@
+"""Prompt injections: text that, replayed from memory into a later prompt, would steer the model.
+
+The patterns look for what an injection has to say, in any wording: override earlier instructions ("ignore / set
+aside / pay no attention to ... previous / your ... instructions / rules"), give the model a new role or task, open
+a new block of instructions ("New instructions:", "### System:", chat-template markers), hide something from the
+user, ask for the system prompt or send data away, or speak to the model from a comment a person would not see.
+The phrasings are in `phrasings` (English, French, German, Spanish, Portuguese, Italian and Dutch, matched
+without accents) and `scripts` (Russian, Chinese, Japanese and Korean). They run on several views of the text: folded
+(look-alike letters, full-width forms, invisible characters), leetspeak undone, spelled-out letters joined,
+ROT13, and the text inside base64, percent-encoding, HTML entities and \\u escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .normalise import latin, plain, rot13, squeezed, unleet
+from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
+from .scripts import SCRIPTS
+
+
+def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """Patterns of one kind, with gates: each gate is a tuple of strings, and every match contains one string of
+    each gate. Looking for them is far cheaper than running the patterns (CPython's regex engine tries each
+    alternative at every position), and most texts fail a gate."""
+
+    label: str
+    gates: tuple[tuple[str, ...], ...]
+    pattern: re.Pattern[str]
+    per_line: bool = False  # the pattern is matched at the start of each line
+
+    def search(self, view: str) -> bool:
+        if not all(any(word in view for word in gate) for gate in self.gates):
+            return False
+        if self.per_line:
+            return any(self.pattern.match(line) for line in view.split("\n"))
+        return bool(self.pattern.search(view))
+
+
+_NOUN_STEMS = (
+    "instru", "istruz", "prompt", "direct", "diretr", "diretiv", "diretti", "rule", "regl", "regel", "regol", "regra",
+    "guideline", "guidance", "guardrail", "programming", "constraint", "polic", "order", "ordre", "orden", "ordin",
+    "ordem", "restriction", "safeguard", "training", "command", "comand", "consign", "consegn", "indica", "anweisung",
+    "befehl", "vorgabe", "richtli", "anordnung", "norma", "orientac", "opdracht", "aanwijzing",
+)  # fmt: skip
+_VERB_STEMS = (
+    "ignor", "disregard", "forget", "overrid", "overrul", "bypass", "skip", "discard", "drop", "abandon", "neglect",
+    "overlook", "dismiss", "disobey", "ne suis", "ne suivez", "ne respect",
+    "throw", "aside", "attention", "heed", "mind", "stop", "follow", "obey", "listen", "oubli", "neglig", "compte",
+    "abstraction", "outre", "contourn", "vergiss", "vergessen", "missacht", "ubergeh", "verwirf", "verwerfen",
+    "olvid", "descart", "omite", "omiso", "sigas", "obedezcas", "hagas", "alto", "esquec", "desconsider", "siga",
+    "obedeca", "dimentic", "trascur", "tralascia", "seguire", "obbedire", "considerare", "scord", "negeer",
+    "vergeet", "veronachtzaam", "volg",
+)  # fmt: skip
+_ROLE_GATE = (
+    "you are", "you're", "you now", "you will", "you must", "you shall", "you can", "you have", "you has", "speaking",
+    "without", "with no", "sem ", "sin ", "sans ", "ohne ", "senza ", "obey", "libre", "from now on", " as ",
+    "pretend", "your ", " mode", "tu es", "vous etes", "maintenant",
+    "desormais", "dorenavant", "du bist", "jetzt", "sofort", "nun an", "ahora", "agora", "voce", " sei", "devi",
+    "dovrai", "sarai", "je bent", "vanaf nu",
+)  # fmt: skip
+_HEADER_WORDS = (
+    *_NOUN_STEMS,
+    "system",
+    "#",
+    "developer",
+    "admin",
+    "root",
+    "message",
+    "nachricht",
+    "note",
+    "invite",
+)
+_OVERRIDE = Family(
+    "an instruction override",
+    (
+        (
+            *_NOUN_STEMS,
+            "above",
+            "everything",
+            "anything",
+            "what",
+            "all",
+            "context",
+            "conversation",
+            "filter",
+            "check",
+            "tout",
+            "alles",
+            "todo",
+            "tudo",
+            "tutto",
+        ),
+        (
+            *_VERB_STEMS,
+            "previous",
+            "prior",
+            "earlier",
+            "original",
+            "old",
+            "turn off",
+            "disable",
+            "deactivate",
+            "remove",
+            "lift",
+        ),
+    ),
+    _compile(OVERRIDES),
+)
+
+# Matched against the Latin views (lower case, no accents).
+FAMILIES: tuple[Family, ...] = (
+    _OVERRIDE,
+    Family("a role reassignment", (_ROLE_GATE,), _compile(ROLES)),
+    Family("an instruction header", ((":",), _HEADER_WORDS), _compile(HEADERS)),
+    Family("an instruction header", ((":", "#"),), _compile(LINE_HEADERS), per_line=True),
+    Family(
+        "an instruction header",
+        (("ai", "llm", "gpt", "claude", "assistant", "chatbot", "copilot", "model", "agent"), (":", ",", "-")),
+        _compile(ADDRESS),
+    ),
+    Family("a concealment instruction", (("the user",),), _compile(CONCEALMENT)),
+    Family(
+        "a request for the system prompt",
+        (("your", "system", "initial", "original", "hidden", "above", "before", "preceding", "prompt"),),
+        _compile(LEAKS),
+    ),
+    Family(
+        "an exfiltration instruction",
+        (("exfiltrat", "send", "post", "upload", "forward", "mail", "leak", "transmit", "copy", "paste"),),
+        _compile(EXFILTRATION),
+    ),
+    Family("a chat-template marker", (("<", "["),), _compile(MARKERS)),
+)
+
+# Instructions in a container a person reading the rendered text never sees.
+_HIDDEN = re.compile(
+    r"<!--(?P<comment>.*?)(?:-->|\Z)"
+    r"|^[ \t]*\[[^\]\n]{0,40}\]:[ \t]*(?:#|<>|<#>)[ \t]*(?P<link>\([^)\n]{0,2000}\)|\"[^\"\n]{0,2000}\")"
+    r"|<[a-z]{1,10}\b[^>]{0,300}?style[ \t]*=[ \t]*[\"'][^\"'>]{0,300}?(?:display[ \t]*:[ \t]*none"
+    r"|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0|opacity[ \t]*:[ \t]*0)[^>]{0,300}>"
+    r"(?P<element>.{0,2000}?)</",
+    re.S | re.M,
+)
+_ROT13_VERBS = tuple(rot13(verb) for verb in ("ignor", "disregard", "forget", "overrid", "bypass", "skip", "discard"))
+_HIDDEN_GATE = ("<!--", "]:", "style")
+_ADDRESSED = re.compile(rf"\b(?:{AI}|models?|agents?|bots?)\b[^\n]{{0,30}}?(?::|,|\breading\b)")
+_SQUEEZED = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|every|the|of|these|those|your)*"
+    r"(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer)"
+    r"(?:instructions?|prompts?|directions?|directives?|rules|guidelines)"
+)
+
+
+def _in_latin(folded: str) -> str | None:
+    text = latin(folded)
+    for view in (text, *unleet(text)):
+        for family in FAMILIES:
+            if family.search(view):
+                return family.label
+        spelled = squeezed(view)
+        if spelled is not None and _SQUEEZED.search(spelled):
+            return _OVERRIDE.label
+    if any(stem in text for stem in _ROT13_VERBS) and _OVERRIDE.search(rot13(text)):
+        return _OVERRIDE.label
+    if any(word in text for word in _HIDDEN_GATE):
+        for m in _HIDDEN.finditer(text):
+            if _ADDRESSED.search(m["comment"] or m["link"] or m["element"] or ""):
+                return "a hidden instruction"
+    return None
+
+
+def _in_scripts(text: str) -> str | None:
+    if text.isascii():
+        return None
+    view = plain(text)
+    for script, label, pattern in SCRIPTS:
+        if script.search(view) and pattern.search(view):
+            return label
+    return None
+
+
+def find(text: str, folded: str, inner: Iterable[str] = ()) -> str | None:
+    """The kind of injection in `text`, given its folded view and the texts decoded from it, or None."""
+    found = _in_latin(folded) or _in_scripts(text)
+    if found is None:
+        for hidden in inner:
+            if label := _in_latin(hidden) or _in_scripts(hidden):
+                return f"{label}, encoded"
+    return found

@@ -1,0 +1,215 @@
+"""Keys with a shape of their own: provider prefixes (sk-, ghp_, AKIA, hf_, dop_v1_, ...), tokens in URLs and
+headers, private keys, and random-looking hex or base64 runs.
+
+Where detect-secrets has a plugin for the same format, ours stays because it is better for memories: it tells
+"sk-learn-compatible" from a key, keeps a readable prefix for `redact`, and knows formats the plugins do not
+(Hugging Face, DigitalOcean, vendor tokens, Telegram tokens by their "AA" body).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import providers
+from .decoding import readable_base64
+from .rules import Rule, alternatives
+from .shapes import all_classes, basic_credential, looks_generated, placeholder
+
+_KEY_CHARS = "[A-Za-z0-9_-]"
+
+
+def _is_key_body(m: re.Match[str]) -> bool:
+    """`sk-` is also a prefix of kebab-case names ("sk-learn-compatible"): need a random-looking body, or
+    letters and digits together (16+ characters by the pattern), or a long one."""
+    body = m["keep"][3:] + m["secret"]
+    mixed = any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+    return looks_generated(body) or mixed or len(body) >= 40
+
+
+def _is_token(m: re.Match[str]) -> bool:
+    return looks_generated(m["secret"])
+
+
+def _is_prefixed_token(m: re.Match[str]) -> bool:
+    """A vendor prefix followed by random characters, not by words ("secret_key_base")."""
+    value = m["secret"]
+    return any(c.isdigit() for c in value) and looks_generated(value)
+
+
+def _is_url_password(m: re.Match[str]) -> bool:
+    return not placeholder(m["secret"])
+
+
+def _is_basic_credential(m: re.Match[str]) -> bool:
+    return basic_credential(m["secret"])
+
+
+_KEY_WORDS = re.compile(r"(?<![a-z])(?:key|token|secret|password|passwd|passphrase|credential|apikey|auth|hmac)", re.I)
+_HASH_WORDS = re.compile(
+    r"(?<![a-z])(?:commit|sha\d*|hash|digest|checksum|md5|fingerprint|ids?|uuid|etag|rev(?:ision)?|build|object|blob"
+    r"|tree|sum|crc|signature|image|version|colou?r)(?![a-z])",
+    re.I,
+)
+
+
+def _is_hex_key(m: re.Match[str]) -> bool:
+    """32+ hex digits are a key after "key", "token", "secret"... on the same line, and a hash after "commit",
+    "sha256", "md5", "fingerprint" or "id"; random enough by detect-secrets' hex entropy bar."""
+    value = m["secret"]
+    line_start = max(m.string.rfind("\n", 0, m.start()) + 1, m.start() - 60)
+    before = m.string[line_start : m.start()]
+    if not _KEY_WORDS.search(before) or _HASH_WORDS.search(before):
+        return False
+    has_letter = any(c.isalpha() for c in value)
+    return has_letter and any(c.isdigit() for c in value) and providers.hex_entropy(value) > providers.HEX_LIMIT
+
+
+_DIGEST_LABEL = re.compile(r"(?:sha\d*|md5|blake2\w*|fingerprint)[ \t]*[:=-][ \t]*$", re.I)  # "SHA256:", "sha384-"
+
+
+def _is_random_blob(m: re.Match[str]) -> bool:
+    """All three character classes in short runs (not a CamelCase path), not a path segment of a URL, not a
+    digest ("SHA256:..."), and not base64 of readable text (that text is scanned on its own: see `decoding`)."""
+    blob = m["secret"]
+    if not all_classes(blob) or readable_base64(blob) is not None:
+        return False
+    if _DIGEST_LABEL.search(m.string, max(0, m.start() - 24), m.start()):
+        return False
+    head = m.string[max(0, m.start() - 2048) : m.start() + 2]  # ends inside the blob: its last word holds the blob
+    return "://" not in head.split()[-1] and looks_generated(blob, max_run=3.3)
+
+
+PRIVATE_KEY = Rule(
+    "a private key",
+    re.compile(
+        r"(?P<keep>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d:)"
+        r"(?P<secret>(?s:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*))"
+    ),
+)
+
+# Vendors whose keys start with a fixed prefix; the body is checked to look random.
+_VENDOR_PREFIXES = (
+    "npm_", "pypi-", "whsec_", "shpat_", "shpca_", "shppa_", "shpss_", "lin_api_", "lin_oauth_", "sq0atp-", "sq0csp-",
+    "PMAK-", "NRAK-", "NRJS-", "glc_", "glsa_", "hvs.", "hvb.", "dp.pt.", "dp.st.", "dp.sa.", "dp.ct.",
+    "pscale_tkn_", "pscale_pw_", "rdme_", "rubygems_", "sntrys_", "sntryu_", "xkeysib-", "CFPAT-", "FLWSECK-",
+    "AGE-SECRET-KEY-1", "pnu_", "pul-", "tfp_", "secret_", "ATATT3", "dt0c01.", "ntn_", "figd_", "rnd_",
+    "shippo_live_", "shippo_test_", "dckr_pat_", "sbp_", "ya29.", "dapi", "key-",
+)  # fmt: skip
+_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+_SLACK_PREFIXES = (*(f"xox{c}-" for c in "abeoprs"), "xapp-")
+
+# Most specific first: `redact` applies the rules in order, so later rules see "[redacted]", not the secret.
+PREFIXED: tuple[Rule, ...] = (
+    Rule(
+        "an API key",
+        re.compile(rf"\b(?P<keep>sk-[A-Za-z0-9]{{3}})(?P<secret>{_KEY_CHARS}{{13,}})"),
+        _is_key_body,
+        ("sk-",),
+        ("sk-",),
+    ),
+    Rule(
+        "a GitHub token",
+        re.compile(r"\b(?P<keep>gh[pousr]_|github_pat_)(?P<secret>[A-Za-z0-9_]{20,})"),
+        prefixes=_GITHUB_PREFIXES,
+        gate=_GITHUB_PREFIXES,
+    ),
+    Rule(
+        "a GitLab token",
+        re.compile(rf"\b(?P<keep>glpat-)(?P<secret>{_KEY_CHARS}{{16,}})"),
+        prefixes=("glpat-",),
+        gate=("glpat-",),
+    ),
+    Rule(
+        "a Slack token",
+        re.compile(r"\b(?P<keep>xox[abeoprs]-|xapp-)(?P<secret>[A-Za-z0-9-]{10,})"),
+        prefixes=_SLACK_PREFIXES,
+        gate=("xox", "xapp-"),
+    ),
+    Rule(
+        "an AWS access key",
+        re.compile(r"\b(?P<keep>A[KS]IA)(?P<secret>[A-Z0-9]{16})\b"),
+        prefixes=("AKIA", "ASIA"),
+        gate=("akia", "asia"),
+    ),
+    Rule(
+        "a Google API key",
+        re.compile(rf"\b(?P<keep>AIza)(?P<secret>{_KEY_CHARS}{{30,}})"),
+        prefixes=("AIza",),
+        gate=("aiza",),
+    ),
+    Rule(
+        "a Stripe key",
+        re.compile(r"\b(?P<keep>[rs]k_(?:live|test)_)(?P<secret>[A-Za-z0-9]{10,})"),
+        prefixes=("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
+        gate=("k_live_", "k_test_"),
+    ),
+    Rule(
+        "a Hugging Face token",
+        re.compile(r"\b(?P<keep>hf_|api_org_)(?P<secret>[A-Za-z0-9]{30,})"),
+        _is_token,
+        ("hf_", "api_org_"),
+        ("hf_", "api_org_"),
+    ),
+    Rule(
+        "a DigitalOcean token",
+        re.compile(r"\b(?P<keep>do[opr]_v1_)(?P<secret>[a-f0-9]{64})\b"),
+        prefixes=("dop_v1_", "doo_v1_", "dor_v1_"),
+        gate=("_v1_",),
+    ),
+    Rule(
+        "a Telegram bot token",
+        re.compile(r"(?<![\w:])(?P<keep>\d{8,10}:)(?P<secret>AA[A-Za-z0-9_-]{33})(?![\w-])"),
+        gate=(":aa",),
+    ),
+    Rule(
+        "a vendor token",
+        re.compile(rf"(?<![\w.-])(?P<keep>{alternatives(_VENDOR_PREFIXES)})(?P<secret>[A-Za-z0-9_.=-]{{20,}})"),
+        _is_prefixed_token,
+        _VENDOR_PREFIXES,
+        tuple(prefix.lower() for prefix in _VENDOR_PREFIXES),
+    ),
+    Rule(
+        "a JWT",
+        re.compile(rf"\b(?P<keep>eyJ)(?P<secret>{_KEY_CHARS}{{8,}}\.{_KEY_CHARS}{{8,}}\.{_KEY_CHARS}*)"),
+        gate=("eyj",),
+    ),
+    Rule(
+        "a webhook URL",
+        re.compile(r"(?P<keep>/(?:api/)?webhooks?/(?:[\w-]{1,40}/){0,3})(?P<secret>[A-Za-z0-9_-]{24,})", re.I),
+        _is_prefixed_token,
+        gate=("webhook",),
+    ),
+    Rule(
+        "a password in a connection string",
+        re.compile(r"\b(?P<keep>[a-z][a-z0-9+.-]{0,20}://[^\s:/@?#]*:)(?P<secret>[^\s/@?#]+)(?=@)", re.I),
+        _is_url_password,
+        gate=("://",),
+    ),
+    Rule(
+        "a basic-auth credential",
+        re.compile(r"(?<![A-Za-z])(?P<keep>basic[ \t]+)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.I),
+        _is_basic_credential,
+        gate=("basic",),
+    ),
+    Rule(
+        "a bearer token",
+        re.compile(r"\b(?P<keep>bearer\s+)(?P<secret>[A-Za-z0-9._~+/=-]{8,})", re.I),
+        _is_token,
+        gate=("bearer",),
+    ),
+)
+
+# The least specific: any long hex or base64 run that looks random. Last, after every named format.
+RANDOM: tuple[Rule, ...] = (
+    Rule(
+        "a hex key",
+        re.compile(r"(?<![0-9A-Za-z])(?P<keep>)(?P<secret>[0-9a-f]{32,128}|[0-9A-F]{32,128})(?![0-9A-Za-z])"),
+        _is_hex_key,
+        gate=("key", "token", "secret", "pass", "credential", "auth", "hmac"),
+    ),
+    Rule(
+        "a high-entropy key",
+        re.compile(r"(?<![A-Za-z0-9+/_-])(?P<keep>)(?P<secret>[A-Za-z0-9+/_-]{40,}={0,2})"),
+        _is_random_blob,
+    ),
+)

@@ -1,0 +1,135 @@
+"""Passwords and keys named by a word: "password=...", "my password is hunter2", "mein Passwort ist ...",
+"api_key: ...", "the API key is ...", "mysql -pSecret", "login is admin / Secret1".
+
+Written for prose as much as for config, which is where detect-secrets' keyword plugin falls short for memories: a
+value counts only if it is a literal (not "${DB_PASSWORD}", "<your key>", "os.environ[...]" or the next word of a
+sentence) and, in prose, only if it looks chosen or generated ("hunter2", not "stored" in "the password is stored
+in the vault").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .rules import Rule
+from .shapes import chosen_password, looks_generated, placeholder, strong_password
+
+_PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
+
+
+def _is_literal(m: re.Match[str]) -> bool:
+    """A literal, not a placeholder ("${DB_PASSWORD}", "<your key>"), code or prose ("password: must be...")."""
+    value = m["secret"].rstrip(".!?:")
+    if len(value) < 4 or placeholder(value) or "[redacted" in value:  # already masked by an earlier rule
+        return False
+    if value.isalpha() and _PROSE_NEXT.match(m.string, m.end()):
+        return False
+    return not (value.isdigit() and len(value) < 8 and "token" in m["keep"].lower())  # "max token: 4000"
+
+
+def _is_chosen_password(m: re.Match[str]) -> bool:
+    return chosen_password(m["secret"])
+
+
+def _is_strong_password(m: re.Match[str]) -> bool:
+    return strong_password(m["secret"])
+
+
+def _is_cli_password(m: re.Match[str]) -> bool:
+    return not placeholder(m["secret"]) and not m["secret"].startswith(("$", "%"))
+
+
+def _is_generated_value(m: re.Match[str]) -> bool:
+    """After "the API key is": a value of 12+ characters that looks generated and holds a digit, not a name."""
+    value = m["secret"].rstrip(".")
+    return len(value) >= 12 and any(c.isdigit() for c in value) and looks_generated(value) and not placeholder(value)
+
+
+PASSWORD_WORDS = (
+    r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
+    r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
+)
+KEY_NAMES = (
+    r"token|secret|(?:api|access|secret|private|priv|auth|service|account|db|database|client|signing|encryption"
+    r"|master|license)[ _-]?key|apikey|client[ _-]?secret|auth[ _-]?token|access[ _-]?token"
+)
+_CONNECTOR = (
+    r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は)[ \t]*"
+    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|était|etait|es|era|é|è|er|är|jest|-)"
+    r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
+    r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
+)
+# What may stand between "password" and "is": a phrase saying whose password it is ("for the staging DB", "on the
+# NAS"), never a noun the password word qualifies ("password manager is 1Password": the manager is 1Password).
+_FILLER = (
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|für|fur|vom|von|zum|pour|de|du|des|para|del|per|di|della|dello|на|для|от)"
+    r"(?:[ \t]+[^\s:=]{1,24}){1,4}?)?"
+)
+_ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
+_VALUE = r"(?P<secret>[^\s\"'`,;)\]}>]"
+_PASSWORD_GATE = (
+    "pass", "mdp", "contrase", "senha", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
+    "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호",
+)  # fmt: skip
+_KEY_GATE = ("token", "secret", "key")
+
+NAMED: tuple[Rule, ...] = (
+    Rule(
+        "a password on a command line",
+        re.compile(
+            r"(?P<keep>\b(?:mysql(?:dump|admin)?|mariadb|sshpass)\b[^\n]{0,80}?[ \t]-p)(?P<secret>[^\s-]\S{3,})"
+        ),
+        _is_cli_password,
+        gate=("mysql", "mariadb", "sshpass"),
+    ),
+    Rule(
+        "a password on a command line",
+        re.compile(
+            r"(?P<keep>\bcurl\b[^\n]{0,80}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']{1,64}:"
+            r"|(?<![\w-])--pass(?:word)?[ \t]+[\"']?)(?P<secret>[^\s\"']{4,})"
+        ),
+        _is_cli_password,
+        gate=("curl", "--pass"),
+    ),
+    Rule(  # "login is admin / Sunflower!88"
+        "a password",
+        re.compile(
+            r"(?P<keep>\b(?:login|credentials?|creds)\b[^\n]{0,20}?(?:[ \t]+(?:is|are)|[ \t]*[:=])[ \t]+"
+            r"[^\s/:]{1,64}[ \t]*[/:][ \t]*)(?P<secret>\S{4,64})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("login", "credential", "creds"),
+    ),
+    Rule(
+        "a password",
+        re.compile(rf"(?P<keep>(?:{PASSWORD_WORDS})" + _ASSIGNMENT, re.I),
+        _is_literal,
+        gate=_PASSWORD_GATE,
+    ),
+    Rule(  # "my password is hunter2", "the root password on the NAS was changed to ..."
+        "a password",
+        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})", re.I),
+        _is_chosen_password,
+        gate=_PASSWORD_GATE,
+    ),
+    Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
+        "a password",
+        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pass|pw|pwd)[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
+        _is_strong_password,
+        gate=(*_PASSWORD_GATE, "pw"),
+    ),
+    Rule(
+        "a token or API key", re.compile(rf"(?P<keep>(?:{KEY_NAMES})" + _ASSIGNMENT, re.I), _is_literal, gate=_KEY_GATE
+    ),
+    Rule(  # "the API key is Zx9...", "client secret Q~..."
+        "a token or API key",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{KEY_NAMES}|key){_FILLER}(?:[ \t]+(?:is|was)|[ \t]*[:=])?[ \t]*[\"'`]?)"
+            r"(?P<secret>[A-Za-z0-9+/_.~-]{12,})",
+            re.I,
+        ),
+        _is_generated_value,
+        gate=_KEY_GATE,
+    ),
+)

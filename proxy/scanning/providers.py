@@ -1,0 +1,124 @@
+"""detect-secrets' provider plugins, used for the credential formats it knows and our own patterns do not.
+
+Yelp's detect-secrets keeps a regex per provider (Telegram, Discord, Twilio, SendGrid, Mailchimp, npm, PyPI,
+Square, Azure, IBM, Slack webhooks, OpenAI, ...); we run those regexes on one string, with no files, baseline or
+settings. Its keyword and entropy plugins are written for source code and would flag "${DB_PASSWORD}" or any quoted
+identifier, so ours handle assignments and prose, borrowing only its entropy measures. Importing it costs about
+0.15 s (it pulls in `requests`), so it is imported on the first scan, not when the proxy starts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One detect-secrets plugin: its regexes, and the gates tried before them."""
+
+    label: str
+    patterns: tuple[re.Pattern[str], ...]
+    gates: tuple[re.Pattern[str], ...]
+
+
+# plugin module, class, the label our reasons use, and gates: patterns that the lower-cased text contains wherever
+# a plugin's regex matches, written to start with a literal so CPython finds it quickly, and tried first (the
+# plugins' regexes mostly start with lookbehinds, so the engine steps through every position). Not the OpenAI, JWT
+# and npm plugins: their regexes backtrack quadratically on a long run of "sk-", "eyJ" or "//", and our rules find
+# those formats.
+_ASSIGNED = (
+    r"(?:key|pwd?|pass(?:word)?|token)[\"'\]]{0,3} *(?:=|:| )"  # build_assignment_regex's keyword and assignment
+)
+_PLUGINS: tuple[tuple[str, ...], ...] = (
+    ("artifactory", "ArtifactoryDetector", "an Artifactory token", r"akc|ap[\da-f]"),
+    ("aws", "AWSKeyDetector", "an AWS access key", r"a(?:3t|bia|cca|kia|sia|ws)"),
+    ("azure_storage_key", "AzureStorageKeyDetector", "an Azure storage key", r"accountkey="),
+    (
+        "cloudant",
+        "CloudantDetector",
+        "a Cloudant credential",
+        rf"cl(?:oudant|ou)?[_-]?(?:api)?[_-]?{_ASSIGNED}|cloudant\.com",
+    ),
+    ("discord", "DiscordBotTokenDetector", "a Discord bot token", r"\.[\w-]{6}\."),
+    ("github_token", "GitHubTokenDetector", "a GitHub token", r"gh[pousr]_"),
+    ("gitlab_token", "GitLabTokenDetector", "a GitLab token", r"gl[a-z]{1,5}-|gr1348941"),
+    ("ibm_cloud_iam", "IbmCloudIamDetector", "an IBM Cloud key", _ASSIGNED, r"[\w-]{44}"),
+    ("ibm_cos_hmac", "IbmCosHmacDetector", "an IBM Cloud storage key", r"secret[-_]?(?:access)?[-_]?key"),
+    ("mailchimp", "MailchimpDetector", "a Mailchimp key", r"-us\d"),
+    ("pypi_token", "PypiTokenDetector", "a PyPI token", r"pypi-age"),
+    ("sendgrid", "SendGridDetector", "a SendGrid key", r"sg\."),
+    ("slack", "SlackDetector", "a Slack token", r"xox[a-z]-|hooks\.slack\.com"),
+    (
+        "softlayer",
+        "SoftlayerDetector",
+        "a SoftLayer key",
+        rf"(?:softlayer|sl)[_-]?(?:api)?[_-]?{_ASSIGNED}|softlayer\.com",
+    ),
+    ("square_oauth", "SquareOAuthDetector", "a Square secret", r"sq0csp-"),
+    ("stripe", "StripeDetector", "a Stripe key", r"[rs]k_live_"),
+    ("telegram_token", "TelegramBotTokenDetector", "a Telegram bot token", r":[\w-]{35}"),
+    ("twilio", "TwilioKeyDetector", "a Twilio key", r"(?:ac|sk)[a-z0-9]{32}"),
+)
+_DELIMITERS = " \t\r\n=:\"'"
+
+
+def _valid(value: str) -> bool:
+    """Generated keys hold digits; a capitalised word that fits a loose pattern ("APExpressRoute") does not."""
+    return any(c.isdigit() for c in value)
+
+
+@cache
+def providers() -> tuple[Provider, ...]:
+    """The plugins' regexes, loaded once."""
+    from importlib import import_module
+
+    found = []
+    for module, name, label, *gates in _PLUGINS:
+        plugin: Any = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
+        found.append(Provider(label, tuple(plugin.denylist), tuple(map(re.compile, gates))))
+    return tuple(found)
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int]:
+    """Where the secret is: the longest group when it is long enough to be one (a keyword regex captures the value
+    after "cloudant_password="), else the whole match (GitHub's regex captures only the "ghp" prefix)."""
+    groups = [m.span(i) for i in range(1, (m.re.groups or 0) + 1) if m.start(i) >= 0]
+    longest = max(groups, key=lambda span: span[1] - span[0], default=(0, 0))
+    return longest if longest[1] - longest[0] >= 8 else m.span()
+
+
+def matches(text: str) -> Iterator[tuple[str, int, int]]:
+    """(label, start, end) of every credential the plugins find in `text`, delimiters the regexes take in
+    (Artifactory's surrounding spaces) left out."""
+    lowered = text.lower()
+    for provider in providers():
+        if not all(gate.search(lowered) for gate in provider.gates):
+            continue
+        for pattern in provider.patterns:
+            for m in pattern.finditer(text):
+                start, end = _secret_span(m)
+                while start < end and text[start] in _DELIMITERS:
+                    start += 1
+                while end > start and text[end - 1] in _DELIMITERS:
+                    end -= 1
+                if end > start and _valid(text[start:end]):
+                    yield provider.label, start, end
+
+
+@cache
+def _hex_plugin() -> Any:
+    from detect_secrets.plugins.high_entropy_strings import HexHighEntropyString
+
+    return HexHighEntropyString()
+
+
+def hex_entropy(value: str) -> float:
+    """detect-secrets' Shannon entropy for hex strings (lowered for all-digit ones); its default bar is 3.0."""
+    return float(_hex_plugin().calculate_shannon_entropy(value))
+
+
+HEX_LIMIT = 3.0

@@ -1,0 +1,71 @@
+"""Tests on a candidate value: does it look generated, like a chosen password, or like a placeholder or prose?
+
+Patterns find where a credential would be; these tell a credential from the words, names and placeholders that
+sit in the same places ("password: must be rotated", "sk-learn-compatible", "${DB_PASSWORD}").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+_PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+PLACEHOLDER = re.compile(
+    r"[$<{%\[*].*|your[\w-]*|x+|\.+|none|null|nil|true|false|redacted|hidden|masked|required|optional"
+    r"|example|placeholder|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[(\[]?|[A-Za-z_]\w*[(\[]",  # last two: code, not a literal
+    re.I,
+)
+_CAPITALS = re.compile("[A-Z][A-Z_]*")
+
+
+def placeholder(value: str) -> bool:
+    """A stand-in for a value: "${DB_PASSWORD}", "<your key>", "xxxx", "PASSWORD" in "postgres://USER:PASSWORD@HOST",
+    or code ("os.environ[...]")."""
+    return bool(PLACEHOLDER.fullmatch(value) or _CAPITALS.fullmatch(value))
+
+
+_SYMBOLS = set("!?@#$%^&*+=~_/\\|<>")
+
+
+def looks_generated(value: str, max_run: float = 4.0) -> bool:
+    """Generated keys switch between lower case, upper case and digits every few characters; words do not."""
+    classes = any(c.islower() for c in value) + any(c.isupper() for c in value) + any(c.isdigit() for c in value)
+    pieces = _PIECES.findall(value)
+    return classes >= 2 and bool(pieces) and sum(map(len, pieces)) / len(pieces) < max_run
+
+
+def all_classes(value: str) -> bool:
+    """Lower case, upper case and digits all present: what a random base62/base64 string of 16+ characters has."""
+    return any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
+
+
+def chosen_password(value: str) -> bool:
+    """A password someone chose ("hunter2", "Tr0ub4dor&3", "CorrectHorse99"), not a word that follows "password
+    is" in prose ("stored", "hashed", "required"): letters with digits, symbols or inner capitals."""
+    value = value.rstrip(".,;:)")
+    if len(value) < 4 or placeholder(value) or "[redacted" in value:
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(c in _SYMBOLS for c in value.rstrip("!?"))  # a closing "!" or "?" ends the sentence
+    inner_capital = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return (letters and (digits or symbols or inner_capital)) or (digits and symbols)
+
+
+def strong_password(value: str) -> bool:
+    """A chosen password with three of lower case, upper case, digits and symbols ("Tr4velB4g!"): what "pass"
+    followed by a word must be before it is taken for one, since "pass" is also a verb ("pass CI42 checks")."""
+    value = value.rstrip(".,;:)")
+    kinds = (str.islower, str.isupper, str.isdigit, lambda c: c in _SYMBOLS or c in "!?-.")
+    return chosen_password(value) and sum(any(kind(c) for c in value) for kind in kinds) >= 3
+
+
+def basic_credential(value: str) -> bool:
+    """An HTTP Basic credential: base64 of "user:password" in printable text."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and password and decoded.isprintable())

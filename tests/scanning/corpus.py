@@ -1,0 +1,68 @@
+"""The scanning corpus: samples one per line in text files beside this module.
+
+A line starting with "# " (or a bare "#") is a note; `{U+XXXX}` stands for that code point, so invisible
+characters and line breaks stay visible in the file. Kept apart from the tests so a script can score any scanner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+_CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")
+
+
+def load(name: str) -> list[str]:
+    """The samples of `name` (e.g. "secrets"), escapes decoded, notes and blank lines dropped."""
+    samples = []
+    for line in (HERE / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line == "#" or line.startswith("# "):
+            continue
+        samples.append(_CODE_POINT.sub(lambda m: chr(int(m[1], 16)), line))
+    return samples
+
+
+@dataclass(frozen=True)
+class Score:
+    """How a scanner did on the corpus: what it missed and what it refused by mistake."""
+
+    secrets: int
+    secrets_missed: list[str]
+    injections: int
+    injections_missed: list[str]
+    benign: int
+    benign_refused: list[str]
+
+    def summary(self) -> str:
+        return (
+            f"secrets caught {self.secrets - len(self.secrets_missed)}/{self.secrets}, "
+            f"injections caught {self.injections - len(self.injections_missed)}/{self.injections}, "
+            f"benign refused {len(self.benign_refused)}/{self.benign}"
+        )
+
+
+Kind = Callable[[str], str | None]  # a scanner reduced to the kind of its finding
+
+
+def score(kind_of: Kind, visible: Callable[[str], str] = lambda text: text) -> Score:
+    """Score a scanner. An injection hidden with invisible characters counts as caught when the scanner reports
+    the characters and would still call the text an injection without them (`visible` removes them)."""
+    secrets, injections, benign = load("secrets"), load("injections"), load("benign")
+
+    def injection(text: str) -> bool:
+        found = kind_of(text)
+        return found == "prompt_injection" or (
+            found == "invisible_unicode" and kind_of(visible(text)) == "prompt_injection"
+        )
+
+    return Score(
+        len(secrets),
+        [text for text in secrets if kind_of(text) not in ("secret", "private_key")],
+        len(injections),
+        [text for text in injections if not injection(text)],
+        len(benign),
+        [text for text in benign if kind_of(text) is not None],
+    )
