@@ -36,6 +36,7 @@ class UpstreamSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
     api_key: str | None = None
     timeout_s: float = Field(600, gt=0)
+    max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
 

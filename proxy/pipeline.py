@@ -59,7 +59,13 @@ async def handle(request: Request, services: Services, dialect: Dialect) -> Resp
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     else:
         headers = upstream_request_headers(request.headers.raw, auth.upstream_key, auth.strip)
-        hops = UpstreamHops(services.upstream, request.url.path, request.scope["query_string"], headers)
+        hops = UpstreamHops(
+            services.upstream,
+            request.url.path,
+            request.scope["query_string"],
+            headers,
+            services.settings.upstream.max_event_bytes,
+        )
     body = parsed.body if payload is parsed.payload else None
     try:
         if parsed.stream:

@@ -184,6 +184,30 @@ async def test_a_stream_closed_early_without_done_is_an_error_not_a_hang(client,
 
 
 @pytest.mark.anyio
+async def test_an_event_over_upstream_max_event_bytes_ends_the_stream_with_one_error_event(upstream) -> None:
+    async def huge() -> AsyncIterator[bytes]:
+        yield FIRST_CHUNK
+        yield b"data: " + b"x" * 1500
+        for _ in range(100):  # more of the same event: none of it is held past the limit, none reaches the client
+            yield b"x" * 1500
+
+    upstream.post(f"{BASE}/chat/completions").mock(
+        side_effect=lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=huge())
+    )
+    settings = load_settings(overrides={"upstream.base_url": BASE, "upstream.max_event_bytes": 4096})
+    services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c,
+    ):
+        response = await c.post("/v1/chat/completions", json=CHAT | {"stream": True})
+    events = [block for block in response.content.split(b"\n\n") if block]
+    assert events[0] + b"\n\n" == FIRST_CHUNK and len(events) == 2
+    error = orjson.loads(events[1][len(b"data: ") :])["error"]
+    assert error["code"] == "upstream_stream_error" and "upstream.max_event_bytes" in error["message"]
+
+
+@pytest.mark.anyio
 async def test_a_configured_key_replaces_the_clients_authorization(upstream) -> None:
     route = upstream.get(f"{BASE}/models").respond(200, json={"data": []})
     settings = load_settings(overrides={"upstream.base_url": BASE, "upstream.api_key": "sk-proxy"})
