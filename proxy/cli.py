@@ -134,6 +134,7 @@ def memories() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def memories_list(tag: str | None, category: str | None, limit: int, as_json: bool, **who: Any) -> None:
     """The newest memories."""
+    _check_limit(limit)
     found = _run(who, lambda service, caller: service.search(caller, tag=tag, category=category, limit=limit))
     _print_memories(found, as_json)
 
@@ -145,6 +146,7 @@ def memories_list(tag: str | None, category: str | None, limit: int, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def memories_search(query: str, limit: int, as_json: bool, **who: Any) -> None:
     """Memories relevant to QUERY, best first."""
+    _check_limit(limit)
     found = _run(who, lambda service, caller: service.search(caller, query=query, limit=limit))
     _print_memories(found, as_json)
 
@@ -370,6 +372,15 @@ def keys_revoke(config_path: str | None, data_dir: str | None, key_id: str) -> N
     if record is None:
         _fail(f"no key {key_id}")
     click.echo(f"revoked {record.id} ({record.user})")
+
+
+def _check_limit(limit: int) -> None:
+    from .memory.service import search_limit
+
+    try:
+        search_limit(limit)
+    except ProxyError as exc:
+        _fail(exc.message.replace("'limit'", "--limit"))
 
 
 def _print_memories(found: list[Any], as_json: bool) -> None:

@@ -142,6 +142,18 @@ async def test_a_body_over_the_limit_is_a_413(client, upstream) -> None:
     assert not route.called
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("depth", [253, 600, 1030])
+async def test_a_request_nested_too_deep_is_a_400_in_openais_shape_never_a_500(client, upstream, depth) -> None:
+    """orjson reads it but cannot write it back (the session fingerprint, the tool loop): refused at the door."""
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    deep = b"[" * depth + b'"x"' + b"]" * depth
+    body = b'{"model":"m","messages":[{"role":"user","content":' + deep + b"}]}"
+    response = await client.post("/v1/chat/completions", content=body, headers={"x-memory-user": "ada"})
+    assert response.status_code == 400 and "levels deep" in response.json()["error"]["message"]
+    assert response.json()["error"]["type"] == "invalid_request_error" and not route.called
+
+
 FIRST_CHUNK = (
     b"data: "
     + orjson.dumps(

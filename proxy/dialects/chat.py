@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from .. import client_json
 from ..errors import InvalidRequest
 from ..memory.block import INSTRUCTION_ROLES
 from .base import Call, HiddenStep, ParsedRequest, Placement, ToolPlan, ToolSpec
@@ -45,7 +44,7 @@ def plan_tools(payload: Mapping[str, Any], specs: Sequence[ToolSpec]) -> ToolPla
         or (isinstance(modalities, list) and "audio" in modalities)
     ):
         return None  # COMPAT H9: the loop would have to carry every choice, token logprob or audio part
-    taken = {name for name in map(_tool_name, tools or ()) if isinstance(name, str)}
+    taken = {name for name in map(_tool_name, tools or ()) if name is not None}
     offered = tuple(spec for spec in specs if spec.name not in taken)
     if not offered or len(tools or ()) + len(offered) > MAX_TOOLS:
         return None
@@ -85,20 +84,20 @@ def tool_result(call: Call, result: str) -> dict[str, Any]:
 
 
 def _tool_name(tool: Any) -> str | None:
+    """A client tool's name; None for anything that is not a tool with a string name (the upstream's to reject)."""
     if not isinstance(tool, dict):
         return None
-    spec = tool.get("function") if tool.get("type", "function") == "function" else tool.get(tool.get("type"))
-    return spec.get("name") if isinstance(spec, dict) else None
+    kind = tool.get("type", "function")
+    spec = tool.get(kind) if isinstance(kind, str) else None
+    name = spec.get("name") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def parse_chat_request(body: bytes) -> ParsedRequest:
     """Check what the proxy relies on; everything else is the upstream's to judge."""
     if not body.strip():
         raise InvalidRequest("the request body is empty; expected a JSON object")
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
+    payload = client_json.loads(body)  # nested deeper than the proxy can write back: a 400 here, not a 500 later
     if not isinstance(payload, dict):
         raise InvalidRequest("the request body must be a JSON object")
     messages = payload.get("messages")

@@ -129,7 +129,7 @@ class MemoryDraft:
         )
 
 
-def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_ts: bool = False) -> MemoryDraft:
+def check_draft(fields: Mapping[str, Any], *, session: Any = None, keep_ts: bool = False) -> MemoryDraft:
     """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`."""
     text = fields.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -151,6 +151,8 @@ def check_draft(fields: Mapping[str, Any], *, session: str | None = None, keep_t
         finding = scan(part)
         if finding is not None:
             raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
+    if session is not None and not isinstance(session, str):  # an import line's own field: the index keys on it
+        raise MemoryRejected("'session' must be a string", param="session")
     created = None
     if keep_ts and fields.get("ts") is not None:
         try:

@@ -17,8 +17,9 @@ from typing import Any
 
 import orjson
 
+from ..client_json import check_depth
 from ..config import MemorySettings
-from ..errors import AdminOnly, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
+from ..errors import AdminOnly, InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
@@ -289,6 +290,7 @@ class MemoryService:
                 continue
             try:
                 fields = orjson.loads(line)
+                check_depth(fields, line, what="the line")
                 if not isinstance(fields, dict):
                     raise MemoryRejected("each line must be a JSON object")
                 draft = check_draft(fields, session=fields.get("session"), keep_ts=True)
@@ -341,6 +343,13 @@ def _same_memory(memory: Memory, draft: MemoryDraft) -> bool:
         and memory.category == draft.category
         and set(memory.tags) == set(draft.tags)
     )
+
+
+def search_limit(limit: int) -> int:
+    """A client's ``limit`` (API or CLI): refused when out of range rather than quietly changed."""
+    if not 1 <= limit <= MAX_SEARCH_LIMIT:
+        raise InvalidRequest(f"'limit' must be from 1 to {MAX_SEARCH_LIMIT}, got {limit}", param="limit")
+    return limit
 
 
 def as_json(memories: Sequence[Memory]) -> dict[str, Any]:
