@@ -67,7 +67,7 @@ calls = st.lists(
     st.fixed_dictionaries(
         {},
         optional={
-            "id": mostly(st.sampled_from(["call_1", "call_2"])),
+            "id": mostly(st.sampled_from(["call_1", "call_c"])),
             "type": mostly(st.just("function")),
             "function": mostly(
                 st.fixed_dictionaries({}, optional={"name": names, "arguments": mostly(st.text(max_size=20))})
@@ -83,7 +83,7 @@ messages = st.lists(
         optional={
             "content": mostly(texts | parts),
             "tool_calls": calls,
-            "tool_call_id": mostly(st.sampled_from(["call_1", "call_2"])),
+            "tool_call_id": mostly(st.sampled_from(["call_1", "call_c"])),
             "function_call": json_values,
         },
     ),

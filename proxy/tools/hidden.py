@@ -68,18 +68,21 @@ class HiddenTurns:
             if turn is None:
                 restored.append(message)
                 continue
-            theirs = {call["id"]: call for call in message["tool_calls"] if isinstance(call, dict) and "id" in call}
+            # Calls and results without a string id are the client's own mistakes: kept, after the ones restored.
+            theirs = {call["id"]: call for call in message["tool_calls"] if _id(call, "id") is not None}
+            odd = [call for call in message["tool_calls"] if _id(call, "id") is None]
             found = [turn.calls.get(call_id) or theirs.pop(call_id, None) for call_id in turn.order]
             calls = [call for call in found if call is not None] + list(theirs.values())
             answers: list[dict[str, Any]] = []
             while position < len(messages) and messages[position].get("role") == "tool":
                 answers.append(messages[position])
                 position += 1
-            by_call = {answer.get("tool_call_id"): answer for answer in answers}
+            by_call = {_id(answer, "tool_call_id"): answer for answer in answers if _id(answer, "tool_call_id")}
             ordered = [turn.results.get(call["id"]) or by_call.pop(call["id"], None) for call in calls]
-            restored.append({**message, "tool_calls": calls})
+            restored.append({**message, "tool_calls": calls + odd})
             restored += [answer for answer in ordered if answer is not None]
-            restored += [answer for answer in answers if by_call.get(answer.get("tool_call_id")) is answer]
+            restored += [answer for answer in answers if by_call.get(_id(answer, "tool_call_id") or "") is answer]
+            restored += [answer for answer in answers if _id(answer, "tool_call_id") is None]
             changed = True
         return restored if changed else None
 
@@ -91,7 +94,12 @@ class HiddenTurns:
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 turn = self._turns.get((*owner, call["id"]))
                 if turn is not None:
-                    if any(isinstance(c, dict) and c.get("id") in turn.calls for c in calls):
+                    if any(_id(c, "id") in turn.calls for c in calls):
                         return None  # the client sent the whole turn itself
                     return turn
         return None
+
+
+def _id(item: Any, key: str) -> str | None:
+    value = item.get(key) if isinstance(item, dict) else None
+    return value if isinstance(value, str) else None

@@ -202,3 +202,16 @@ def test_the_limit_forgets_the_oldest_turns_first() -> None:
 
     assert not restores(1)
     assert restores(2) and restores(3)
+
+
+def test_calls_and_results_whose_ids_are_not_strings_are_kept_where_the_client_put_them() -> None:
+    """Not ours to judge (the upstream's 400), and never a 500: an unhashable id once failed the restore."""
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    odd_call = {"id": ["x"], "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    odd_answer = {"role": "tool", "tool_call_id": {"a": 1}, "content": "?"}
+    messages = [*HEAD, assistant(C1, C2, odd_call), answer("call_c1"), odd_answer, answer("call_c2", "12:00")]
+    restored = turns.restore(ADA, messages)
+    assert restored is not None
+    assert restored[2]["tool_calls"] == [call_message(STORE), C1, call_message(SEARCH), C2, odd_call]
+    assert restored[3:] == [STORE_RESULT, answer("call_c1"), SEARCH_RESULT, answer("call_c2", "12:00"), odd_answer]
