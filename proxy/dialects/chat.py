@@ -74,9 +74,14 @@ def call_message(call: Call) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
-def assistant_turn(content: str | None, calls: Sequence[Call]) -> dict[str, Any]:
-    """The model's turn as the next upstream call sees it: its text and its memory calls."""
-    return {"role": "assistant", "content": content, "tool_calls": [call_message(call) for call in calls]}
+def assistant_turn(content: Any, calls: Sequence[Call]) -> dict[str, Any]:
+    """The model's turn as the next upstream call sees it: its text and its memory calls.
+
+    ``content`` as the upstream sent it, or ``""`` when it sent none: OpenAI accepts ``null`` beside tool calls, but
+    llama-cpp-python's server answers it with a 500 (issue 14, item 9).
+    """
+    text = "" if content is None else content
+    return {"role": "assistant", "content": text, "tool_calls": [call_message(call) for call in calls]}
 
 
 def tool_result(call: Call, result: str) -> dict[str, Any]:
