@@ -11,6 +11,8 @@ from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
 
+from .dialects.test_chat_stream import LLAMA_CPP
+
 BASE = "http://upstream.test/v1"
 CHAT = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -217,6 +219,18 @@ async def test_an_event_over_upstream_max_event_bytes_ends_the_stream_with_one_e
     assert events[0] + b"\n\n" == FIRST_CHUNK and len(events) == 2
     error = orjson.loads(events[1][len(b"data: ") :])["error"]
     assert error["code"] == "upstream_stream_error" and "upstream.max_event_bytes" in error["message"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("headers", [{}, {"x-memory-user": "ada"}])
+async def test_a_llama_cpp_stream_reaches_the_client_byte_for_byte_timings_and_all(client, upstream, headers) -> None:
+    """With memory tools offered but not called there is no usage to sum: the usage chunk is the upstream's own."""
+    upstream.post(f"{BASE}/chat/completions").respond(
+        200, headers={"content-type": "text/event-stream"}, content=LLAMA_CPP
+    )
+    body = CHAT | {"stream": True, "stream_options": {"include_usage": True}}
+    response = await client.post("/v1/chat/completions", json=body, headers=headers)
+    assert response.content == LLAMA_CPP
 
 
 @pytest.mark.anyio
