@@ -37,8 +37,8 @@ class StreamProtocolError(Exception):
 
 class SSEDecoder:
     """Linear in the bytes fed: each chunk is scanned once for line ends, and a line split across chunks is kept as
-    a list of parts, joined once when it ends (rescanning a held line with each chunk made a 20 MB event cost half a
-    minute of event-loop time). One event, its data lines and the line being read, may hold ``max_event_bytes``;
+    a list of parts, joined once when it ends (rescanning a held line with each chunk made a 20 MB event cost over 20 s
+    of event-loop time). One event, its data lines and the line being read, may hold ``max_event_bytes``;
     past that the upstream is not sending a stream the proxy can relay, and :class:`StreamProtocolError` ends it."""
 
     __slots__ = ("_counted", "_data", "_held", "_limit", "_parts", "_parts_size", "_skip_lf")

@@ -77,12 +77,15 @@ class HiddenTurns:
             while position < len(messages) and messages[position].get("role") == "tool":
                 answers.append(messages[position])
                 position += 1
-            by_call = {_id(answer, "tool_call_id"): answer for answer in answers if _id(answer, "tool_call_id")}
+            by_call = {key: answer for answer in answers if (key := _id(answer, "tool_call_id")) is not None}
             ordered = [turn.results.get(call["id"]) or by_call.pop(call["id"], None) for call in calls]
             restored.append({**message, "tool_calls": calls + odd})
             restored += [answer for answer in ordered if answer is not None]
-            restored += [answer for answer in answers if by_call.get(_id(answer, "tool_call_id") or "") is answer]
-            restored += [answer for answer in answers if _id(answer, "tool_call_id") is None]
+            restored += [  # the rest as the client sent them: unmatched results, and those without a string id
+                answer
+                for answer in answers
+                if (key := _id(answer, "tool_call_id")) is None or by_call.get(key) is answer
+            ]
             changed = True
         return restored if changed else None
 
