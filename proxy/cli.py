@@ -135,6 +135,7 @@ def memories() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def memories_list(tag: str | None, category: str | None, limit: int, as_json: bool, **who: Any) -> None:
     """The newest memories."""
+    _check_limit(limit)
     found = _run(who, lambda service, caller: service.search(caller, tag=tag, category=category, limit=limit))
     _print_memories(found, as_json)
 
@@ -146,6 +147,7 @@ def memories_list(tag: str | None, category: str | None, limit: int, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def memories_search(query: str, limit: int, as_json: bool, **who: Any) -> None:
     """Memories relevant to QUERY, best first."""
+    _check_limit(limit)
     found = _run(who, lambda service, caller: service.search(caller, query=query, limit=limit))
     _print_memories(found, as_json)
 
@@ -420,6 +422,15 @@ def _with_keys(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
             await store.aclose()
 
     return _sync(run())
+
+
+def _check_limit(limit: int) -> None:
+    from .memory.service import search_limit
+
+    try:
+        search_limit(limit)
+    except ProxyError as exc:
+        _fail(exc.message.replace("'limit'", "--limit"))
 
 
 def _print_memories(found: list[Any], as_json: bool) -> None:

@@ -37,6 +37,7 @@ class UpstreamSettings(_Section):
     anthropic_base_url: str = "https://api.anthropic.com/v1"  # where /v1/messages goes
     api_key: str | None = None
     timeout_s: float = Field(600, gt=0)
+    max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
 

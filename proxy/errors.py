@@ -57,6 +57,22 @@ class MemoryNotFound(InvalidRequest):
     code = "memory_not_found"
 
 
+class UnknownRoute(InvalidRequest):
+    """A path under /memory that no management route serves (never passed to the upstream)."""
+
+    status = 404
+    code = "unknown_route"
+
+
+class MethodNotAllowed(InvalidRequest):
+    status = 405
+    code = "method_not_allowed"
+
+    def __init__(self, message: str, *, allow: list[str]) -> None:
+        super().__init__(message)
+        self.headers = {"allow": ", ".join(allow)}
+
+
 class AdminOnly(InvalidRequest):
     status = 403
     code = "admin_key_required"

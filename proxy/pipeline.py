@@ -80,7 +80,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     headers = upstream_request_headers(
         request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
     )
-    hops: Hops = UpstreamHops(upstream, request.url.path, request.scope["query_string"], headers)
+    hops: Hops = UpstreamHops(
+        upstream, request.url.path, request.scope["query_string"], headers, services.settings.upstream.max_event_bytes
+    )
     if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     body = parsed.body if payload is parsed.payload else None

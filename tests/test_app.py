@@ -11,6 +11,8 @@ from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
 
+from .dialects.test_chat_stream import LLAMA_CPP
+
 BASE = "http://upstream.test/v1"
 CHAT = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -142,6 +144,18 @@ async def test_a_body_over_the_limit_is_a_413(client, upstream) -> None:
     assert not route.called
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("depth", [253, 600, 1030])
+async def test_a_request_nested_too_deep_is_a_400_in_openais_shape_never_a_500(client, upstream, depth) -> None:
+    """orjson reads it but cannot write it back (the session fingerprint, the tool loop): refused at the door."""
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
+    deep = b"[" * depth + b'"x"' + b"]" * depth
+    body = b'{"model":"m","messages":[{"role":"user","content":' + deep + b"}]}"
+    response = await client.post("/v1/chat/completions", content=body, headers={"x-memory-user": "ada"})
+    assert response.status_code == 400 and "levels deep" in response.json()["error"]["message"]
+    assert response.json()["error"]["type"] == "invalid_request_error" and not route.called
+
+
 FIRST_CHUNK = (
     b"data: "
     + orjson.dumps(
@@ -181,6 +195,42 @@ async def test_a_stream_closed_early_without_done_is_an_error_not_a_hang(client,
     events = [block for block in response.content.split(b"\n\n") if block]
     assert len(events) == 2 and orjson.loads(events[1][len(b"data: ") :])["error"]["code"] == "upstream_stream_error"
     assert b"[DONE]" not in response.content
+
+
+@pytest.mark.anyio
+async def test_an_event_over_upstream_max_event_bytes_ends_the_stream_with_one_error_event(upstream) -> None:
+    async def huge() -> AsyncIterator[bytes]:
+        yield FIRST_CHUNK
+        yield b"data: " + b"x" * 1500
+        for _ in range(100):  # more of the same event: none of it is held past the limit, none reaches the client
+            yield b"x" * 1500
+
+    upstream.post(f"{BASE}/chat/completions").mock(
+        side_effect=lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=huge())
+    )
+    settings = load_settings(overrides={"upstream.base_url": BASE, "upstream.max_event_bytes": 4096})
+    services = build_services(settings, transport=httpx.MockTransport(upstream.async_handler))
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://p") as c,
+    ):
+        response = await c.post("/v1/chat/completions", json=CHAT | {"stream": True})
+    events = [block for block in response.content.split(b"\n\n") if block]
+    assert events[0] + b"\n\n" == FIRST_CHUNK and len(events) == 2
+    error = orjson.loads(events[1][len(b"data: ") :])["error"]
+    assert error["code"] == "upstream_stream_error" and "upstream.max_event_bytes" in error["message"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("headers", [{}, {"x-memory-user": "ada"}])
+async def test_a_llama_cpp_stream_reaches_the_client_byte_for_byte_timings_and_all(client, upstream, headers) -> None:
+    """With memory tools offered but not called there is no usage to sum: the usage chunk is the upstream's own."""
+    upstream.post(f"{BASE}/chat/completions").respond(
+        200, headers={"content-type": "text/event-stream"}, content=LLAMA_CPP
+    )
+    body = CHAT | {"stream": True, "stream_options": {"include_usage": True}}
+    response = await client.post("/v1/chat/completions", json=body, headers=headers)
+    assert response.content == LLAMA_CPP
 
 
 @pytest.mark.anyio

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import orjson
+import pytest
 from click.testing import CliRunner
 
 from proxy.cli import main
@@ -108,3 +109,16 @@ def test_the_demo_shows_a_memory_stored_injected_and_recalled() -> None:
     assert "model > Tabs: you told me before that you indent Python with tabs (m-1)." in out
     bob = out.split("== Another user asks the same ==")[1]
     assert "proxy > nothing injected" in bob and "m-1" not in bob
+
+
+@pytest.mark.parametrize("command", [["list"], ["search", "tabs"]])
+@pytest.mark.parametrize("limit", ["0", "-5", "101"])
+def test_a_limit_out_of_range_is_one_line_and_exit_2(tmp_path: Path, command: list[str], limit: str) -> None:
+    code, out, err = run(tmp_path, "memories", *command, "--user", "ada", "--limit", limit)
+    assert (code, out) == (2, "") and err == f"memproxy: --limit must be from 1 to 100, got {limit}\n"
+
+
+def test_a_limit_inside_the_range_is_honoured(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
+    run(tmp_path, "memories", "add", "Staging DB is Postgres 16", "--user", "ada")
+    assert len(run(tmp_path, "memories", "list", "--user", "ada", "--limit", "1")[1].splitlines()) == 1

@@ -53,7 +53,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "proxy.auth": (*EDGES, "proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.episodes", "proxy.testing"),
     "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.testing"),
 }
-FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning")
+FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")
 # The one crossing allowed: episodes call the extraction model through the litellm route the pipe also uses.
 ALLOWED = {("proxy.episodes", "proxy.pipe.providers")}
 

@@ -127,6 +127,24 @@ def test_non_streamed_completions_are_openai_shaped(fake_upstream: FakeUpstream,
     assert [first["id"], second["id"], third["id"]] == ["chatcmpl-1", "chatcmpl-2", "chatcmpl-3"]
 
 
+CALLED = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize("turn", [{"content": None, "tool_calls": [CALLED]}, {"tool_calls": [CALLED]}])
+def test_a_strict_fake_fails_an_assistant_turn_with_tool_calls_and_no_content_as_llama_cpp_does(
+    fake_upstream: FakeUpstream, client: httpx.Client, turn: dict[str, Any]
+) -> None:
+    messages = [*MESSAGES, {"role": "assistant", **turn}, {"role": "tool", "tool_call_id": "call_1", "content": "x"}]
+    assert client.post("/chat/completions", json={"model": "m", "messages": messages}).status_code == 200
+    fake_upstream.strict = True
+    response = client.post("/chat/completions", json={"model": "m", "messages": messages})
+    assert response.status_code == 500 and "messages[1]" in response.json()["error"]["message"]
+    messages[1] = {"role": "assistant", "content": "", "tool_calls": [CALLED]}
+    assert client.post("/chat/completions", json={"model": "m", "messages": messages}).status_code == 200
+    fake_upstream.reset()
+    assert fake_upstream.strict is False  # the next test gets the fake as it was made
+
+
 def test_every_response_carries_request_id_and_processing_time(client: httpx.Client) -> None:
     responses = [client.post("/chat/completions", json={"model": "m"}), client.get("/models"), client.get("/other")]
     assert [r.headers["x-request-id"] for r in responses] == ["req_1", "req_2", "req_3"]

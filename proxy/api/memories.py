@@ -10,15 +10,18 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
-from ..errors import InvalidRequest
+from .. import client_json
+from ..errors import InvalidRequest, MethodNotAllowed, UnknownRoute
 from ..memory.caller import Identity
-from ..memory.service import MemoryService, as_json
+from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, as_json, search_limit
 from ..pipe.relay import buffered_response, read_body
 from ..services import Services
+from .openapi import document_bytes
 
 JSON = (b"content-type", b"application/json")
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def memory_routes(services: Services) -> list[Route]:
@@ -35,7 +38,7 @@ def memory_routes(services: Services) -> list[Route]:
             query=params.get("q") or None,
             tag=params.get("tag") or None,
             category=params.get("category") or None,
-            limit=_int(params.get("limit"), "limit", default=20),
+            limit=_limit(params.get("limit")),
             held=_bool(params.get("held"), "held"),
         )
         return _json(as_json(found))
@@ -113,7 +116,11 @@ def memory_routes(services: Services) -> list[Route]:
         episode = await services.episodes.reject(caller(request), request.path_params["episode_id"])
         return _json({"ok": True, "id": episode.id, "deleted": True})
 
-    return [
+    async def openapi(request: Request) -> Response:
+        return buffered_response(200, [JSON], document_bytes())
+
+    routes = [
+        Route("/memory/openapi.json", openapi, methods=["GET"]),
         Route("/memory/sessions", list_sessions, methods=["GET"]),
         Route("/memory/sessions/{session_id}/end", end_session, methods=["POST"]),
         Route("/memory/episodes", list_episodes, methods=["GET"]),
@@ -129,25 +136,38 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/forget-all", forget_all, methods=["POST"]),
     ]
 
+    async def unknown(request: Request) -> Response:
+        """/memory belongs to memproxy: a mistyped management call gets an answer here, and never reaches the
+        upstream with the caller's credentials."""
+        allowed = sorted({m for r in routes if r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
+        where = f"{request.method} {request.url.path}"
+        if allowed:
+            raise MethodNotAllowed(f"{where} is not served; this path takes {', '.join(allowed)}", allow=allowed)
+        raise UnknownRoute(f"{where} is not a management route; GET /memory/openapi.json lists them")
+
+    return [
+        *routes,
+        Route("/memory", unknown, methods=ALL_METHODS),
+        Route("/memory/{rest:path}", unknown, methods=ALL_METHODS),
+    ]
+
 
 async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     body = await read_body(request, limit)
-    try:
-        fields = orjson.loads(body) if body.strip() else {}
-    except orjson.JSONDecodeError as exc:
-        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
+    fields = client_json.loads(body) if body.strip() else {}
     if not isinstance(fields, dict):
         raise InvalidRequest("the request body must be a JSON object")
     return fields
 
 
-def _int(value: str | None, name: str, *, default: int) -> int:
+def _limit(value: str | None) -> int:
     if value is None or value == "":
-        return default
+        return SEARCH_LIMIT
     try:
-        return int(value)
+        limit = int(value)
     except ValueError:
-        raise InvalidRequest(f"'{name}' must be an integer", param=name) from None
+        raise InvalidRequest(f"'limit' must be an integer from 1 to {MAX_SEARCH_LIMIT}", param="limit") from None
+    return search_limit(limit)
 
 
 def _bool(value: str | None, name: str) -> bool:

@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from .. import client_json
 from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
 from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec
@@ -45,7 +44,7 @@ def plan_tools(payload: Mapping[str, Any], specs: Sequence[ToolSpec]) -> ToolPla
         or (isinstance(modalities, list) and "audio" in modalities)
     ):
         return None  # COMPAT H9: the loop would have to carry every choice, token logprob or audio part
-    taken = {name for name in map(_tool_name, tools or ()) if isinstance(name, str)}
+    taken = {name for name in map(_tool_name, tools or ()) if name is not None}
     offered = tuple(spec for spec in specs if spec.name not in taken)
     if not offered or len(tools or ()) + len(offered) > MAX_TOOLS:
         return None
@@ -77,9 +76,14 @@ def call_message(call: Call) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
-def assistant_turn(content: str | None, calls: Sequence[Call]) -> dict[str, Any]:
-    """The model's turn as the next upstream call sees it: its text and its memory calls."""
-    return {"role": "assistant", "content": content, "tool_calls": [call_message(call) for call in calls]}
+def assistant_turn(content: Any, calls: Sequence[Call]) -> dict[str, Any]:
+    """The model's turn as the next upstream call sees it: its text and its memory calls.
+
+    ``content`` as the upstream sent it, or ``""`` when it sent none: OpenAI accepts ``null`` beside tool calls, but
+    llama-cpp-python's server answers it with a 500 (issue 14, item 9).
+    """
+    text = "" if content is None else content
+    return {"role": "assistant", "content": text, "tool_calls": [call_message(call) for call in calls]}
 
 
 def tool_result(call: Call, result: str) -> dict[str, Any]:
@@ -87,20 +91,20 @@ def tool_result(call: Call, result: str) -> dict[str, Any]:
 
 
 def _tool_name(tool: Any) -> str | None:
+    """A client tool's name; None for anything that is not a tool with a string name (the upstream's to reject)."""
     if not isinstance(tool, dict):
         return None
-    spec = tool.get("function") if tool.get("type", "function") == "function" else tool.get(tool.get("type"))
-    return spec.get("name") if isinstance(spec, dict) else None
+    kind = tool.get("type", "function")
+    spec = tool.get(kind) if isinstance(kind, str) else None
+    name = spec.get("name") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def parse_chat_request(body: bytes) -> ParsedRequest:
     """Check what the proxy relies on; everything else is the upstream's to judge."""
     if not body.strip():
         raise InvalidRequest("the request body is empty; expected a JSON object")
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
+    payload = client_json.loads(body)  # nested deeper than the proxy can write back: a 400 here, not a 500 later
     if not isinstance(payload, dict):
         raise InvalidRequest("the request body must be a JSON object")
     messages = payload.get("messages")

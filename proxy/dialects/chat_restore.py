@@ -35,18 +35,22 @@ def restore_messages(messages: list[dict[str, Any]], kept: Kept) -> list[dict[st
             continue
         hidden = {call.id: call_message(call) for call in turn.calls}
         results = {call.id: tool_result(call, result) for call, result in zip(turn.calls, turn.results, strict=True)}
-        theirs = {call["id"]: call for call in message["tool_calls"] if isinstance(call, dict) and "id" in call}
+        # Calls and results without a string id are the client's own mistakes: kept, after the ones restored.
+        theirs = {call["id"]: call for call in message["tool_calls"] if _id(call, "id") is not None}
+        odd = [call for call in message["tool_calls"] if _id(call, "id") is None]
         found = [hidden.get(call_id) or theirs.pop(call_id, None) for call_id in turn.order]
         calls = [call for call in found if call is not None] + list(theirs.values())
         answers: list[dict[str, Any]] = []
         while position < len(messages) and messages[position].get("role") == "tool":
             answers.append(messages[position])
             position += 1
-        by_call = {answer.get("tool_call_id"): answer for answer in answers}
+        by_call = {key: answer for answer in answers if (key := _id(answer, "tool_call_id")) is not None}
         ordered = [results.get(call["id"]) or by_call.pop(call["id"], None) for call in calls]
-        restored.append({**message, "tool_calls": calls})
+        restored.append({**message, "tool_calls": calls + odd})
         restored += [answer for answer in ordered if answer is not None]
-        restored += [answer for answer in answers if by_call.get(answer.get("tool_call_id")) is answer]
+        restored += [  # the rest as the client sent them: unmatched results, and those without a string id
+            answer for answer in answers if (key := _id(answer, "tool_call_id")) is None or by_call.get(key) is answer
+        ]
         changed = True
     return restored if changed else None
 
@@ -68,7 +72,7 @@ def _turn_of(message: dict[str, Any], kept: Kept) -> KeptTurn | None:
 def _sent_back(turn: KeptTurn, calls: list[Any]) -> bool:
     """Whether this is the message the client got: each of its calls under a kept id has that call's name (an
     upstream that reuses ids makes another turn with the same id and another call)."""
-    sent = {call.get("id"): _name(call) for call in calls if isinstance(call, dict)}
+    sent = {call_id: _name(call) for call in calls if (call_id := _id(call, "id")) is not None}
     return all(sent[call_id] == name for call_id, name in turn.client if call_id in sent and name)
 
 
@@ -76,3 +80,8 @@ def _name(call: dict[str, Any]) -> str:
     function = call.get("function")
     name = function.get("name") if isinstance(function, dict) else None
     return name if isinstance(name, str) else ""
+
+
+def _id(item: Any, key: str) -> str | None:
+    value = item.get(key) if isinstance(item, dict) else None
+    return value if isinstance(value, str) else None

@@ -11,7 +11,8 @@ when nothing needed fixing (COMPAT B4):
   until the name is known; repeated summaries of a finished call dropped; missing ids made up;
 - finish reasons outside OpenAI's set mapped to it;
 - usage wherever the upstream put it becomes exactly one ``choices: []`` chunk before
-  ``[DONE]``, and only when the client asked for it;
+  ``[DONE]``, and only when the client asked for it; the upstream's own usage chunk, unknown fields
+  (llama.cpp's ``timings``) and all, unless usage of several calls had to be summed;
 - calls to the proxy's own tools (``hidden``) are held back whole, never relayed, and the finish
   reason of a turn that made them is held for the tool loop to decide on (COMPAT E1, E3). One
   normaliser serves every upstream call of a response (:meth:`ChunkNormaliser.next_hop`), so the
@@ -77,6 +78,7 @@ class ChunkNormaliser:
         self.created: int | None = None
         self.model: str | None = None
         self.usage: dict[str, Any] | None = None  # this upstream call's
+        self.usage_event: bytes | None = None  # its usage chunk as the upstream sent it (llama.cpp's `timings` too)
         self.earlier_usage: dict[str, Any] | None = None  # summed over the calls before it
         self.ended = False  # [DONE] or an error event was seen
         self.failed = False
@@ -110,6 +112,7 @@ class ChunkNormaliser:
         changed = self._normalise(chunk)
         if chunk.get("choices") == [] and chunk.get("usage") is not None:
             self.usage = chunk["usage"]  # held: exactly one usage chunk goes out, last
+            self.usage_event = orjson.dumps(chunk) if changed or b"\n" in data else data
             return b""
         if changed and self.hidden and _hollow(chunk):
             return b""  # it carried only what is held back
@@ -123,6 +126,8 @@ class ChunkNormaliser:
         usage = add_usage(self.earlier_usage, self.usage)
         if not (self.include_usage and usage is not None):
             return DONE
+        if self.earlier_usage is None and self.usage_event is not None:
+            return encode_event(self.usage_event) + DONE  # nothing to sum: the upstream's own chunk, every field kept
         return encode_event(orjson.dumps(self._chunk([], usage=usage))) + DONE
 
     def error_event(
@@ -165,7 +170,7 @@ class ChunkNormaliser:
     def next_hop(self) -> None:
         """The next upstream call continues this response: same id, role already sent, calls counted anew."""
         self.earlier_usage = add_usage(self.earlier_usage, self.usage)
-        self.usage = None
+        self.usage = self.usage_event = None
         self.ended = False
         self.held_reason = None
         for state in self._choices.values():

@@ -190,6 +190,8 @@ def check_draft(
         finding = scan(part)
         if finding is not None:
             raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
+    if session is not None and not isinstance(session, str):  # an import line's own field: the index keys on it
+        raise MemoryRejected("'session' must be a string", param="session")
     created = None
     if imported:
         session, created = _check_imported(fields, time.time() if now is None else now)

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from ..client_json import check_depth
 from ..config import MemorySettings
 from ..errors import (
     AdminOnly,
@@ -414,6 +415,7 @@ class MemoryService:
         for number, line in lines:
             try:
                 fields = orjson.loads(line)
+                check_depth(fields, line, what="the line")
                 if not isinstance(fields, dict):
                     raise MemoryRejected("each line must be a JSON object")
                 try:  # an exported held memory stays held: an import never launders it
@@ -461,6 +463,13 @@ def _same_memory(memory: Memory, draft: Memory | MemoryDraft) -> bool:
         and memory.category == draft.category
         and set(memory.tags) == set(draft.tags)
     )
+
+
+def search_limit(limit: int) -> int:
+    """A client's ``limit`` (API or CLI): refused when out of range rather than quietly changed."""
+    if not 1 <= limit <= MAX_SEARCH_LIMIT:
+        raise InvalidRequest(f"'limit' must be from 1 to {MAX_SEARCH_LIMIT}, got {limit}", param="limit")
+    return limit
 
 
 def as_json(memories: Sequence[Memory]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import orjson
 from .headers import RawHeaders, relayed_response_headers
 from .providers import LiteLLMRoute
 from .relay import EventBatches, close_quietly, sse_batches
-from .sse import Event
+from .sse import MAX_EVENT_BYTES, Event
 from .upstream import Upstream
 
 JSON_HEADERS: RawHeaders = [(b"content-type", b"application/json")]
@@ -51,6 +51,7 @@ class UpstreamHops:
     path: str
     query: bytes
     headers: RawHeaders
+    max_event_bytes: int = MAX_EVENT_BYTES  # upstream.max_event_bytes
 
     async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
         response = await self._send(payload, body)
@@ -69,7 +70,7 @@ class UpstreamHops:
             finally:
                 await close_quietly(response)
             return Answer(response.status_code, headers, content)
-        return Stream(headers, sse_batches(response), lambda: close_quietly(response))
+        return Stream(headers, sse_batches(response, self.max_event_bytes), lambda: close_quietly(response))
 
     async def _send(self, payload: dict[str, Any], body: bytes | None) -> httpx.Response:
         content = body if body is not None else orjson.dumps(payload)

@@ -23,7 +23,7 @@ from starlette.types import Receive
 from ..errors import ProxyError, RequestTooLarge
 from ..logs import redact
 from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
-from .sse import Comment, Event, SSEDecoder, StreamProtocolError
+from .sse import MAX_EVENT_BYTES, Comment, Event, SSEDecoder, StreamProtocolError
 from .upstream import translate_transport_error
 
 log = logging.getLogger("proxy.relay")
@@ -280,8 +280,10 @@ async def _waiting(
             task.cancel()
 
 
-async def sse_batches(upstream: httpx.Response) -> EventBatches:
-    decoder = SSEDecoder()
+async def sse_batches(upstream: httpx.Response, max_event_bytes: int = MAX_EVENT_BYTES) -> EventBatches:
+    """The upstream's events as they arrive; an event over ``max_event_bytes`` raises :class:`StreamProtocolError`,
+    which :func:`relay_events` turns into the stream's error event."""
+    decoder = SSEDecoder(max_event_bytes)
     async for raw in upstream.aiter_bytes():
         items = decoder.feed(raw)
         if items:

@@ -28,42 +28,103 @@ class Comment:
     text: bytes
 
 
-class SSEDecoder:
-    __slots__ = ("_buffer", "_data", "_skip_lf")
+MAX_EVENT_BYTES = 16 * 1024 * 1024  # the default of upstream.max_event_bytes
 
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._data: list[bytes] = []
+
+class StreamProtocolError(Exception):
+    """The upstream sent something that is not a chat-completion chunk."""
+
+
+class SSEDecoder:
+    """Linear in the bytes fed: each chunk is scanned once for line ends, and a line split across chunks is kept as
+    a list of parts, joined once when it ends (rescanning a held line with each chunk made a 20 MB event cost over 20 s
+    of event-loop time). One event, its data lines and the line being read, may hold ``max_event_bytes``;
+    past that the upstream is not sending a stream the proxy can relay, and :class:`StreamProtocolError` ends it."""
+
+    __slots__ = ("_counted", "_data", "_held", "_limit", "_parts", "_parts_size", "_skip_lf")
+
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
+        self._limit = max_event_bytes
+        self._parts: list[bytes] = []  # the line being read, not ended yet
+        self._parts_size = 0
+        self._data: list[bytes] = []  # the current event's data lines
+        self._held = 0  # bytes of self._data[:self._counted]: an event is measured only once it spans reads
+        self._counted = 0
         self._skip_lf = False
 
     def feed(self, chunk: bytes) -> list[Event | Comment]:
         if self._skip_lf and chunk.startswith(b"\n"):
             chunk = chunk[1:]
         self._skip_lf = False
-        buffer = self._buffer + chunk if self._buffer else chunk
-        if b"\r" in buffer:
+        if b"\r" in chunk:
             # A CR ends a line; an LF at the start of the next chunk belongs to it.
-            self._skip_lf = buffer.endswith(b"\r")
-            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = buffer.split(b"\n")
-        self._buffer = lines.pop()
-        return self._process(lines)
+            self._skip_lf = chunk.endswith(b"\r")
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        if not lines:  # no line ended in this read
+            if rest:
+                self._hold(rest)
+            return []
+        if rest or self._parts or self._data or len(chunk) > self._limit:
+            return self._feed_across(lines, rest, len(chunk))
+        return self._process(lines, False)  # whole lines, nothing held: every event in it is within the limit
 
     def flush(self) -> list[Event | Comment]:
         """End of stream: a final line without its terminator still counts, an unterminated event does not."""
-        lines = [self._buffer] if self._buffer else []
-        self._buffer = b""
-        items = self._process(lines)
-        self._data = []
+        lines = [b"".join(self._parts)] if self._parts else []
+        self._parts, self._parts_size = [], 0
+        items = self._process(lines, True)
+        self._data, self._held, self._counted = [], 0, 0
         return items
 
-    def _process(self, lines: list[bytes]) -> list[Event | Comment]:
+    def _feed_across(self, lines: list[bytes], rest: bytes, size: int) -> list[Event | Comment]:
+        """A read that ends a line or an event begun before, or begins one it does not end."""
+        self._count()
+        # An event ending here is at most what was held plus this read: measure each only if that is over.
+        careful = self._held + self._parts_size + size > self._limit
+        if self._parts:
+            self._parts.append(lines[0])
+            lines[0] = b"".join(self._parts)
+            self._parts, self._parts_size = [], 0
+        event = self._data
+        items = self._process(lines, careful)
+        if self._data is not event:  # it ended: what is held now belongs to the next one
+            self._held = self._counted = 0
+        if rest:
+            self._hold(rest)
+        else:
+            self._count()
+            if self._held > self._limit:
+                self._too_large()
+        return items
+
+    def _hold(self, part: bytes) -> None:
+        """Keep the start of a line until its end comes; the event it belongs to stays within the limit."""
+        self._parts.append(part)
+        self._parts_size += len(part)
+        if len(self._data) > self._counted:
+            self._count()
+        if self._held + self._parts_size > self._limit:
+            self._too_large()
+
+    def _count(self) -> None:
+        """Bring ``_held`` up to date with the data lines added since it was last counted."""
+        if len(self._data) > self._counted:
+            self._held += sum(map(len, self._data[self._counted :]))
+            self._counted = len(self._data)
+
+    def _process(self, lines: list[bytes], careful: bool) -> list[Event | Comment]:
         items: list[Event | Comment] = []
+        data = self._data
         for line in lines:
             if not line:
-                if self._data:
-                    items.append(Event(b"\n".join(self._data)))
-                    self._data = []
+                if data:
+                    event = b"\n".join(data)
+                    if careful and len(event) > self._limit:
+                        self._too_large()
+                    items.append(Event(event))
+                    data = self._data = []
                 continue
             if line[0] == 0x3A:  # ":"
                 items.append(Comment(line[1:]))
@@ -72,12 +133,13 @@ class SSEDecoder:
             if sep and value.startswith(b" "):
                 value = value[1:]
             if name == b"data":
-                self._data.append(value)
+                data.append(value)
         return items
 
-
-class StreamProtocolError(Exception):
-    """The upstream sent something that is not a chat-completion chunk."""
+    def _too_large(self) -> None:
+        raise StreamProtocolError(
+            f"the upstream sent an event of more than {self._limit} bytes (upstream.max_event_bytes)"
+        )
 
 
 def encode_event(data: bytes) -> bytes:

@@ -10,7 +10,7 @@ Use it in pytest with ``pytest_plugins = ["proxy.testing"]`` (fixture ``fake_ups
 The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake` and
 `anthropic_fake` (the two wire formats), `upstream` (`FakeUpstream`, both at once), `streams` (scripted stream
 failures), `responders` (tiny scripted models), `runner` (serving it, and memproxy, on a real socket),
-`fixtures` (pytest) and `cli` (``python -m proxy.testing``).
+`fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli` (``python -m proxy.testing``).
 
 PYTEST_DONT_REWRITE: this module has no asserts to rewrite, and the marker lets a conftest import it before it is
 registered as a plugin without pytest warning "Module already imported so cannot be rewritten".

@@ -29,8 +29,13 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="answer memproxy's extraction calls with a summary and facts taken from the transcript",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse what strict servers refuse (an assistant turn with tool calls and null content: a 500)",
+    )
     args = parser.parse_args(argv)
-    fake = FakeUpstream(record_requests=False)
+    fake = FakeUpstream(record_requests=False, strict=args.strict)
     if args.memory_hop:
         fake.respond_with(memory_hop_responder())
     elif args.extraction:

@@ -19,8 +19,10 @@ from .streams import client_left_during
 class FakeCore:
     """The state behind `FakeUpstream`: what to answer next, what was asked, and how often."""
 
-    def __init__(self, *, record_requests: bool = True) -> None:
+    def __init__(self, *, record_requests: bool = True, strict: bool = False) -> None:
         self.requests: list[SeenRequest] = []
+        self.strict = strict  # refuse what strict servers refuse (proxy.testing.strict), as they do: with a 500
+        self._strict_default = strict
         self.cancelled_streams = 0  # streams (or delay_s waits) whose client went away before the end
         self.base_url = ""  # set by the runner once the server listens
         self.record_requests = record_requests  # off for load tests, where the list would grow without bound
@@ -47,9 +49,10 @@ class FakeCore:
         self._responder = responder
 
     def reset(self) -> None:
-        """Forget queued replies, the responder, seen requests and counters (between tests)."""
+        """Forget queued replies, the responder, seen requests, counters and a strict mode set since (between tests)."""
         self._queue.clear()
         self._responder = None
+        self.strict = self._strict_default
         self.requests.clear()
         self.cancelled_streams = 0
         self._request_n = 0

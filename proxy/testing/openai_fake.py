@@ -24,6 +24,7 @@ from .replies import (
     sse_data,
 )
 from .streams import FakeStream
+from .strict import strict_refusal
 
 MODEL_CREATED = 1_700_000_000
 EMBEDDING_DIMS = 8
@@ -47,6 +48,9 @@ class OpenAIRoutes(FakeCore):
         body, headers = await self._record(request)
         if not isinstance(body, dict):
             return json_response(_openai_error(400, _BAD_JSON), 400, timed(headers, started))
+        refusal = strict_refusal(body) if self.strict else None
+        if refusal is not None:
+            return json_response(_openai_error(500, refusal), 500, timed(headers, started))
         reply = self._next_reply(body)
         if not await self._delay(request, reply):
             return Response(status_code=499)  # the client is gone; nobody reads this

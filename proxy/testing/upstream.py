@@ -18,8 +18,8 @@ class FakeUpstream(OpenAIRoutes, AnthropicRoutes):
     Queue `Reply` objects with `reply()`, or script a tiny model with `respond_with()`; assert on `requests`.
     """
 
-    def __init__(self, *, record_requests: bool = True) -> None:
-        super().__init__(record_requests=record_requests)
+    def __init__(self, *, record_requests: bool = True, strict: bool = False) -> None:
+        super().__init__(record_requests=record_requests, strict=strict)
         self.app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._chat_completions, methods=["POST"]),

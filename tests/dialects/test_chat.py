@@ -207,6 +207,36 @@ def test_withdraw_keeps_a_client_tool_whose_name_was_not_offered() -> None:
     assert names_of(withdrawn["tools"]) == ["memory_store"]
 
 
+ODD_TOOLS = [
+    {"type": "function", "function": {"name": ["memory_store"]}},
+    {"type": "function", "function": {"name": {"a": 1}}},
+    {"type": ["function"], "function": {"name": "x"}},
+    {"type": {"k": "v"}},
+    {"type": None},
+    "memory_store",
+]
+
+
+@pytest.mark.parametrize("odd", ODD_TOOLS)
+def test_a_tool_with_a_name_or_type_that_is_not_a_string_is_left_for_the_upstream(odd: Any) -> None:
+    """Not a tool the proxy can name (an unhashable value once failed the request with a 500): offered around,
+    kept on withdraw, and the upstream judges it."""
+    payload = request(tools=[odd, client_tool("a")])
+    plan = plan_tools(payload)
+    assert plan is not None and plan.names == NAMES
+    withdrawn = plan.withdraw(plan.offer(payload))
+    assert withdrawn["tools"] == [odd, client_tool("a")]
+
+
+def test_a_request_nested_deeper_than_the_proxy_can_write_back_is_a_400() -> None:
+    from proxy.client_json import MAX_DEPTH
+    from proxy.errors import InvalidRequest
+
+    deep = b"[" * 253 + b"1" + b"]" * 253
+    with pytest.raises(InvalidRequest, match=f"more than {MAX_DEPTH} levels"):
+        chat.parse_chat_request(b'{"model":"m","messages":[{"role":"user","content":' + deep + b"}]}")
+
+
 # -- split_calls, messages ----------------------------------------------------------------------------------
 
 
@@ -241,9 +271,10 @@ def test_a_call_is_only_ours_when_its_name_was_offered() -> None:
 
 def test_assistant_turn_and_tool_result_shapes() -> None:
     call = Call("c1", "memory_search", "{}")
+    assert assistant_turn("Let me check.", [call])["content"] == "Let me check."
     assert assistant_turn(None, [call]) == {
         "role": "assistant",
-        "content": None,
+        "content": "",  # never null: llama-cpp-python's server answers an assistant turn with null content with a 500
         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "memory_search", "arguments": "{}"}}],
     }
     assert tool_result(call, '{"count": 0}') == {"role": "tool", "tool_call_id": "c1", "content": '{"count": 0}'}

@@ -262,3 +262,53 @@ def test_empty_and_null_events_are_dropped() -> None:
 def test_an_event_that_is_not_json_is_a_protocol_error() -> None:
     with pytest.raises(StreamProtocolError):
         ChunkNormaliser(include_usage=False).push(b"<html>")
+
+
+# A llama.cpp server stream (b5200-era shape): no `usage: null` on the choice chunks, and a usage chunk that carries
+# the server's `timings` beside `usage`.
+LLAMA_CPP = (
+    b'data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],'
+    b'"created":1745000000,"id":"chatcmpl-k3X","model":"qwen2.5-7b-instruct","system_fingerprint":"b5200-7c24f3a1",'
+    b'"object":"chat.completion.chunk"}\n\n'
+    b'data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"created":1745000000,'
+    b'"id":"chatcmpl-k3X","model":"qwen2.5-7b-instruct","system_fingerprint":"b5200-7c24f3a1",'
+    b'"object":"chat.completion.chunk"}\n\n'
+    b'data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1745000000,"id":"chatcmpl-k3X",'
+    b'"model":"qwen2.5-7b-instruct","system_fingerprint":"b5200-7c24f3a1","object":"chat.completion.chunk"}\n\n'
+    b'data: {"choices":[],"created":1745000000,"id":"chatcmpl-k3X","model":"qwen2.5-7b-instruct",'
+    b'"system_fingerprint":"b5200-7c24f3a1","object":"chat.completion.chunk",'
+    b'"usage":{"completion_tokens":2,"prompt_tokens":9,"total_tokens":11},'
+    b'"timings":{"prompt_n":9,"prompt_ms":40.12,"prompt_per_token_ms":4.458,"prompt_per_second":224.3,'
+    b'"predicted_n":2,"predicted_ms":30.2,"predicted_per_token_ms":15.1,"predicted_per_second":66.2}}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+def test_a_llama_cpp_stream_with_timings_is_relayed_byte_for_byte() -> None:
+    """Without memory calls there is nothing to sum: the usage chunk goes out as the upstream sent it."""
+    events = [block[len(b"data: ") :] for block in LLAMA_CPP.split(b"\n\n") if block]
+    _, out = relay(events)
+    assert out == LLAMA_CPP
+    assert b'"timings":{"prompt_n":9' in out
+
+
+def test_a_usage_chunk_under_another_id_gets_the_streams_id_and_keeps_its_other_fields() -> None:
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    relayed, _ = relay(
+        [chunk([choice({"content": "a"}, "stop")]), chunk([], id="other", usage=usage, timings={"predicted_n": 1})]
+    )
+    assert relayed[-2] == chunk([], usage=usage, timings={"predicted_n": 1})
+
+
+def test_usage_summed_over_calls_is_one_usage_chunk_of_the_proxys_own() -> None:
+    normaliser = ChunkNormaliser(include_usage=True)
+    first = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+    normaliser.push(orjson.dumps(chunk([choice({"content": "a"}, "stop")])))
+    normaliser.push(orjson.dumps(chunk([], usage=first, timings={"predicted_n": 2})))
+    normaliser.next_hop()
+    normaliser.push(orjson.dumps(chunk([choice({"content": "b"}, "stop")], id="chatcmpl-2")))
+    normaliser.push(orjson.dumps(chunk([], id="chatcmpl-2", usage=first, timings={"predicted_n": 2})))
+    usage_event = normaliser.finish().split(b"\n\n")[0]
+    summed = orjson.loads(usage_event[len(b"data: ") :])
+    assert summed["usage"] == {"prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14}
+    assert summed["id"] == "chatcmpl-1" and "timings" not in summed  # one call's timings would misdescribe both

@@ -111,6 +111,29 @@ def test_the_model_stores_a_memory_and_the_client_gets_one_ordinary_answer(
     assert TABS in fake_upstream.requests[-1].json["messages"][0]["content"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_models_hidden_turn_goes_back_with_text_never_null_content_so_strict_servers_take_it(
+    memproxy: str, fake_upstream: FakeUpstream, user: str, stream: bool
+) -> None:
+    """llama-cpp-python's server answers an assistant turn with tool calls and ``content: null`` with a 500."""
+    fake_upstream.strict = True
+    fake_upstream.reply(content=None, tool_calls=[store()])
+    fake_upstream.reply(content="Noted: tabs.")
+    completion = answer(sdk(memproxy, user), stream)
+    assert completion.choices[0].message.content == "Noted: tabs."
+    turn = fake_upstream.requests[-1].json["messages"][-2]
+    assert turn["role"] == "assistant" and turn["content"] == "" and turn["tool_calls"]
+
+
+def test_the_models_text_beside_its_memory_calls_goes_back_as_it_came(
+    memproxy: str, fake_upstream: FakeUpstream, user: str
+) -> None:
+    fake_upstream.reply(content="Let me note that. ", tool_calls=[store()])
+    fake_upstream.reply(content="Noted.")
+    answer(sdk(memproxy, user), False)
+    assert fake_upstream.requests[-1].json["messages"][-2]["content"] == "Let me note that. "
+
+
 def test_a_streamed_store_keeps_one_id_one_usage_chunk_and_one_done(
     memproxy: str, fake_upstream: FakeUpstream, user: str
 ) -> None:

@@ -235,3 +235,16 @@ def restore(turns: HiddenTurns, owner: tuple[str, str], session: str, messages: 
     """What the chat dialect makes of a follow-up with what the tool loop kept."""
     kept = turns.kept(owner, session)
     return restore_messages(messages, kept) if kept is not None else None
+
+
+def test_calls_and_results_whose_ids_are_not_strings_are_kept_where_the_client_put_them() -> None:
+    """Not ours to judge (the upstream's 400), and never a 500: an unhashable id once failed the restore."""
+    turns = HiddenTurns()
+    keep_mixed_turn(turns)
+    odd_call = {"id": ["x"], "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    odd_answer = {"role": "tool", "tool_call_id": {"a": 1}, "content": "?"}
+    messages = [*HEAD, assistant(C1, C2, odd_call), answer("call_c1"), odd_answer, answer("call_c2", "12:00")]
+    restored = restore(turns, ADA, "s1", messages)
+    assert restored is not None
+    assert restored[2]["tool_calls"] == [call_message(STORE), C1, call_message(SEARCH), C2, odd_call]
+    assert restored[3:] == [STORE_RESULT, answer("call_c1"), SEARCH_RESULT, answer("call_c2", "12:00"), odd_answer]

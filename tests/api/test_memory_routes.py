@@ -1,0 +1,118 @@
+"""The management routes in-process: what they refuse, and that nothing under /memory reaches the upstream."""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.services import build_services
+
+ADA = {"x-memory-user": "ada"}
+
+
+class Upstream:
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return httpx.Response(200, json={"from": "upstream"})
+
+
+@pytest.fixture
+def upstream() -> Upstream:
+    return Upstream()
+
+
+@pytest.fixture
+async def client(upstream: Upstream, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    settings = load_settings(overrides={"upstream.base_url": "http://upstream.test/v1", "store.path": str(tmp_path)})
+    services = build_services(settings, transport=httpx.MockTransport(upstream))
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c,
+    ):
+        yield c
+
+
+def error_of(response: httpx.Response) -> dict[str, object]:
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    return dict(error)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/memory"),
+        ("GET", "/memory/"),
+        ("DELETE", "/memory/memories/"),
+        ("POST", "/memory/memory"),
+        ("GET", "/memory/export/x"),
+    ],
+)
+async def test_a_path_under_memory_that_no_route_serves_is_a_404_and_never_reaches_the_upstream(
+    client, upstream, method, path
+) -> None:
+    response = await client.request(method, path, headers=ADA)
+    assert response.status_code == 404 and error_of(response)["code"] == "unknown_route"
+    assert "/memory/openapi.json" in str(error_of(response)["message"])
+    assert upstream.requests == []
+
+
+@pytest.mark.anyio
+async def test_a_known_path_with_another_method_is_a_405_naming_the_methods_it_takes(client, upstream) -> None:
+    response = await client.put("/memory/memories", headers=ADA, json={"text": "x"})
+    assert response.status_code == 405 and error_of(response)["code"] == "method_not_allowed"
+    assert response.headers["allow"] == "GET, HEAD, POST"
+    assert upstream.requests == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("limit", ["-5", "0", "101", "1e3", "abc"])
+async def test_a_limit_out_of_range_is_a_400_that_says_the_range(client, limit) -> None:
+    response = await client.get("/memory/memories", params={"limit": limit}, headers=ADA)
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["param"] == "limit" and "from 1 to 100" in str(error["message"])
+
+
+@pytest.mark.anyio
+async def test_limits_inside_the_range_are_honoured(client) -> None:
+    for text in ("User prefers tabs", "The staging DB is Postgres 16"):
+        assert (await client.post("/memory/memories", json={"text": text}, headers=ADA)).status_code == 201
+    for limit, count in (("1", 1), ("100", 2), ("", 2)):
+        response = await client.get("/memory/memories", params={"limit": limit}, headers=ADA)
+        assert response.status_code == 200 and response.json()["count"] == count
+
+
+@pytest.mark.anyio
+async def test_an_import_line_whose_session_is_not_a_string_is_reported_and_the_rest_imported(client) -> None:
+    """It once reached the store's index (an unhashable key): a 500, and a line on disk nobody could read."""
+    lines = [
+        orjson.dumps({"text": "User prefers tabs", "session": ["s1"]}),
+        orjson.dumps({"text": "The staging DB is Postgres 16", "session": "s1"}),
+    ]
+    response = await client.post("/memory/import", content=b"\n".join(lines), headers=ADA)
+    assert response.status_code == 200
+    report = response.json()
+    assert report["errors"] == [{"line": 1, "error": "'session' must be 1-200 printable characters"}]
+    assert len(report["imported"]) == 1
+    listed = await client.get("/memory/memories", headers=ADA)
+    assert [m["text"] for m in listed.json()["memories"]] == ["The staging DB is Postgres 16"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("field", [b"ts", b"scope", b"tags", b"text"])
+async def test_an_import_line_nested_too_deep_is_reported_not_a_500(client, field) -> None:
+    deep = b"[" * 1000 + b"1" + b"]" * 1000
+    line = b'{"text":"User prefers tabs","' + field + b'":' + deep + b"}"
+    response = await client.post("/memory/import", content=line, headers=ADA)
+    assert response.status_code == 200
+    [error] = response.json()["errors"]
+    assert error["line"] == 1 and "levels deep" in error["error"]
