@@ -410,6 +410,43 @@ def keys_revoke(config_path: str | None, data_dir: str | None, key_id: str) -> N
     click.echo(f"revoked {record.id} ({record.user})")
 
 
+@main.group()
+def store() -> None:
+    """Move a store between backends."""
+
+
+@store.command("copy")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML config file.")
+@click.option("--data-dir", help="The files store to copy from (store.path).")
+@click.option("--to", "dsn", required=True, help="The PostgreSQL database to copy into: postgresql://...")
+@click.option("--user", "users", multiple=True, help="A user whose memories to copy (repeatable).")
+@click.option("--workspace", "workspaces", multiple=True, help="A workspace to look for (repeatable).")
+def store_copy(
+    config_path: str | None, data_dir: str | None, dsn: str, users: tuple[str, ...], workspaces: tuple[str, ...]
+) -> None:
+    """Copy a files store into PostgreSQL with ids and links intact; what is there already is skipped.
+
+    Users and workspaces named by the store's episodes, jobs and keys are found; name others with --user and
+    --workspace (the files store keeps them only as hashes)."""
+    from .memory.backends.copy import copy_store
+    from .memory.backends.postgres import Database
+
+    settings = _settings(config_path, {"store.path": data_dir, "store.backend": "files"})
+    root = Path(settings.store.path)
+    if not root.is_dir():
+        _fail(f"no files store at {root}")
+
+    async def run() -> str:
+        database = Database(dsn)
+        try:
+            report = await copy_store(root, database, users=users, workspaces=workspaces)
+        finally:
+            await database.aclose()
+        return report.summary()
+
+    click.echo(_sync(run()))  # a database that cannot be reached: one line, status 2
+
+
 def _with_keys(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
     """Run ``action`` on the configured key store, closed afterwards."""
     from .services import build_key_store

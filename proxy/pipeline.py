@@ -54,6 +54,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
         provenance = services.episodes.observe(caller, session, conversation)
+        await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:

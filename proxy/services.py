@@ -26,6 +26,7 @@ from .memory.backends.key_files import FilesKeys
 from .memory.episodes import EpisodeStore
 from .memory.keys import KeyStore
 from .memory.service import MemoryService
+from .memory.session_state import InProcessSessionState, SessionState
 from .memory.store import MemoryStore
 from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
@@ -122,6 +123,15 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     return PostgresKeys(database)
 
 
+def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
+    """Blocks, notes and kept turns: shared through PostgreSQL by replicas, else in this process's memory."""
+    if database is None:
+        return InProcessSessionState()
+    from .memory.backends.pg_sessions import PostgresSessionState
+
+    return PostgresSessionState(database, settings.sessions.idle_timeout_s)
+
+
 def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
     database = database or build_database(settings)
     if database is None:
@@ -169,8 +179,14 @@ def build_services(
     database = build_database(settings)
     metrics = Metrics()
     store = store if store is not None else build_store(settings, database, metrics)
+    sessions = build_session_state(settings, database)
     memory = MemoryService(
-        store, settings.memory, metrics, tools=settings.tools.enabled, episodes=build_episode_store(settings, database)
+        store,
+        settings.memory,
+        metrics,
+        tools=settings.tools.enabled,
+        episodes=build_episode_store(settings, database),
+        sessions=sessions,
     )
     return Services(
         settings=settings,
@@ -181,7 +197,7 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory),
         tool_models=ToolModels(settings.tools.models),
-        hidden_turns=HiddenTurns(),
+        hidden_turns=HiddenTurns(shared=sessions),
         episodes=episode_service(settings, memory, extractor, metrics, database),
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None

@@ -82,7 +82,7 @@ def memory_routes(services: Services) -> list[Route]:
                 param="confirm",
             )
         deleted = await memory.forget_all(who)
-        services.hidden_turns.forget((who.user, who.workspace))
+        await services.hidden_turns.forget((who.user, who.workspace))
         forgotten = await services.episodes.forget(who)
         return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
 

@@ -70,6 +70,7 @@ class Recall:
         self.settings = settings
         self.tools = tools  # the block says how to use the memory tools
         self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
+        self._changed: set[tuple[str, ...]] = set()  # sessions whose block or notes changed since ``take_changed``
 
     def __call__(
         self,
@@ -105,6 +106,7 @@ class Recall:
             rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
             session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
             self._remember(session_key, session)
+            self._changed.add(session_key)
             session.last_turn = turn
         else:
             self._sessions.move_to_end(session_key)
@@ -112,12 +114,14 @@ class Recall:
                 session.tools = tools
                 if session.text is not None:
                     session.text = render_block(session.block, episodes=session.episodes, tools=tools)
-        self._forget_dead_notes(session, live)
+        if self._forget_dead_notes(session, live):
+            self._changed.add(session_key)
         if session.last_turn != turn:
             session.last_turn = turn
             if not any(note.before == newest and note.digest == turn for note in session.notes):
                 query = Query.of(message_text(messages[newest]))
-                self._add_note(session, newest, turn, query, views, now, visible)
+                if self._add_note(session, newest, turn, query, views, now, visible):
+                    self._changed.add(session_key)
 
         notes, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
         for note in session.notes:
@@ -129,6 +133,59 @@ class Recall:
     def forget_session(self, key: tuple[str, ...]) -> None:
         """A new conversation under a name an older one had: its block is chosen afresh."""
         self._sessions.pop(key, None)
+
+    # -- sharing with other replicas (:mod:`.session_state`) -------------------------------------------------
+
+    def has(self, key: tuple[str, ...]) -> bool:
+        return key in self._sessions
+
+    def take_changed(self) -> list[tuple[str, ...]]:
+        """The sessions whose block or notes changed since the last call: what to write to the shared state."""
+        changed, self._changed = [k for k in self._changed if k in self._sessions], set()
+        return changed
+
+    def mark_changed(self, key: tuple[str, ...]) -> None:
+        self._changed.add(key)
+
+    def export(self, key: tuple[str, ...]) -> dict[str, Any] | None:
+        """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte."""
+        session = self._sessions.get(key)
+        if session is None:
+            return None
+        return {
+            "block": [m.to_json() for m in session.block],
+            "text": session.text,
+            "tools": session.tools,
+            "episodes": [e.to_json() for e in session.episodes],
+            "notes": [
+                {
+                    "before": n.before,
+                    "digest": n.digest.hex(),
+                    "memories": [m.to_json() for m in n.memories],
+                    "text": n.text,
+                }
+                for n in session.notes
+            ],
+            "last_turn": session.last_turn.hex() if session.last_turn is not None else None,
+        }
+
+    def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
+        """Take a session's state another replica exported, in place of this one's copy."""
+        notes = []
+        for n in state["notes"]:
+            note = _Note(n["before"], bytes.fromhex(n["digest"]), [Memory.from_json(m) for m in n["memories"]])
+            note.text = n["text"]
+            notes.append(note)
+        last = state.get("last_turn")
+        session = _Session(
+            [Memory.from_json(m) for m in state["block"]],
+            state["text"],
+            notes,
+            [Episode.from_json(e) for e in state["episodes"]],
+            last_turn=bytes.fromhex(last) if last else None,
+            tools=state["tools"],
+        )
+        self._remember(key, session)
 
     def forget(self, user: str, workspace: str) -> None:
         """Drop the frozen blocks and notes of a caller's sessions: they hold memories that are gone."""
@@ -174,9 +231,10 @@ class Recall:
         views: Sequence[MemoryIndex],
         now: float,
         visible: Callable[[Memory], bool],
-    ) -> None:
+    ) -> bool:
+        """Whether a note was added."""
         if self.settings.inject_mode != "relevant":
-            return
+            return False
         shown = {m.id for m in session.block} | {m.id for note in session.notes for m in note.memories}
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
         budget.spend([*session.block, *(m for note in session.notes for m in note.memories)])
@@ -184,20 +242,25 @@ class Recall:
         budget.chars -= sum(len(episode_summary(e)) for e in session.episodes)
         fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
         if not fresh:
-            return
+            return False
         count = sum(len(view) for view in views)
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
         chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
         if chosen:
             session.notes.append(_Note(before, turn, chosen))
+        return bool(chosen)
 
     @staticmethod
-    def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> None:
+    def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> bool:
+        """Whether any note changed."""
+        changed = False
         for note in session.notes:
             if not all(live(m) for m in note.memories):
                 note.memories = [m for m in note.memories if live(m)]
                 note.text = render_note(note.memories)
+                changed = True
         session.notes = [note for note in session.notes if note.memories]
+        return changed
 
     def _remember(self, key: tuple[str, ...], session: _Session) -> None:
         self._sessions[key] = session

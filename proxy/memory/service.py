@@ -36,6 +36,7 @@ from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
+from .session_state import InProcessSessionState, SessionState
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 log = logging.getLogger("proxy.memory")
@@ -77,8 +78,10 @@ class MemoryService:
         *,
         tools: bool = False,
         episodes: EpisodeStore | None = None,
+        sessions: SessionState | None = None,
     ) -> None:
         self.store = store
+        self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
         self.metrics = metrics or Metrics()
@@ -129,8 +132,12 @@ class MemoryService:
                 async with asyncio.timeout(STORE_DEADLINE_S):
                     views = views if views is not None else await self.views(caller)
                     episodes = await self._episode_index(caller, wait=True)
+            key = (caller.user, caller.workspace, session)
+            if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
+                async with asyncio.timeout(STORE_DEADLINE_S):
+                    await self._read_session(key)
             recalled: Recalled = self.recall(
-                (caller.user, caller.workspace, session),
+                key,
                 messages,
                 views,
                 now=time.time(),
@@ -147,12 +154,38 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
+        await self._write_sessions()
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.placement)
         self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
         return Prepared(recalled.placement, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
+
+    async def _read_session(self, key: tuple[str, ...]) -> None:
+        """This replica holds no copy of the session, or another replica changed it: take the shared one."""
+        state = await self.sessions.get(key)
+        if state is not None:
+            self.recall.adopt(key, state)
+        elif self.recall.has(key):  # expired, or forgotten on another replica: chosen afresh
+            self.recall.forget_session(key)
+        if state is not None and not self.sessions.fresh(key):  # half its lifetime gone: written again below
+            self.recall.mark_changed(key)
+
+    async def _write_sessions(self) -> None:
+        """Write what the request changed (a block chosen, a note added) for the other replicas: before the
+        answer, so the session's next request finds it wherever it lands. A failure costs sharing, not memory."""
+        changed = self.recall.take_changed()
+        if not self.sessions.shared:
+            return
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S):
+                for key in changed:
+                    state = self.recall.export(key)
+                    if state is not None:
+                        await self.sessions.put(key, state)
+        except Exception as exc:  # noqa: BLE001 - the request still carries its block
+            log.warning("session state not shared with other replicas: %s", exc or type(exc).__name__)
 
     # -- management -----------------------------------------------------------------------------------------
 
@@ -361,6 +394,7 @@ class MemoryService:
         await self.store.aclose()
         if self.episodes is not None:
             await self.episodes.aclose()
+        await self.sessions.aclose()
 
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
@@ -443,6 +477,7 @@ class MemoryService:
             if ids:
                 deleted += len(await self.store.delete(owner, ids))
         self.recall.forget(caller.user, caller.workspace)
+        await self.sessions.forget((caller.user, caller.workspace))
         return deleted
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:

@@ -5,7 +5,11 @@ follow-up carries only those and their results. Sent on like that, the model wou
 some of its calls. So the hidden calls and their results are kept per caller and session, under the ids
 of the client calls beside them, and the request's dialect puts them back where they were when the
 follow-up comes (:meth:`~proxy.dialects.base.Dialect.restore`). A follow-up the proxy has no record of
-(after a restart, on another worker) is still a valid request: it is sent as the client wrote it.
+(after a restart) is still a valid request: it is sent as the client wrote it.
+
+Replicas on one PostgreSQL share kept turns (:mod:`proxy.memory.session_state`): ``flush`` writes the turns
+``keep`` kept before the answer goes back, and ``load`` reads a session's turns another replica announced,
+so a follow-up landing on another replica is restored too.
 
 Upstreams that number calls themselves (``call_0`` in every turn) reuse ids, so an id alone never finds a
 turn: the session scopes it, and the dialect checks the client's calls (ids and names) are the ones it got.
@@ -13,18 +17,27 @@ turn: the session scopes it, and the dialect checks the client's calls (ids and 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from ..dialects.base import Call, Kept, KeptTurn, Turn
+from ..memory.session_state import InProcessSessionState, SessionState
+
+log = logging.getLogger("proxy.tools")
 
 MAX_TURNS = 10_000
+SHARE_DEADLINE_S = 0.25  # reading or writing the shared copy: past it, the follow-up goes as the client wrote it
 
 
 class HiddenTurns:
-    def __init__(self, limit: int = MAX_TURNS) -> None:
+    def __init__(self, limit: int = MAX_TURNS, shared: SessionState | None = None) -> None:
         self.limit = limit
+        self.shared: SessionState = shared or InProcessSessionState()
         self._turns: OrderedDict[tuple[str, str, str, str], KeptTurn] = OrderedDict()
+        self._unshared: list[tuple[tuple[str, str], str, list[str], KeptTurn]] = []
 
     def keep(self, owner: tuple[str, str], session: str, turn: Turn, results: Sequence[str]) -> None:
         """Remember a mixed turn under each of its client call ids."""
@@ -41,12 +54,11 @@ class HiddenTurns:
     ) -> None:
         hidden_ids = {call.id for call in hidden}
         kept = KeptTurn(tuple(order), tuple(hidden), tuple(results), tuple(client))
-        for call_id in order:
-            if call_id not in hidden_ids:
-                self._turns[(*owner, session, call_id)] = kept
-                self._turns.move_to_end((*owner, session, call_id))
-        while len(self._turns) > self.limit:
-            self._turns.popitem(last=False)
+        ids = [call_id for call_id in order if call_id not in hidden_ids]
+        for call_id in ids:
+            self._put((*owner, session, call_id), kept)
+        if self.shared.shared and ids:
+            self._unshared.append((owner, session, ids, kept))
 
     def kept(self, owner: tuple[str, str], session: str) -> Kept | None:
         """The lookup a dialect restores a follow-up with; None when nothing at all is kept (the common case)."""
@@ -55,6 +67,55 @@ class HiddenTurns:
         turns = self._turns
         return lambda call_id: turns.get((*owner, session, call_id))
 
-    def forget(self, owner: tuple[str, str]) -> None:
+    async def flush(self) -> None:
+        """Write the turns kept since the last flush for the other replicas (before the client sees the answer)."""
+        pending, self._unshared = self._unshared, []
+        try:
+            async with asyncio.timeout(SHARE_DEADLINE_S):
+                for owner, session, ids, kept in pending:
+                    await self.shared.keep_turn(owner, session, ids, _to_json(kept))
+        except Exception as exc:  # noqa: BLE001 - this replica still restores the follow-up
+            log.warning("kept turn not shared with other replicas: %s", exc or type(exc).__name__)
+
+    async def load(self, owner: tuple[str, str], session: str) -> None:
+        """Before ``kept``: take the session's turns another replica kept and announced."""
+        if not self.shared.announced(owner, session):
+            return
+        try:
+            async with asyncio.timeout(SHARE_DEADLINE_S):
+                rows = await self.shared.kept_turns(owner, session)
+        except Exception as exc:  # noqa: BLE001 - the follow-up is sent as the client wrote it
+            log.warning("kept turns of other replicas unavailable: %s", exc or type(exc).__name__)
+            return
+        for call_id, turn in rows.items():
+            self._put((*owner, session, call_id), _from_json(turn))
+
+    async def forget(self, owner: tuple[str, str]) -> None:
         for key in [key for key in self._turns if key[:2] == owner]:
             del self._turns[key]
+        self._unshared = [entry for entry in self._unshared if entry[0] != owner]
+        await self.shared.forget(owner)
+
+    def _put(self, key: tuple[str, str, str, str], kept: KeptTurn) -> None:
+        self._turns[key] = kept
+        self._turns.move_to_end(key)
+        while len(self._turns) > self.limit:
+            self._turns.popitem(last=False)
+
+
+def _to_json(kept: KeptTurn) -> dict[str, Any]:
+    return {
+        "order": list(kept.order),
+        "calls": [[c.id, c.name, c.arguments] for c in kept.calls],
+        "results": list(kept.results),
+        "client": [list(pair) for pair in kept.client],
+    }
+
+
+def _from_json(obj: dict[str, Any]) -> KeptTurn:
+    return KeptTurn(
+        tuple(obj["order"]),
+        tuple(Call(*c) for c in obj["calls"]),
+        tuple(obj["results"]),
+        tuple((a, b) for a, b in obj["client"]),
+    )

@@ -55,8 +55,10 @@ class ToolLoop:
             for call in calls
         ]
 
-    def keep(self, turn: Turn, results: list[str]) -> None:
+    async def keep(self, turn: Turn, results: list[str]) -> None:
+        """Keep a mixed turn's memory calls for the follow-up, shared with other replicas before the answer goes."""
         self.hidden_turns.keep((self.caller.user, self.caller.workspace), self.session, turn, results)
+        await self.hidden_turns.flush()
 
     def next_payload(self, payload: dict[str, Any], turn: Turn, results: list[str]) -> dict[str, Any]:
         self.steps.append(HiddenStep(turn.content, tuple(turn.hidden), tuple(results), state=turn.state))
@@ -98,7 +100,7 @@ async def complete(
             break  # calls made without the tools on offer, or cut short: dropped, never run
         results = await loop.run(turn.hidden)
         if turn.relayed:
-            loop.keep(turn, results)
+            await loop.keep(turn, results)
             break
         answer = await hops.answer(loop.next_payload(payload, turn, results))
         if answer.status >= 400:
@@ -140,7 +142,7 @@ async def _after_hop(
         return Finish(splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed)))
     results = await loop.run(end.hidden)
     if end.relayed:
-        loop.keep(end, results)
+        await loop.keep(end, results)
         return Finish(splitter.finish_chunk(end.reason))
     following = await hops.stream(loop.next_payload(payload, end, results))
     if isinstance(following, Answer):

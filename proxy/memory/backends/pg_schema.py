@@ -87,4 +87,27 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX extraction_jobs_user ON extraction_jobs (user_name, workspace);
         """,
     ),
+    (
+        "0005_session_state",
+        """
+        CREATE TABLE session_state (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            session text NOT NULL,
+            version bigint NOT NULL,  -- bumped by every write: older notifications are ignored
+            state jsonb NOT NULL,  -- Recall.export(): the block's text and memories, the notes
+            expires_at double precision NOT NULL,  -- idle past it: deleted lazily by later writes
+            PRIMARY KEY (owner_key, session)
+        );
+        CREATE INDEX session_state_expires ON session_state (expires_at);
+        CREATE TABLE kept_turns (
+            owner_key text NOT NULL,
+            session text NOT NULL,
+            call_id text NOT NULL,  -- one row per client call id of the mixed turn
+            turn jsonb NOT NULL,
+            expires_at double precision NOT NULL,
+            PRIMARY KEY (owner_key, session, call_id)
+        );
+        CREATE INDEX kept_turns_expires ON kept_turns (expires_at);
+        """,
+    ),
 )

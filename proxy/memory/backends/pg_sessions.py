@@ -1,0 +1,162 @@
+"""Sessions' state in PostgreSQL, so replicas behind a load balancer serve one session alike (:mod:`..session_state`).
+
+Each write notifies ``session:<tag>:<version>`` (or ``kept:<tag>:0``) in its transaction. A replica trusts the
+working copy it read or wrote at version ``v`` until a notification announces a newer one, or its listener was
+down since (``Database.trusts``); then its next request of that session reads the row again. Rows expire
+``ttl_s`` after their last write (a replica still using a session rewrites it when half of that has passed);
+expired rows are ignored on read and deleted by later writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+
+from ..session_state import SessionKey, State
+from ..store import Owner
+from .pg_owners import owner_key
+from .postgres import CHANNEL, Database, tag_of
+
+MAX_TRACKED = 10_000
+SESSION_KIND = "session"
+KEPT_KIND = "kept"
+
+
+def _key(owner: tuple[str, str]) -> str:
+    return owner_key(Owner(owner[0], owner[1]))
+
+
+def _tag(owner: tuple[str, str], session: str) -> str:
+    return tag_of(orjson.dumps([owner[0], owner[1], session]).decode())
+
+
+class PostgresSessionState:
+    shared = True
+
+    def __init__(self, database: Database, ttl_s: float) -> None:
+        self.db = database
+        self.ttl_s = ttl_s
+        self._known: OrderedDict[str, tuple[int, int, float]] = OrderedDict()  # tag -> (version, epoch, written at)
+        self._announced: OrderedDict[str, None] = OrderedDict()  # tags of sessions with turns kept elsewhere
+        self._tags: dict[SessionKey, str] = {}
+        database.retain()
+        database.subscribe(SESSION_KIND, self._session_notified)
+        database.subscribe(KEPT_KIND, self._kept_notified)
+
+    # -- blocks and notes -----------------------------------------------------------------------------------
+
+    def fresh(self, key: SessionKey) -> bool:
+        known = self._known.get(self._tag_of(key))
+        if known is None or not self.db.trusts(known[1]):
+            return False
+        return time.time() - known[2] < self.ttl_s / 2  # else read (and rewrite) it before it expires
+
+    async def get(self, key: SessionKey) -> State | None:
+        tag, epoch = self._tag_of(key), self.db.epoch
+        async with self.db.connection() as conn:
+            row = await conn.fetchrow(
+                "SELECT version, state, expires_at FROM session_state"
+                " WHERE owner_key = $1 AND session = $2 AND expires_at > $3",
+                _key((key[0], key[1])),
+                key[2],
+                time.time(),
+            )
+        if row is None:
+            self._known.pop(tag, None)
+            return None
+        written = row["expires_at"] - self.ttl_s
+        self._note(tag, row["version"], epoch, written)
+        state: State = row["state"]
+        return state
+
+    async def put(self, key: SessionKey, state: State) -> None:
+        tag, epoch, now = self._tag_of(key), self.db.epoch, time.time()
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM session_state WHERE expires_at < $1", now)
+            version = await conn.fetchval(
+                "INSERT INTO session_state (owner_key, session, version, state, expires_at)"
+                " VALUES ($1, $2, 1, $3, $4)"
+                " ON CONFLICT (owner_key, session) DO UPDATE"
+                " SET version = session_state.version + 1, state = $3, expires_at = $4"
+                " RETURNING version",
+                _key((key[0], key[1])),
+                key[2],
+                state,
+                now + self.ttl_s,
+            )
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{SESSION_KIND}:{tag}:{version}")
+        self._note(tag, version, epoch, now)
+
+    # -- kept turns -----------------------------------------------------------------------------------------
+
+    def announced(self, owner: tuple[str, str], session: str) -> bool:
+        return _tag(owner, session) in self._announced
+
+    async def kept_turns(self, owner: tuple[str, str], session: str) -> dict[str, Any]:
+        self._announced.pop(_tag(owner, session), None)  # before reading: a turn kept meanwhile announces again
+        async with self.db.connection() as conn:
+            rows = await conn.fetch(
+                "SELECT call_id, turn FROM kept_turns WHERE owner_key = $1 AND session = $2 AND expires_at > $3",
+                _key(owner),
+                session,
+                time.time(),
+            )
+        return {row["call_id"]: row["turn"] for row in rows}
+
+    async def keep_turn(self, owner: tuple[str, str], session: str, call_ids: list[str], turn: Any) -> None:
+        now = time.time()
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM kept_turns WHERE expires_at < $1", now)
+            await conn.executemany(
+                "INSERT INTO kept_turns (owner_key, session, call_id, turn, expires_at) VALUES ($1, $2, $3, $4, $5)"
+                " ON CONFLICT (owner_key, session, call_id) DO UPDATE SET turn = $4, expires_at = $5",
+                [(_key(owner), session, call_id, turn, now + self.ttl_s) for call_id in call_ids],
+            )
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{KEPT_KIND}:{_tag(owner, session)}:0")
+
+    # -- forgetting -----------------------------------------------------------------------------------------
+
+    async def forget(self, owner: tuple[str, str]) -> None:
+        async with self.db.transaction() as conn:
+            sessions = await conn.fetch(
+                "DELETE FROM session_state WHERE owner_key = $1 RETURNING session, version", _key(owner)
+            )
+            await conn.execute("DELETE FROM kept_turns WHERE owner_key = $1", _key(owner))
+            for row in sessions:
+                tag = _tag(owner, row["session"])
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{SESSION_KIND}:{tag}:{row['version'] + 1}")
+
+    async def aclose(self) -> None:
+        self.db.unsubscribe(SESSION_KIND, self._session_notified)
+        self.db.unsubscribe(KEPT_KIND, self._kept_notified)
+        await self.db.release()
+
+    # -- bookkeeping ----------------------------------------------------------------------------------------
+
+    def _tag_of(self, key: SessionKey) -> str:
+        tag = self._tags.get(key)
+        if tag is None:
+            if len(self._tags) >= MAX_TRACKED:
+                self._tags.clear()
+            tag = self._tags[key] = _tag((key[0], key[1]), key[2])
+        return tag
+
+    def _note(self, tag: str, version: int, epoch: int, written: float) -> None:
+        self._known[tag] = (version, epoch, written)
+        self._known.move_to_end(tag)
+        while len(self._known) > MAX_TRACKED:
+            self._known.popitem(last=False)
+
+    def _session_notified(self, tag: str, version: int) -> None:
+        known = self._known.get(tag)
+        if known is not None and version > known[0]:
+            del self._known[tag]  # another replica changed it: the next request reads it again
+
+    def _kept_notified(self, tag: str, version: int) -> None:
+        self._announced[tag] = None
+        self._announced.move_to_end(tag)
+        while len(self._announced) > MAX_TRACKED:
+            self._announced.popitem(last=False)

@@ -1,0 +1,143 @@
+"""``memproxy store copy --to postgresql://...``: a files store into PostgreSQL with ids, links and counts intact,
+and a second run copies nothing twice."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncpg
+from click.testing import CliRunner
+
+from proxy.auth.keys import create_key
+from proxy.cli import main
+from proxy.episodes.jobs import JobQueue, new_job
+from proxy.memory.backends.episode_files import FilesEpisodes
+from proxy.memory.backends.files import FilesStore
+from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.pg_memories import PostgresStore
+from proxy.memory.backends.postgres import Database
+from proxy.memory.episodes import Episode, episode_id
+from proxy.memory.records import MemoryDraft
+from proxy.memory.store import GLOBAL, Owner
+
+ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "default")
+T0 = 1_700_000_000.0
+
+
+def draft(text: str, scope: str = "workspace", **fields: object) -> MemoryDraft:
+    return MemoryDraft(text=text, scope=scope, **fields)  # type: ignore[arg-type]
+
+
+async def fill(root: Path) -> dict[str, str]:
+    """A files store with something of every kind: returns the memory ids by text."""
+    store = FilesStore(root)
+    ids = {}
+    for owner, text, scope in [
+        (ADA, "Staging runs Postgres 15", "workspace"),
+        (ADA_USER, "Ada prefers tabs", "user"),
+        (BOB, "Bob deploys with Nomad", "workspace"),
+        (GLOBAL, "The office is in Lisbon", "global"),
+    ]:
+        ids[text] = (await store.add(owner, draft(text, scope), max_total=100)).id
+    newer = await store.add(
+        ADA, draft("Staging runs Postgres 16"), max_total=100, supersedes=[ids["Staging runs Postgres 15"]]
+    )
+    ids[newer.text] = newer.id
+    await store.count_uses(ADA, {newer.id: (3, T0)})
+    await store.aclose()
+    episodes = FilesEpisodes(root)
+    await episodes.put(
+        ADA,
+        Episode(
+            id=episode_id("ada", "w", "s1"),
+            session_id="s1",
+            user="ada",
+            workspace="w",
+            turns=3,
+            created_at=T0,
+            summary="Ada moved staging to Postgres 16.",
+            facts=("Staging runs Postgres 16",),
+        ),
+    )
+    await episodes.aclose()
+    await JobQueue(root).put(
+        new_job(
+            user="ada",
+            workspace="w",
+            session_id="s2",
+            model=None,
+            turns=3,
+            transcript="user: hi",
+            untrusted=False,
+            sources=(),
+            now=T0,
+        )
+    )
+    await create_key(FilesKeys(root), "ada", "personal")
+    return ids
+
+
+def copy(root: Path, dsn: str, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["store", "copy", "--data-dir", str(root), "--to", dsn, *args])
+    return result.exit_code, result.stdout + result.stderr
+
+
+async def read(dsn: str) -> dict[str, object]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        counts = {
+            table: await conn.fetchval(f"SELECT count(*) FROM {table}")  # noqa: S608 - the tables named here
+            for table in ("memories", "episodes", "extraction_jobs", "api_keys")
+        }
+    finally:
+        await conn.close()
+    database = Database(dsn)
+    store = PostgresStore(database)
+    try:
+        ada = {m.text: m for m in await store.view(ADA)}
+        user_wide = [m.text for m in await store.view(ADA_USER)]
+        bob = [m.text for m in await store.view(BOB)]
+        fresh = await store.add(BOB, draft("Bob's laptop is a ThinkPad"), max_total=100)
+    finally:
+        await store.aclose()
+    return {"counts": counts, "ada": ada, "user": user_wide, "bob": bob, "fresh": fresh}
+
+
+def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: Path, pg_dsn: str) -> None:
+    ids = asyncio.run(fill(tmp_path))
+    code, out = copy(tmp_path, pg_dsn, "--user", "bob")
+    assert code == 0, out
+    assert out.strip() == "copied 5 memories, 1 episodes, 1 jobs, 1 keys; skipped 0 already there"
+
+    found = asyncio.run(read(pg_dsn))
+    assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1}
+    ada = found["ada"]
+    assert isinstance(ada, dict)
+    old, new = ada["Staging runs Postgres 15"], ada["Staging runs Postgres 16"]
+    assert (old.id, new.id) == (ids["Staging runs Postgres 15"], ids["Staging runs Postgres 16"])
+    assert old.superseded_by == new.id and new.use_count == 3 and new.origin == old.origin
+    assert found["user"] == ["Ada prefers tabs"] and found["bob"] == ["Bob deploys with Nomad"]
+    fresh = found["fresh"]
+    assert fresh.number > max(int(i.removeprefix("m-")) for i in ids.values())  # type: ignore[union-attr]
+
+    code, out = copy(tmp_path, pg_dsn, "--user", "bob")
+    assert code == 0, out
+    assert out.strip() == "copied 0 memories, 0 episodes, 0 jobs, 0 keys; skipped 8 already there"
+    # one memory more: the one the first read added; nothing copied twice
+    assert asyncio.run(read(pg_dsn))["counts"] == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1}
+
+
+def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: Path, pg_dsn: str) -> None:
+    asyncio.run(fill(tmp_path))
+    code, out = copy(tmp_path, pg_dsn)  # bob has no episode, job or key: his folder's names are unknown
+    assert code == 0, out
+    first, second = out.strip().splitlines()
+    assert first == "copied 4 memories, 1 episodes, 1 jobs, 1 keys; skipped 0 already there"
+    assert second.startswith("not copied: 1 memory folder(s)") and "--user and --workspace" in second
+
+
+def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:
+    asyncio.run(fill(tmp_path))
+    code, out = copy(tmp_path, "postgresql://nobody@127.0.0.1:1/none")
+    assert code == 2 and out.startswith("memproxy: ") and len(out.strip().splitlines()) == 1
