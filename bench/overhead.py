@@ -51,7 +51,8 @@ after them the driver's jobs are waited for, so memproxy exits with none queued.
 
 The table goes to stdout; everything (per-round numbers, CPU per request, memory, checks) to
 bench/results/overhead.json, and the children's output to bench/results/logs/.
-Exit status: 0 when every target that must run (direct, forwarder, memproxy, memproxy-keys) answered every
+Exit status: 0 when every target that must run (direct, forwarder, memproxy, memproxy-keys, memproxy-pg unless
+skipped) answered every
 request with 200 (and memproxy made one hop per request of the hop cases, the extraction driver's
 requests all succeeded and every memproxy window of ``chat +ex`` saw an extraction finish); 1 otherwise;
 with --strict also 1 when a target is missed.
@@ -75,6 +76,7 @@ from pathlib import Path
 from loadtest.cases import MODEL, selected_cases
 from loadtest.checks import assess, failures
 from loadtest.paths import LOG_DIR, RESULTS_DIR, RESULTS_FILE
+from loadtest.postgres import stop_all as stop_postgres
 from loadtest.probes import check_replies
 from loadtest.report import print_report, results_document
 from loadtest.rounds import benchmark
@@ -128,6 +130,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-extraction", action="store_true", help="leave the extraction cases out")
     parser.add_argument("--no-keys", action="store_true", help="leave memproxy-keys (auth.mode: keys) out")
+    parser.add_argument("--no-postgres", action="store_true", help="leave memproxy-pg (store.backend: postgres) out")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
     args = parser.parse_args(argv)
@@ -148,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     cases = selected_cases(extraction=not args.no_extraction)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    atexit.register(stop_postgres)  # atexit runs these last first: memproxy-pg stops before its database
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     scratch = Path(tempfile.mkdtemp(prefix="memproxy-bench-"))
@@ -162,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         rss = rss_after(live)
     finally:
         stop_all()
+        stop_postgres()
         shutil.rmtree(scratch, ignore_errors=True)
 
     findings = assess(measured, [t.name for t in live], cases)

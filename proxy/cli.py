@@ -428,8 +428,8 @@ def store_copy(
 
     Users and workspaces named by the store's episodes, jobs and keys are found; name others with --user and
     --workspace (the files store keeps them only as hashes)."""
-    from .memory.backends.copy import copy_store
     from .memory.backends.postgres import Database
+    from .store_copy import copy_store
 
     settings = _settings(config_path, {"store.path": data_dir, "store.backend": "files"})
     root = Path(settings.store.path)

@@ -13,7 +13,17 @@ from .cases import Case, plain_case
 from .extraction_load import FIRST_EXTRACTION_TIMEOUT_S
 from .load import summarize
 from .rounds import Measurements
-from .targets import DIRECT, FORWARDER, MEMPROXIES, MEMPROXY, MEMPROXY_KEYS, PROXIES, REQUIRED_TARGETS, Target
+from .targets import (
+    DIRECT,
+    FORWARDER,
+    MEMPROXIES,
+    MEMPROXY,
+    MEMPROXY_KEYS,
+    MEMPROXY_PG,
+    PROXIES,
+    REQUIRED_TARGETS,
+    Target,
+)
 
 # Targets, per the lead's brief: memproxy's added p50 latency at most 1.5x the forwarder's,
 # memproxy's throughput at concurrency 16 at least 0.7x the forwarder's (in auth.mode: keys, too).
@@ -107,17 +117,21 @@ def derive(summary: Summary, names: list[str], cases: tuple[Case, ...]) -> tuple
                 label = f"req/s {name}/forwarder, {case.name}"
                 checks.append(check(label, ratio, f">= {MIN_THROUGHPUT_RATIO}", ratio >= MIN_THROUGHPUT_RATIO))
         if not case.timed and MEMPROXY_KEYS in per_target and MEMPROXY in per_target:
-            entry["keys_vs_open"] = keys_vs_open(per_target[MEMPROXY_KEYS], per_target[MEMPROXY])
+            entry["keys_vs_open"] = compare_memproxies(per_target[MEMPROXY_KEYS], per_target[MEMPROXY])
             if case.concurrency == 1:
                 ratio = entry["keys_vs_open"]["p50_ratio"]
                 label = f"p50 memproxy-keys/memproxy, {case.name}"
                 checks.append(check(label, ratio, f"<= {MAX_KEYS_P50_RATIO}", ratio <= MAX_KEYS_P50_RATIO))
+        if not case.timed and MEMPROXY_PG in per_target and MEMPROXY in per_target:
+            # Compared, not checked: the targets against the forwarder are memproxy-pg's checks.
+            entry["files_vs_postgres"] = compare_memproxies(per_target[MEMPROXY_PG], per_target[MEMPROXY])
         derived[case.name] = entry
     return derived, checks
 
 
-def keys_vs_open(keys: dict[str, Any], open_: dict[str, Any]) -> dict[str, float]:
-    """memproxy in auth.mode: keys against memproxy in auth.mode: open, one case's summaries: ratios and differences."""
+def compare_memproxies(keys: dict[str, Any], open_: dict[str, Any]) -> dict[str, float]:
+    """One memproxy against another (memproxy-keys or memproxy-pg against memproxy), one case's summaries: ratios
+    and differences, the first over the second."""
 
     def ratio(a: float, b: float) -> float:
         return a / b if b > 0 else float("nan")
@@ -212,7 +226,8 @@ def failures(
         for name in findings.names
         if name in REQUIRED_TARGETS
     }
-    failed = [t.name for t in targets if t.name in REQUIRED_TARGETS and t.status != "ok"]
+    # memproxy-pg is "skipped" (never "failed") only when no PostgreSQL server could be started.
+    failed = [t.name for t in targets if t.name in REQUIRED_TARGETS and t.status not in ("ok", "skipped")]
     failed += [name for name, count in errors.items() if count]
     if hops is not None and not hops["ok"]:
         failed.append(MEMPROXY)

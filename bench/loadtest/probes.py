@@ -1,6 +1,6 @@
 """Before anything is measured: one request per target and case at concurrency 1, checked for shape, and for
 memproxy in front of the ``--memory-hop`` fake, checked to make exactly one memory hop; memproxy-keys must also
-refuse a request without its key and find its key's user's memories."""
+refuse a request without its key and find its key's user's memories, memproxy-pg find its user's memories."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import httptools
 from .cases import API_KEY, CHAT_BODY, HOP_CASES, Case
 from .connection import HttpConnection, build_request
 from .servers import Server
-from .targets import LITELLM, MEMPROXY, MEMPROXY_KEYS, Target
+from .targets import LITELLM, MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG, Target
 
 
 async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | None, str]:
@@ -81,8 +81,15 @@ def keys_problem(server: Server, memories: int) -> str | None:
             return f"answered {exc.code} to a request without a memproxy key, not 401"
     except OSError as exc:
         return f"request without a memproxy key failed: {exc!r}"
+    return memories_problem(server, memories)
+
+
+def memories_problem(server: Server, memories: int) -> str | None:
+    """Why the memory API of a memproxy does not list a memory for its requests' user (when ``memories`` were
+    seeded for it), or None."""
     if memories <= 0:
         return None
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     request = urllib.request.Request(
         f"http://127.0.0.1:{server.port}/memory/memories?limit=1",
         headers={"Authorization": f"Bearer {server.client_key}"},
@@ -91,8 +98,8 @@ def keys_problem(server: Server, memories: int) -> str | None:
         with opener.open(request, timeout=10) as response:
             count = json.loads(response.read())["count"]
     except (OSError, ValueError, KeyError) as exc:
-        return f"GET /memory/memories with its key failed: {exc!r}"
-    return None if count else "its key's user has no memories"
+        return f"GET /memory/memories failed: {exc!r}"
+    return None if count else "its requests' user has no memories"
 
 
 def hop_problem(hops: int, before: dict[str, int], after: dict[str, int], text: str) -> str | None:
@@ -130,6 +137,11 @@ async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_
             problem = keys_problem(target.server, memories)
             if problem is not None:
                 target.status, target.reason = "failed", f"keys probe: {problem}"
+                print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
+        if target.name == MEMPROXY_PG and target.status == "ok":
+            problem = memories_problem(target.server, memories)
+            if problem is not None:
+                target.status, target.reason = "failed", f"memories probe: {problem}"
                 print(f"{target.name}: {target.status}: {target.reason}", file=sys.stderr)
     direct = targets[0].probe_replies
     for target in targets[1:]:

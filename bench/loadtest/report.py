@@ -17,7 +17,7 @@ from .cases import CHAT_BODY, Case, plain_case
 from .checks import Findings
 from .extraction_load import EXTRACTION_TURNS
 from .rounds import Measurements
-from .targets import MEMPROXY, MEMPROXY_KEYS, Target
+from .targets import MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG, Target
 
 
 def print_report(
@@ -96,16 +96,22 @@ def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
                 f"{entry['plain_own_ms']:.2f} ms without ({plain_case(case).name}): "
                 f"{entry['per_hop_ms']:.2f} ms per hop"
             )
-    keys_cases = [case for case in cases if "keys_vs_open" in derived[case.name]]
-    if keys_cases:
+    comparisons = (
+        ("keys_vs_open", MEMPROXY_KEYS, f"keys vs open: {MEMPROXY_KEYS} (auth.mode: keys, a memproxy key per request)"),
+        ("files_vs_postgres", MEMPROXY_PG, f"files vs postgres: {MEMPROXY_PG} (store.backend: postgres)"),
+    )
+    for key, name, title in comparisons:
+        compared = [case for case in cases if key in derived[case.name]]
+        if not compared:
+            continue
         print()
-        print(f"keys vs open: {MEMPROXY_KEYS} (auth.mode: keys, a memproxy key per request) against {MEMPROXY}:")
-        for case in keys_cases:
-            e = derived[case.name]["keys_vs_open"]
-            keys, open_ = summary[case.name][MEMPROXY_KEYS], summary[case.name][MEMPROXY]
+        print(f"{title} against {MEMPROXY}:")
+        for case in compared:
+            e = derived[case.name][key]
+            this, open_ = summary[case.name][name], summary[case.name][MEMPROXY]
             print(
-                f"  {case.name:<11} p50 {keys['p50_ms']:.2f} vs {open_['p50_ms']:.2f} ms (x{e['p50_ratio']:.2f}, "
-                f"{e['p50_diff_ms']:+.2f} ms), req/s {keys['rps']:.0f} vs {open_['rps']:.0f} (x{e['rps_ratio']:.2f}), "
+                f"  {case.name:<11} p50 {this['p50_ms']:.2f} vs {open_['p50_ms']:.2f} ms (x{e['p50_ratio']:.2f}, "
+                f"{e['p50_diff_ms']:+.2f} ms), req/s {this['rps']:.0f} vs {open_['rps']:.0f} (x{e['rps_ratio']:.2f}), "
                 f"cpu {e['cpu_ms_per_req_diff']:+.2f} ms/req"
             )
 

@@ -3,6 +3,7 @@
 Direct is the fake upstream itself; the forwarder, memproxy, memproxy-keys and LiteLLM sit in front of it. For the
 hop cases direct and memproxy each have a second server in front of (or being) the ``--memory-hop`` fake.
 memproxy-keys is memproxy in ``auth.mode: keys``: its requests carry a personal memproxy key, which decides the user.
+memproxy-pg is memproxy on ``store.backend: postgres``, on a PostgreSQL server the benchmark starts (``postgres``).
 """
 
 from __future__ import annotations
@@ -13,18 +14,24 @@ import json
 import secrets
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from .cases import API_KEY, MODEL, Case
 from .paths import BENCH_DIR, RETRIEVAL
+from .postgres import start_postgres
 from .servers import Server, free_port
 
 DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS, LITELLM = "direct", "forwarder", "memproxy", "memproxy-keys", "litellm"
-# The run fails without them (memproxy-keys unless --no-keys leaves it out); LiteLLM is only skipped.
-REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS)
-PROXIES = (FORWARDER, MEMPROXY, MEMPROXY_KEYS, LITELLM)
-MEMPROXIES = (MEMPROXY, MEMPROXY_KEYS)  # memproxy in auth.mode: open, and in auth.mode: keys
+MEMPROXY_PG = "memproxy-pg"
+# The run fails without them (memproxy-keys unless --no-keys leaves it out, memproxy-pg unless --no-postgres does
+# or it is skipped for want of PostgreSQL); LiteLLM is only skipped.
+REQUIRED_TARGETS = (DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG)
+PROXIES = (FORWARDER, MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG, LITELLM)
+# memproxy in auth.mode: open, in auth.mode: keys, and on store.backend: postgres
+MEMPROXIES = (MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG)
 KEYS_USER = "bench"  # memproxy-keys' user: its personal key's owner
 
 
@@ -72,6 +79,31 @@ def seed_memories(data_dir: Path, count: int, user: str) -> None:
         for n in range(count):
             text = texts[n % len(texts)] + ("" if n < len(texts) else f" (variant {n // len(texts)})")
             await store.add(owner, check_draft({"text": text}), max_total=count)
+
+    asyncio.run(seed())
+
+
+def seed_postgres(dsn: str, count: int, user: str) -> None:
+    """As :func:`seed_memories`, into the PostgreSQL database at ``dsn`` (the tables made by its migrations)."""
+    from proxy.memory.backends.pg_memories import PostgresStore
+    from proxy.memory.backends.postgres import Database
+    from proxy.memory.caller import DEFAULT_WORKSPACE
+    from proxy.memory.records import check_draft
+    from proxy.memory.store import Owner
+
+    texts = [json.loads(line)["text"] for line in (RETRIEVAL / "memories.jsonl").read_text().splitlines() if line]
+
+    async def seed() -> None:
+        database = Database(dsn)
+        store = PostgresStore(database)  # retains the database: released below
+        try:
+            await database.start()  # migrates, even with nothing to seed
+            owner = Owner(user, DEFAULT_WORKSPACE)
+            for n in range(max(count, 0)):
+                text = texts[n % len(texts)] + ("" if n < len(texts) else f" (variant {n // len(texts)})")
+                await store.add(owner, check_draft({"text": text}), max_total=count)
+        finally:
+            await database.release()
 
     asyncio.run(seed())
 
@@ -150,14 +182,20 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
         key = personal_key(keys_data_dir, KEYS_USER)
         keys_env = {"MEMPROXY_AUTH_MODE": "keys", "MEMPROXY_UPSTREAM_API_KEY": API_KEY}
         targets.append(Target(MEMPROXY_KEYS, memproxy(MEMPROXY_KEYS, upstream, keys_data_dir, key, **keys_env)))
+    if not args.no_postgres:
+        targets.append(postgres_target(args, scratch, partial(memproxy, MEMPROXY_PG, upstream)))
     if not args.no_litellm:
         targets.append(litellm_target(args, scratch, upstream_url))
 
     for target in targets[1:]:
+        if target.status == "skipped":  # memproxy-pg without PostgreSQL
+            continue
         for server in target.servers:
             server.startup_timeout_s = args.startup_timeout * (2 if target.name == LITELLM else 1)
             server.start()
     for target in targets[1:]:
+        if target.status == "skipped":
+            continue
         problem = next(filter(None, (server.wait_healthy() for server in target.servers)), None)
         if problem is None:
             target.status = "ok"
@@ -168,6 +206,20 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
                 server.stop()
             print(f"{target.name}: {target.status}: {problem}", file=sys.stderr)
     return targets
+
+
+def postgres_target(args: argparse.Namespace, scratch: Path, memproxy: Callable[..., Server]) -> Target:
+    """memproxy on ``store.backend: postgres``, on a PostgreSQL server started here and seeded with ``--memories``
+    memories for the benchmark's user; skipped (and said why) when PostgreSQL cannot be started."""
+    database, why = start_postgres()
+    data_dir = scratch / "memproxy-pg-data"  # what memproxy still keeps in files (none of the memories)
+    env = {"MEMPROXY_STORE_BACKEND": "postgres"}
+    if database is None:
+        print(f"{MEMPROXY_PG}: skipped: {why}", file=sys.stderr)
+        return Target(MEMPROXY_PG, memproxy(data_dir, **env), status="skipped", reason=why)
+    dsn = database.dsn()
+    seed_postgres(dsn, args.memories, open_user())
+    return Target(MEMPROXY_PG, memproxy(data_dir, MEMPROXY_STORE_DSN=dsn, **env))
 
 
 def litellm_target(args: argparse.Namespace, scratch: Path, upstream_url: str) -> Target:

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import asyncpg
 
-from ...episodes.jobs import JobQueue
-from ..episodes import Episode
-from ..records import Memory
-from ..store import GLOBAL, Owner
-from .episode_files import FilesEpisodes
-from .files import FilesStore, owner_dir
-from .key_files import FilesKeys
-from .pg_owners import owner_key
-from .postgres import CHANNEL, Database, tag_of
+from .episodes.jobs import JobQueue
+from .memory.backends.episode_files import FilesEpisodes
+from .memory.backends.files import FilesStore, owner_dir
+from .memory.backends.key_files import FilesKeys
+from .memory.backends.pg_owners import owner_key
+from .memory.backends.postgres import CHANNEL, Database, tag_of
+from .memory.episodes import Episode
+from .memory.records import Memory
+from .memory.store import GLOBAL, Owner
 
 DEFAULT_WORKSPACE = "default"
 
