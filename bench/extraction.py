@@ -326,6 +326,7 @@ def fake_upstream() -> Any:
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     port = free_port()
     cmd = [sys.executable, "-m", "proxy.testing", "--extraction", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--keep-requests", "0"]  # a long run: the fake's request log would only grow
     with (LOG_DIR / "extraction-upstream.log").open("w") as log:
         proc = subprocess.Popen(
             cmd,
