@@ -1,3 +1,4 @@
 """memproxy: a transparent OpenAI-compatible proxy that gives agents long-term memory."""
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the distribution's version too (pyproject.toml reads it)
+DISTRIBUTION = "memproxy-gateway"  # the name on the package index ("memproxy" there is another project)

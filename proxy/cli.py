@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 import orjson
 
+from . import __version__
 from .config import Settings, check_exposure, check_store, load_settings, upstream_path_warning
 from .errors import ConfigError, ProxyError
 
@@ -24,7 +25,7 @@ BACKLOG = 2048  # uvicorn's default
 
 
 @click.group()
-@click.version_option(package_name="memproxy")
+@click.version_option(__version__, prog_name="memproxy")  # the running code's, installed or not
 def main() -> None:
     """memproxy: a transparent OpenAI-compatible proxy that gives agents long-term memory."""
 
