@@ -94,6 +94,10 @@ def test_replies_queued_over_http_are_served_in_order_and_requests_are_shown() -
         assert seen["requests"][0]["json"] == {"model": "fake-model", "messages": MESSAGES}
         assert orjson.loads(seen["requests"][0]["body"]) == seen["requests"][0]["json"]
         assert seen["requests"][3]["json"]["stream"] is True
+        newest = fake.get("/_fake/requests", params={"last": 2}).json()
+        assert newest == {"count": 2, "requests": seen["requests"][3:]}
+        assert fake.get("/_fake/requests", params={"last": 0}).json() == {"count": 0, "requests": []}
+        assert fake.get("/_fake/requests", params={"last": "x"}).status_code == 400
 
         assert fake.post("/_fake/reset").json() == {"ok": True}
         assert fake.get("/_fake/requests").json() == {"count": 0, "requests": []}

@@ -4,8 +4,8 @@ another language drives: what the pytest fixture does in-process (`reply`, `requ
 - ``POST /_fake/replies``: queue replies, one JSON object in `Reply`'s shape or a list of them (a string is a
   reply with that content); 200 ``{"queued", "pending"}``, 400 naming the bad field (nothing queued then).
   ``GET /_fake/replies``: ``{"pending"}``, the replies not used yet.
-- ``GET /_fake/requests``: what the fake received, oldest first: ``{"count", "requests": [{"method", "path",
-  "query", "headers", "body", "json"}]}`` (a long-running fake keeps the newest ``--keep-requests``).
+- ``GET /_fake/requests[?last=N]``: what the fake received (the newest N), oldest first: ``{"count", "requests":
+  [{"method", "path", "query", "headers", "body", "json"}]}`` (a long-running fake keeps ``--keep-requests``).
 - ``POST /_fake/reset``: forget queued replies, received requests and counters; the fake answers as it was started.
 """
 
@@ -42,7 +42,11 @@ class ControlRoutes(FakeCore):
         return json_response({"pending": self.pending}, 200, {})
 
     async def _seen_requests(self, request: Request) -> Response:
-        seen = [seen_request_json(r) for r in self.requests]
+        last = request.query_params.get("last", "")
+        if last and not last.isdigit():
+            return _bad("last: a number of requests, the newest")
+        kept = self.requests[max(len(self.requests) - int(last), 0) :] if last else self.requests
+        seen = [seen_request_json(r) for r in kept]
         return json_response({"count": len(seen), "requests": seen}, 200, {})
 
     async def _reset_over_http(self, request: Request) -> Response:
