@@ -11,7 +11,7 @@ RUN useradd --create-home --uid 10001 memproxy && mkdir /data && chown memproxy 
 
 # Dependencies first, so code changes reuse this layer.
 COPY pyproject.toml README.md ./
-RUN mkdir proxy && touch proxy/__init__.py && pip install . && pip uninstall -y memproxy && rm -rf proxy
+RUN mkdir proxy && touch proxy/__init__.py && pip install . && pip uninstall -y memproxy-gateway && rm -rf proxy
 
 COPY proxy ./proxy
 RUN pip install --no-deps .

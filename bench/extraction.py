@@ -11,7 +11,7 @@ logs and ``.env`` files of a few KB, some holding credentials) and then:
    written for the session) and the fake upstream's actual answer.
 2. CPU: the real ``EpisodeService`` in this process, built by ``build_services`` against the fake upstream
    (``python -m proxy.testing --extraction``) running as a subprocess, so only the proxy's CPU is counted.
-   Each session's requests go through ``observe``, then ``end`` (transcript + durable job), then
+   Each session's requests go through ``observe`` and ``confirm``, then ``end`` (transcript + durable job), then
    ``run_due`` runs its job: CPU (``time.process_time``, every thread of this process) and wall time of each.
    The extraction call itself runs in memproxy's extraction process (litellm lives there): its CPU per call is
    read from ``/proc/<pid>/schedstat``. The first (warm-up) job, which starts that process, is reported on its
@@ -237,7 +237,8 @@ async def measure_cpu(
         caller = Identity(spec.user, "default", spec.id)
         for payload in spec.requests:
             cpu_ns, wall_ns = time.process_time_ns(), time.perf_counter_ns()
-            episodes.observe(caller, spec.id, payload, CLIENT_KEY)
+            episodes.observe(caller, spec.id, payload)
+            episodes.confirm(caller, spec.id, payload.get("model"), CLIENT_KEY)  # as the proxy once upstream accepts
             if measured:
                 observe_cpu.append((time.process_time_ns() - cpu_ns) / 1000)
                 observe_wall.append((time.perf_counter_ns() - wall_ns) / 1000)
@@ -326,6 +327,7 @@ def fake_upstream() -> Any:
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     port = free_port()
     cmd = [sys.executable, "-m", "proxy.testing", "--extraction", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--keep-requests", "0"]  # a long run: the fake's request log would only grow
     with (LOG_DIR / "extraction-upstream.log").open("w") as log:
         proc = subprocess.Popen(
             cmd,
@@ -467,7 +469,7 @@ def report(sessions: list[SessionSpec], tokens: list[dict[str, Any]], cpu: CpuRu
         )
     )
     print(row("longest event-loop step during a job, ms", stats([j["stall_ms"] for j in cpu.jobs]), ",.2f"))
-    print(row("observe() per request, cpu us", stats(cpu.observe_cpu_us), ",.1f"))
+    print(row("observe()+confirm() per request, cpu us", stats(cpu.observe_cpu_us), ",.1f"))
     print(row("derive_session_id() per request (no X-Memory-Session), us", stats(cpu.derive_session_id_us), ",.1f"))
     print(row("end(): transcript + durable job write, cpu ms", stats(cpu.end_cpu_ms), ",.2f"))
     print(row("end(), wall ms (fsync)", stats(cpu.end_wall_ms), ",.2f"))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import gc
 import os
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,14 +16,16 @@ from typing import Any, NoReturn, TypeVar
 import click
 import orjson
 
-from .config import Settings, check_exposure, load_settings
+from . import __version__
+from .config import Settings, check_exposure, check_store, load_settings, upstream_path_warning
 from .errors import ConfigError, ProxyError
 
 T = TypeVar("T")
+BACKLOG = 2048  # uvicorn's default
 
 
 @click.group()
-@click.version_option(package_name="memproxy")
+@click.version_option(__version__, prog_name="memproxy")  # the running code's, installed or not
 def main() -> None:
     """memproxy: a transparent OpenAI-compatible proxy that gives agents long-term memory."""
 
@@ -73,17 +78,22 @@ def serve(
     except ConfigError as exc:
         _fail(f"config error: {exc.message}")
     _sync(check_store(settings))  # a PostgreSQL store: reachable and migrated, or one line saying why not
+    warning = upstream_path_warning(settings)
+    if warning is not None:
+        click.echo(f"memproxy: warning: {warning}", err=True)
+    sockets = _listen(settings.server.host, settings.server.port)
+    host = settings.server.host
+    shown = f"[{host}]" if ":" in host else host
     mode = f" (replaying {replay_dir})" if replay_dir else f" (recording to {record_dir})" if record_dir else ""
     click.echo(
-        f"memproxy listening on http://{settings.server.host}:{settings.server.port}/v1 -> "
-        f"{settings.upstream.base_url}{mode}",
+        f"memproxy listening on http://{shown}:{sockets[0].getsockname()[1]}/v1 -> {settings.upstream.base_url}{mode}",
         err=True,
     )
     app = create_app(services)
     # Everything imported so far lives for the whole process: keep it out of every full collection,
     # whose pauses otherwise stall all in-flight requests (measured: p99 at 16 streams 53 -> 25 ms).
     gc.freeze()
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.server.host,
         port=settings.server.port,
@@ -91,7 +101,39 @@ def serve(
         access_log=False,
         server_header=False,
         date_header=False,
+        backlog=BACKLOG,
     )
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl+C is how one stops it
+        server.run(sockets=sockets)
+    if not server.started:
+        sys.exit(3)  # uvicorn's own status for a failed start (its log says why, e.g. the app's lifespan)
+
+
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Binds where uvicorn would (each address the host resolves to, as asyncio's create_server does) before
+    anything says "listening": a port in use is one line and exit 2, and ``--port 0`` shows the port it got."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(BACKLOG)  # from here on, connections queue until the app is ready
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        in_use = exc.errno == errno.EADDRINUSE
+        reason = "address already in use (choose another with --port)" if in_use else exc.strerror or str(exc)
+        _fail(f"cannot listen on {host}:{port}: {reason}")
+    return sockets
 
 
 @main.command()
@@ -480,10 +522,13 @@ def _print_memories(found: list[Any], as_json: bool) -> None:
 
 
 def _settings(config_path: str | None, overrides: dict[str, Any]) -> Settings:
+    """The settings every command starts from, with the data directory checked: each command uses the store."""
     try:
-        return load_settings(config_path, os.environ, overrides)
+        settings = load_settings(config_path, os.environ, overrides)
+        check_store(settings)
     except ConfigError as exc:
         _fail(f"config error: {exc.message}")
+    return settings
 
 
 def _fail(message: str) -> NoReturn:

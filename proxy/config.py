@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -40,6 +41,20 @@ class UpstreamSettings(_Section):
     max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_http_url(cls, value: str) -> str:
+        """Refused at start-up: a proxy that cannot reach its upstream would start and then fail every request."""
+        try:
+            parts = urlsplit(value)
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+            parts.port  # noqa: B018 -- raises on a port that is not a number
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError("must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1")
+        return value
 
 
 class AuthSettings(_Section):
@@ -124,6 +139,10 @@ ENV_ALIASES = {
     "MEMPROXY_PORT": ("server", "port"),
     "MEMPROXY_DATA_DIR": ("store", "path"),
 }
+# MEMPROXY_* variables that are not settings: the config file's path, the CLI's own options (``--user``'s envvar)
+# and the client's key, which the README's examples keep in MEMPROXY_KEY (exported, it must not stop every command).
+# The loader skips them; any other unknown MEMPROXY_* name is still a typo to refuse.
+NOT_SETTINGS = frozenset({"MEMPROXY_CONFIG", "MEMPROXY_USER", "MEMPROXY_KEY"})
 
 
 def load_settings(
@@ -155,6 +174,30 @@ def check_exposure(settings: Settings) -> None:
             f"auth.mode: open on {settings.server.host} lets anyone who can reach it read every user's memory; "
             "use auth.mode: keys (memproxy keys create), or set auth.allow_open: true if you mean it"
         )
+
+
+def check_store(settings: Settings) -> None:
+    """A data directory that cannot be one (a file, or a path under a file) would fail every request and every
+    command with a traceback: say so once, at start-up. Nothing is created here (a read-only command stays so)."""
+    if settings.store.backend != "files":
+        return
+    path = Path(settings.store.path)
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            if candidate == path and not path.is_dir():
+                raise ConfigError(f"store.path: {path} is not a directory")
+            if not candidate.is_dir():
+                raise ConfigError(f"store.path: {path} cannot be a directory: {candidate} is not one")
+            return
+
+
+def upstream_path_warning(settings: Settings) -> str | None:
+    """OpenAI-compatible servers mostly serve under ``/v1``; a base URL without a path is allowed (some serve at the
+    root) but probably a slip, so the operator hears once where requests will go."""
+    base = settings.upstream.base_url
+    if urlsplit(base).path.strip("/"):
+        return None
+    return f"upstream.base_url {base} has no path: requests go to {base.rstrip('/')}/chat/completions (without /v1)"
 
 
 def is_loopback(host: str) -> bool:
@@ -191,7 +234,7 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
     known.update(ENV_ALIASES)
     values: dict[str, Any] = {}
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == "MEMPROXY_CONFIG":
+        if not name.startswith(ENV_PREFIX) or name in NOT_SETTINGS:
             continue
         if name not in known:
             raise ConfigError(f"unknown environment variable {name}")
@@ -233,4 +276,5 @@ def _describe(exc: ValidationError) -> str:
         return f"{where}: unknown key"
     given = error.get("input")
     shown = f" (got {given!r})" if not isinstance(given, dict) else ""
-    return f"{where}: {error['msg']}{shown}"
+    message = error["msg"].removeprefix("Value error, ")  # our own validators' messages stand alone
+    return f"{where}: {message}{shown}"

@@ -13,6 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from proxy import DISTRIBUTION, __version__
+
 from .cases import CHAT_BODY, Case, plain_case
 from .checks import Findings
 from .extraction_load import EXTRACTION_TURNS
@@ -164,8 +166,8 @@ def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: a
 
 
 def versions() -> dict[str, str]:
-    found = {}
-    for dist in ("memproxy", "uvicorn", "starlette", "fastapi", "httpx", "httpx-aiohttp", "aiohttp", "litellm"):
+    found = {DISTRIBUTION: __version__}  # the code that ran (installed or on PYTHONPATH), not what pip last installed
+    for dist in ("uvicorn", "starlette", "fastapi", "httpx", "httpx-aiohttp", "aiohttp", "litellm"):
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             found[dist] = importlib.metadata.version(dist)
     return found

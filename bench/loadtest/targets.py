@@ -139,7 +139,8 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
     # The plain fake answers memproxy's extraction calls too (anything else gets the same default answer as before).
     for name, extra in (("upstream", ["--extraction"]), ("upstream-hop", ["--memory-hop"])):
         port = free_port()
-        fake = Server(name, [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port), *extra], port)
+        cmd = [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port), "--keep-requests", "0", *extra]
+        fake = Server(name, cmd, port)
         fake.startup_timeout_s = args.startup_timeout
         fake.start()
         fakes.append(fake)

@@ -5,12 +5,14 @@ The fake speaks OpenAI's wire format closely enough for the official SDK, litell
 plus a minimal Anthropic Messages API so litellm's ``anthropic/...`` provider can be pointed at it too.
 
 Use it in pytest with ``pytest_plugins = ["proxy.testing"]`` (fixture ``fake_upstream``), in code with
-``with run_fake_upstream() as fake: ...``, or standalone with ``python -m proxy.testing --port 9100``.
+``with run_fake_upstream() as fake: ...``, or standalone with ``python -m proxy.testing --port 9100``, scripted over
+HTTP: ``POST /_fake/replies`` (replies in `Reply`'s JSON shape), ``GET /_fake/requests``, ``POST /_fake/reset``.
 
 The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake` and
-`anthropic_fake` (the two wire formats), `upstream` (`FakeUpstream`, both at once), `streams` (scripted stream
-failures), `responders` (tiny scripted models), `runner` (serving it, and memproxy, on a real socket),
-`fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli` (``python -m proxy.testing``).
+`anthropic_fake` (the two wire formats), `control` (scripting it over HTTP), `upstream` (`FakeUpstream`, all of
+them at once), `streams` (scripted stream failures), `responders` (tiny scripted models), `runner` (serving it, and
+memproxy, on a real socket), `fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli`
+(``python -m proxy.testing``).
 
 PYTEST_DONT_REWRITE: this module has no asserts to rewrite, and the marker lets a conftest import it before it is
 registered as a plugin without pytest warning "Module already imported so cannot be rewritten".

@@ -19,13 +19,17 @@ from .streams import client_left_during
 class FakeCore:
     """The state behind `FakeUpstream`: what to answer next, what was asked, and how often."""
 
-    def __init__(self, *, record_requests: bool = True, strict: bool = False) -> None:
+    def __init__(self, *, record_requests: bool = True, keep_requests: int | None = None, strict: bool = False) -> None:
         self.requests: list[SeenRequest] = []
         self.strict = strict  # refuse what strict servers refuse (proxy.testing.strict), as they do: with a 500
         self._strict_default = strict
         self.cancelled_streams = 0  # streams (or delay_s waits) whose client went away before the end
         self.base_url = ""  # set by the runner once the server listens
         self.record_requests = record_requests  # off for load tests, where the list would grow without bound
+        self.keep_requests = keep_requests  # None: all of them (a test's); else the newest N (a long-running fake's)
+        # What a long-running fake answers with when nothing is queued (`python -m proxy.testing --memory-hop`):
+        # `POST /_fake/reset` starts a fresh one, so resetting over HTTP restores the fake as it was started.
+        self.default_responder: Callable[[], Callable[[dict[str, Any]], Reply]] | None = None
         self._queue: deque[Reply] = deque()
         self._responder: Callable[[dict[str, Any]], Reply] | None = None
         self._request_n = 0
@@ -48,10 +52,16 @@ class FakeCore:
         """Answer from a function of the request body whenever no reply is queued (a tiny scripted model)."""
         self._responder = responder
 
+    @property
+    def pending(self) -> int:
+        """Replies queued and not answered yet."""
+        return len(self._queue)
+
     def reset(self) -> None:
-        """Forget queued replies, the responder, seen requests, counters and a strict mode set since (between tests)."""
+        """Forget queued replies, seen requests, counters and a strict mode set since (between tests); the responder
+        goes back to `default_responder` (none for the fixture's fake)."""
         self._queue.clear()
-        self._responder = None
+        self._responder = self.default_responder() if self.default_responder is not None else None
         self.strict = self._strict_default
         self.requests.clear()
         self.cancelled_streams = 0
@@ -74,6 +84,8 @@ class FakeCore:
             self.requests.append(
                 SeenRequest(request.method, request.url.path, request.url.query, headers, body, parsed)
             )
+            if self.keep_requests is not None and len(self.requests) > self.keep_requests:
+                del self.requests[0]
         self._request_n += 1
         return parsed, {"x-request-id": f"req_{self._request_n}"}
 

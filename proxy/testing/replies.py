@@ -3,7 +3,7 @@ formats share to turn a reply into word counts and stream fragments."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import orjson
@@ -57,6 +57,45 @@ class SeenRequest:
     headers: dict[str, str]
     body: bytes
     json: Any | None  # the parsed body when it is JSON, else None
+
+
+class BadReply(ValueError):
+    """A scripted reply given as JSON that is not `Reply`'s shape; the message names the field."""
+
+
+def reply_from_json(data: Any) -> Reply:
+    """A `Reply` from its JSON shape, for scripting over HTTP: an object with `Reply`'s field names (``raw_sse``
+    as text, ``tool_calls`` as ``{"name", "arguments", "id"?}``), or a string for ``{"content": <string>}``."""
+    from pydantic import TypeAdapter, ValidationError  # only the standalone fake's control route needs it
+
+    if isinstance(data, str):
+        return Reply(data)
+    if not isinstance(data, dict):
+        raise BadReply(f"a reply is a JSON object or a string, got {type(data).__name__}")
+    _no_unknown_fields(data, Reply, "")
+    for i, call in enumerate(data.get("tool_calls") or ()):
+        if isinstance(call, dict):
+            _no_unknown_fields(call, ToolCall, f"tool_calls.{i}.")
+    try:
+        return TypeAdapter(Reply).validate_python(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise BadReply(f"{where}: {error['msg']}") from None
+
+
+def _no_unknown_fields(data: dict[str, Any], kind: type, prefix: str) -> None:
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise BadReply(f"{prefix}{unknown[0]}: unknown field (known: {', '.join(sorted(known))})")
+
+
+def seen_request_json(seen: SeenRequest) -> dict[str, Any]:
+    """A received request as JSON, for ``GET /_fake/requests``: the body as text besides its parsed JSON."""
+    shown = asdict(seen)
+    shown["body"] = seen.body.decode("utf-8", errors="replace")
+    return shown
 
 
 def loads_or_none(body: bytes) -> Any | None:

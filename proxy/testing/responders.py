@@ -71,3 +71,8 @@ def extraction_responder() -> Responder:
         return extraction_reply(f"A session of {len(said)} user turns about {topic}.", facts)
 
     return respond
+
+
+def either(test: Callable[[dict[str, Any]], bool], when: Responder, otherwise: Responder) -> Responder:
+    """`when` answers the requests `test` picks, `otherwise` the rest (``--memory-hop --extraction``: both at once)."""
+    return lambda body: when(body) if test(body) else otherwise(body)

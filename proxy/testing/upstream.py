@@ -7,21 +7,27 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from .anthropic_fake import AnthropicRoutes
+from .control import CONTROL_PREFIX, ControlRoutes
 from .openai_fake import OpenAIRoutes
 
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-class FakeUpstream(OpenAIRoutes, AnthropicRoutes):
+class FakeUpstream(OpenAIRoutes, AnthropicRoutes, ControlRoutes):
     """The fake's state (reply queue, seen requests, counters) and its Starlette app.
 
     Queue `Reply` objects with `reply()`, or script a tiny model with `respond_with()`; assert on `requests`.
+    Over HTTP the same is ``POST /_fake/replies``, ``GET /_fake/requests`` and ``POST /_fake/reset``.
     """
 
-    def __init__(self, *, record_requests: bool = True, strict: bool = False) -> None:
-        super().__init__(record_requests=record_requests, strict=strict)
+    def __init__(self, *, record_requests: bool = True, keep_requests: int | None = None, strict: bool = False) -> None:
+        super().__init__(record_requests=record_requests, keep_requests=keep_requests, strict=strict)
         self.app = Starlette(
             routes=[
+                Route(f"{CONTROL_PREFIX}/replies", self._queue_replies, methods=["POST"]),
+                Route(f"{CONTROL_PREFIX}/replies", self._pending_replies, methods=["GET"]),
+                Route(f"{CONTROL_PREFIX}/requests", self._seen_requests, methods=["GET"]),
+                Route(f"{CONTROL_PREFIX}/reset", self._reset_over_http, methods=["POST"]),
                 Route("/v1/chat/completions", self._chat_completions, methods=["POST"]),
                 Route("/v1/messages", self._anthropic_messages, methods=["POST"]),
                 Route("/v1/embeddings", self._embeddings, methods=["POST"]),
