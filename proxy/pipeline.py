@@ -46,11 +46,13 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
+    previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     if caller is not None:
         conversation = dialect.messages(payload)
         session, chain = _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
         if chain is not None and chain != payload.get("previous_response_id"):
+            previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
         provenance = services.episodes.observe(caller, session, conversation)
@@ -95,11 +97,11 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
-            splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden)
+            splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
             answer, ids = splitter.answer_text, lambda: (splitter.response_id, splitter.chain_id)
             work = stream(splitter, hops, payload, body, loop, prepared.headers)
         else:
-            reader = dialect.reader(loop.plan.names if loop is not None else frozenset())
+            reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, prepared.headers)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:

@@ -208,11 +208,11 @@ class ChatDialect:
         return answer_text(body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> ChatAnswers:
+    def reader(hidden: frozenset[str], previous: str | None = None) -> ChatAnswers:
         return ChatAnswers(hidden)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ChunkNormaliser:
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> ChunkNormaliser:
         return ChunkNormaliser(include_usage=include_usage, hidden=hidden)
 
     @staticmethod

@@ -54,6 +54,7 @@ class ChatAnswers:
 
     response_id = None  # chat answers are never chained from
     chain_id = None
+    rewrites = False
 
     def result(self) -> bytes:
         completion = self._completion

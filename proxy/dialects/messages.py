@@ -166,11 +166,11 @@ class MessagesDialect:
     error_body = staticmethod(error_body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> MessageAnswers:
+    def reader(hidden: frozenset[str], previous: str | None = None) -> MessageAnswers:
         return MessageAnswers(hidden)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> MessageEvents:
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> MessageEvents:
         return MessageEvents(hidden=hidden)
 
     @staticmethod

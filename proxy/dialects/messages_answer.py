@@ -75,6 +75,7 @@ class MessageAnswers:
 
     response_id = None  # Messages answers are never chained from
     chain_id = None
+    rewrites = False
 
     def result(self) -> bytes:
         message = dict(self._last)

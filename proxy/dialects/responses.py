@@ -194,12 +194,12 @@ class ResponsesDialect:
     error_body = staticmethod(error_body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> ResponsesAnswers:
-        return ResponsesAnswers(hidden)
+    def reader(hidden: frozenset[str], previous: str | None = None) -> ResponsesAnswers:
+        return ResponsesAnswers(hidden, previous)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ResponseEvents:
-        return ResponseEvents(hidden=hidden)
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> ResponseEvents:
+        return ResponseEvents(hidden=hidden, previous=previous)
 
     @staticmethod
     def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
