@@ -4,11 +4,12 @@ Shared by the whole-answer reader and the stream splitter. A memory call is a ``
 named after one of the proxy's tools; everything else the model made is the client's: text, reasoning
 (its ``encrypted_content`` untouched), built-in tool calls, and the calls the client must answer.
 
-The client's response keeps the first hop's ``created_at`` and the ``previous_response_id`` it chained
-from, lists every hop's visible items, and sums usage over the hops. Its ``id`` is the first hop's when
-nothing is stored (``store: false``), else the last hop's: that is the stored response whose context
-holds the whole loop, so a client chaining from it with ``previous_response_id`` finds every memory call
-answered (chaining from the first hop's would leave them without outputs, which the upstream refuses).
+The client's response keeps the first hop's ``id`` and ``created_at`` (one identity from
+``response.created`` on, as the SDKs check) and the ``previous_response_id`` the client sent, lists every
+hop's visible items, and sums usage over the hops. The loop's whole context is stored upstream under the
+*last* hop's id, so a request chaining from the id the client got is sent on from that one (the
+pipeline's session chain), and its answer's echo is given the client's id back (:func:`client_echo`):
+the client only ever sees ids it was given.
 """
 
 from __future__ import annotations
