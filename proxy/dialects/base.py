@@ -126,6 +126,11 @@ class AnswerReader(Protocol):
         """As :attr:`Splitter.chain_id`."""
         ...
 
+    @property
+    def called(self) -> tuple[str, ...]:
+        """As :attr:`Splitter.called`."""
+        ...
+
 
 class Splitter(StreamSplitter, Protocol):
     """A streamed request's splitter: the relay's protocol plus what the tool loop needs between hops."""
@@ -154,6 +159,12 @@ class Splitter(StreamSplitter, Protocol):
     @property
     def chain_id(self) -> str | None:
         """The id the upstream stored the whole loop under, which a chained request is sent on from."""
+        ...
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the answer called that the client got, by name: a request chaining from it carries only
+        their results (the calls are stored upstream), so provenance learns them here. () for other formats."""
         ...
 
 

@@ -76,6 +76,7 @@ class MessageAnswers:
     response_id = None  # Messages answers are never chained from
     chain_id = None
     rewrites = False
+    called: tuple[str, ...] = ()
 
     def result(self) -> bytes:
         message = dict(self._last)

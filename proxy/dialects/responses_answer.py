@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from .base import Turn, add_usage
+from .responses_input import call_names
 from .responses_items import client_response, hop_turn, visible
 
 
@@ -41,6 +42,12 @@ class ResponsesAnswers:
         """Also right after one hop without memory calls: it takes the proxy's tools out of the ``tools`` echo."""
         first = self._first if self._first is not None else self._last
         return orjson.dumps(client_response(first, self._last, self._output, self._usage, self.hidden, self.previous))
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
+        their results."""
+        return call_names(self._output)
 
     @property
     def rewrites(self) -> bool:

@@ -26,6 +26,7 @@ import orjson
 
 from .base import Turn, add_usage
 from .named_sse import load_event, relay_event
+from .responses_input import call_names
 from .responses_items import (
     client_echo,
     client_response,
@@ -85,8 +86,17 @@ class ResponseEvents:
 
     def answer_text(self) -> str | None:
         """The text of every visible message item of the response, over the hops."""
-        items = [*self._output, *visible(self._items(self._last_response()), self.hidden)]
+        items = self._visible_items()
         return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
+        their results."""
+        return call_names(self._visible_items())
+
+    def _visible_items(self) -> list[Any]:
+        return [*self._output, *visible(self._items(self._last_response()), self.hidden)]
 
     def push(self, data: bytes) -> bytes:
         if data.strip() == b"[DONE]":  # not this grammar's, but some upstreams add it
