@@ -202,6 +202,24 @@ def test_a_memory_the_model_stores_is_recalled_in_a_later_session(
     assert TABS in block
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_unstored_request_keeps_store_false_on_every_hop_and_carries_the_full_input(
+    memproxy: str, fake_upstream: FakeUpstream, user: str, stream: bool
+) -> None:
+    fake_upstream.reply(content=None, tool_calls=[search()])
+    fake_upstream.reply(content="Use tabs.")
+    conversation = [*LEADING, said()]
+    assert ask(sdk(memproxy, user), stream, input=conversation, store=False).output_text == "Use tabs."
+    first, second = sent(fake_upstream, -2), sent(fake_upstream, -1)
+    assert first["store"] is second["store"] is False
+    assert "previous_response_id" not in second
+    assert second["input"][: len(first["input"])] == first["input"]  # the whole conversation again, block and all
+    assert [item["type"] for item in second["input"][len(first["input"]) :]] == [
+        "function_call",
+        "function_call_output",
+    ]
+
+
 def test_every_event_of_a_streamed_loop_matches_openais_schemas(
     memproxy: str, fake_upstream: FakeUpstream, user: str
 ) -> None:
@@ -431,6 +449,24 @@ def test_a_chained_request_goes_on_from_the_proxys_chain_and_the_block_is_sent_o
     assert third.previous_response_id == second.id
     assert sent(fake_upstream)["previous_response_id"] == second.id == "resp_fake_3"
     assert blocks_in(sent(fake_upstream)) == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_chained_request_that_calls_memory_tools_chains_its_own_hops(
+    memproxy: str, fake_upstream: FakeUpstream, user: str, stream: bool
+) -> None:
+    client = sdk(memproxy, user)
+    fake_upstream.reply(content="Hi.")
+    first = ask(client, stream, input="Let's write a module.")
+    remember(memproxy, user)
+    fake_upstream.reply(content=None, tool_calls=[search()])
+    fake_upstream.reply(content="Tabs.")
+    second = ask(client, stream, input=QUESTION, previous_response_id=first.id)
+    assert (second.id, second.previous_response_id, second.output_text) == ("resp_fake_2", first.id, "Tabs.")
+    hop = sent(fake_upstream)
+    assert hop["previous_response_id"] == "resp_fake_2"  # the hidden hop's stored response holds the call
+    [result] = hop["input"]
+    assert result["type"] == "function_call_output" and orjson.loads(result["output"])["count"] == 1
 
 
 @pytest.mark.parametrize("stream", [False, True])
