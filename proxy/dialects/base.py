@@ -198,10 +198,6 @@ class Dialect(Protocol):
         """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
         ...
 
-    def answer_id(self, body: bytes) -> str | None:
-        """The id a later request may chain from, of a whole answer; None for formats that never chain."""
-        ...
-
     def chained(self, payload: dict[str, Any]) -> str | None:
         """The stored answer this request continues (its conversation and memory block live upstream), if any."""
         ...

@@ -186,10 +186,6 @@ class ChatDialect:
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
 
-    @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        return None
-
     parse = staticmethod(parse_chat_request)
     inject = staticmethod(inject)
     plan_tools = staticmethod(plan_tools)

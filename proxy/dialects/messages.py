@@ -137,10 +137,6 @@ class MessagesDialect:
         return None  # every request carries the whole conversation
 
     @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        return None
-
-    @staticmethod
     def answer_text(body: bytes) -> str | None:
         try:
             message = orjson.loads(body)

@@ -173,11 +173,6 @@ class ResponsesDialect:
         return previous if isinstance(previous, str) and previous else None
 
     @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        response = _loads(body)
-        return response.get("id") if isinstance(response.get("id"), str) else None
-
-    @staticmethod
     def answer_text(body: bytes) -> str | None:
         output = _loads(body).get("output")
         items = output if isinstance(output, list) else []
