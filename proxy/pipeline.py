@@ -16,9 +16,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .dialects.base import AnswerReader, Dialect
+from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
-from .episodes.sessions import derive_session_id
+from .episodes.sessions import ChainLink, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
 from .memory.provenance import TRUSTED
@@ -46,14 +46,16 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
+    previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     if caller is not None:
         conversation = dialect.messages(payload)
-        session, chain = _session(services, dialect, caller, payload, conversation)
+        session, chain, called = _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
         if chain is not None and chain != payload.get("previous_response_id"):
+            previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
         # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
-        provenance = services.episodes.observe(caller, session, conversation)
+        provenance = services.episodes.observe(caller, session, conversation, called)
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
@@ -88,7 +90,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     body = parsed.body if payload is parsed.payload else None
     answer: Callable[[], str | None] | None = None
-    ids: Callable[[], tuple[str | None, str | None]] | None = None  # the answer's id, and the one to chain from
+    ids: Callable[[], ChainLink] | None = None  # the answer's ids and calls, for a request chaining from it
     try:
         if loop is None and body is not None and dialect is not CHAT:
             # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
@@ -98,11 +100,12 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
-            splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden)
-            answer, ids = splitter.answer_text, lambda: (splitter.response_id, splitter.chain_id)
+            splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
+            answer = splitter.answer_text
+            ids = partial(_streamed_link, splitter)
             work = stream(splitter, hops, payload, body, loop, prepared.headers)
         else:
-            reader = dialect.reader(loop.plan.names if loop is not None else frozenset())
+            reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, prepared.headers)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
@@ -111,7 +114,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         whole = getattr(response, "body", None)
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
             answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
-            ids = partial(_whole_ids, dialect, reader, whole)
+            ids = partial(_whole_link, reader, whole)
         services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
             services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
@@ -124,9 +127,9 @@ def _session(
     caller: Identity,
     payload: dict[str, Any],
     conversation: Sequence[dict[str, Any]],
-) -> tuple[str, str | None]:
+) -> tuple[str, str | None, tuple[str, ...]]:
     """The session a request belongs to and, when it continues a chain of ours (whose block is already stored
-    upstream), the upstream id to chain from.
+    upstream), the upstream id to chain from and the tools the chain called (the request holds only their results).
 
     ``X-Memory-Session`` names it; a chained Responses request continues the session of the answer it names;
     otherwise the conversation's opening does, for as long as the conversation extends what the session saw.
@@ -136,18 +139,22 @@ def _session(
     if previous is not None:
         found = sessions.follow(caller.user, caller.workspace, previous)
         if found is not None:
-            return caller.session or found[0], found[1]
+            return caller.session or found.session, found.chain, found.called
     if caller.session:
-        return caller.session, None
+        return caller.session, None, ()
     session, fresh = sessions.resolve(caller.user, caller.workspace, derive_session_id(conversation), conversation)
     if fresh:  # a new conversation under a name an older one had: its block is chosen afresh
         services.memory.recall.forget_session((caller.user, caller.workspace, session))
-    return session, None
+    return session, None, ()
 
 
-def _whole_ids(dialect: Dialect, reader: AnswerReader, body: bytes) -> tuple[str | None, str | None]:
-    """A whole answer's id and the one to chain from: the reader's when the loop read it, else the body's."""
-    if reader.response_id is not None:
-        return reader.response_id, reader.chain_id
-    identity = dialect.answer_id(body)
-    return identity, identity
+def _streamed_link(splitter: Splitter) -> ChainLink:
+    return ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+
+
+def _whole_link(reader: AnswerReader, body: bytes) -> ChainLink:
+    """A whole answer's ids and calls, from its reader; an answer that went back untouched is read only now, when a
+    request chaining from it needs them."""
+    if reader.response_id is None:
+        reader.read(body)
+    return ChainLink(reader.response_id, reader.chain_id, reader.called)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import orjson
@@ -17,6 +18,7 @@ import pytest
 
 from proxy.testing import FakeUpstream, Reply, ToolCall, run_fake_upstream
 
+from .dialects.openapi_events import validate_event
 from .openapi_spec import validate
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # before litellm is first imported (lazily, below)
@@ -385,3 +387,191 @@ async def test_litellm_anthropic_streaming(litellm: Any, fake_upstream: FakeUpst
     assert orjson.loads("".join(arguments)) == {"city": "Paris"}
     assert finish == "tool_calls"
     assert (fake_upstream.requests[-1].json or {})["stream"] is True
+
+
+# -- the Responses API ---------------------------------------------------------------------------------------
+
+RESPONSES_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+
+
+def named_events(body: bytes) -> list[dict[str, Any]]:
+    """The events of a Responses stream, asserting each is framed as ``event: <type>`` + ``data: <json>``."""
+    assert body.endswith(b"\n\n")
+    events = []
+    for block in body[:-2].split(b"\n\n"):
+        name, data = block.split(b"\n")
+        event = orjson.loads(data.removeprefix(b"data: "))
+        assert name == b"event: " + event["type"].encode()
+        validate_event(event)
+        events.append(event)
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    return events
+
+
+def test_responses_are_openai_shaped_and_echo_the_request(fake_upstream: FakeUpstream, client: httpx.Client) -> None:
+    fake_upstream.reply(content="Let me check both.", tool_calls=[WEATHER, ToolCall("get_time", "{}", id="call_own")])
+    request = {
+        "model": "gpt-5",
+        "input": [{"role": "user", "content": "Weather and time in Paris?"}],
+        "instructions": "Be brief.",
+        "tools": [RESPONSES_TOOL],
+        "store": False,
+        "previous_response_id": "resp_earlier",
+        "metadata": {"run": "1"},
+    }
+    body = client.post("/responses", json=request).json()
+    validate("Response", body)
+    assert (body["id"], body["object"], body["status"], body["model"]) == (
+        "resp_fake_1",
+        "response",
+        "completed",
+        "gpt-5",
+    )
+    message, weather, time_call = body["output"]
+    assert (message["type"], message["role"], message["content"][0]["type"]) == ("message", "assistant", "output_text")
+    assert message["content"][0]["text"] == "Let me check both."
+    assert [(c["type"], c["call_id"], c["name"], c["arguments"]) for c in (weather, time_call)] == [
+        ("function_call", "call_0", "get_weather", '{"city":"Paris"}'),
+        ("function_call", "call_own", "get_time", "{}"),
+    ]
+    assert (body["store"], body["previous_response_id"], body["instructions"]) == (False, "resp_earlier", "Be brief.")
+    assert body["metadata"] == {"run": "1"}
+    assert body["tools"] == [{**RESPONSES_TOOL, "description": None, "strict": True}]  # as OpenAI echoes them
+    usage = body["usage"]
+    assert usage["input_tokens"] == 7  # words of the instructions and the input
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"] > usage["input_tokens"]
+    assert fake_upstream.requests[-1].path == "/v1/responses"
+
+    fake_upstream.reply(content="Short.", usage={"prompt_tokens": 5, "completion_tokens": 2})
+    plain = client.post("/responses", json={"model": "m", "input": "hi"}).json()
+    validate("Response", plain)
+    assert (plain["id"], plain["store"], plain["previous_response_id"], plain["tools"]) == (
+        "resp_fake_2",
+        True,
+        None,
+        [],
+    )
+    assert {key: plain["usage"][key] for key in ("input_tokens", "output_tokens", "total_tokens")} == {
+        "input_tokens": 5,
+        "output_tokens": 2,
+        "total_tokens": 7,
+    }
+
+
+def test_a_streamed_response_follows_the_apis_event_grammar(fake_upstream: FakeUpstream, client: httpx.Client) -> None:
+    fake_upstream.reply(content="It is sunny.", tool_calls=[WEATHER, ToolCall("get_time", "{}")], pieces=2)
+    request = {"model": "gpt-5", "input": "Weather?", "tools": [RESPONSES_TOOL], "stream": True}
+    response = client.post("/responses", json=request)
+    assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+    events = named_events(response.content)
+    text_item = [
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+    ]
+    call_item = [
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+    ]
+    kinds = [event["type"] for event in events]
+    assert kinds == [
+        "response.created",
+        "response.in_progress",
+        *text_item,
+        *call_item,
+        *call_item,
+        "response.completed",
+    ]
+    assert "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta") == "It is sunny."
+    arguments = [e["delta"] for e in events if e["type"] == "response.function_call_arguments.delta"]
+    assert arguments == ['{"city":', '"Paris"}', "{", "}"]
+    assert [e["output_index"] for e in events if e["type"] == "response.output_item.added"] == [0, 1, 2]
+    created, final = events[0]["response"], events[-1]["response"]
+    assert created["status"] == "in_progress" and created["output"] == [] and "usage" not in created
+    assert final["id"] == created["id"] == "resp_fake_1" and final["status"] == "completed"
+    assert [item["type"] for item in final["output"]] == ["message", "function_call", "function_call"]
+    assert final["usage"]["total_tokens"] > 0
+
+
+def test_a_response_cut_by_its_length_is_incomplete(fake_upstream: FakeUpstream, client: httpx.Client) -> None:
+    fake_upstream.reply(content="It is", finish_reason="length")
+    whole = client.post("/responses", json={"model": "m", "input": "Weather?"}).json()
+    validate("Response", whole)
+    assert (whole["status"], whole["incomplete_details"]) == ("incomplete", {"reason": "max_output_tokens"})
+    fake_upstream.reply(content="It is", finish_reason="length")
+    events = named_events(client.post("/responses", json={"model": "m", "input": "?", "stream": True}).content)
+    assert events[-1]["type"] == "response.incomplete" and events[-1]["response"]["status"] == "incomplete"
+
+
+def test_the_openai_sdk_reads_responses_whole_and_streamed(fake_upstream: FakeUpstream) -> None:
+    with openai.OpenAI(base_url=fake_upstream.base_url, api_key="sk-test", max_retries=0) as sdk:
+        fake_upstream.reply(content="Checking.", tool_calls=[WEATHER, ToolCall("get_time", "{}")])
+        whole = sdk.responses.create(model="gpt-5", input="Weather?", tools=[RESPONSES_TOOL])  # type: ignore[list-item]
+        assert whole.output_text == "Checking."
+        assert [(i.type, getattr(i, "name", None)) for i in whole.output] == [
+            ("message", None),
+            ("function_call", "get_weather"),
+            ("function_call", "get_time"),
+        ]
+        fake_upstream.reply(content="Checking.", tool_calls=[WEATHER], pieces=5)
+        with sdk.responses.stream(model="gpt-5", input="Weather?", tools=[RESPONSES_TOOL]) as stream:  # type: ignore[list-item]
+            deltas = [event.delta for event in stream if event.type == "response.output_text.delta"]
+            final = stream.get_final_response()
+        assert "".join(deltas) == final.output_text == "Checking."
+        call = final.output[1]
+        assert call.type == "function_call" and orjson.loads(call.arguments) == {"city": "Paris"}
+        assert final.usage is not None and final.usage.total_tokens > 0
+
+
+def test_responses_errors_are_openai_shaped(fake_upstream: FakeUpstream, client: httpx.Client) -> None:
+    fake_upstream.reply(status=429, headers={"retry-after": "7"})
+    with openai.OpenAI(base_url=fake_upstream.base_url, api_key="sk-test", max_retries=0) as sdk:
+        with pytest.raises(openai.RateLimitError) as caught:
+            sdk.responses.create(model="gpt-5", input="hi")
+        assert caught.value.response.headers["retry-after"] == "7" and caught.value.code == "rate_limit_exceeded"
+        error = {"error": {"message": "The server had an error", "type": "server_error", "param": None, "code": None}}
+        fake_upstream.reply(content="Partial", error_event=error)
+        with pytest.raises(openai.APIError, match="The server had an error"):  # noqa: SIM117
+            with sdk.responses.stream(model="gpt-5", input="hi") as stream:
+                stream.get_final_response()
+    fake_upstream.reply(content="Partial", error_event=error)
+    events = named_events(client.post("/responses", json={"model": "m", "input": "hi", "stream": True}).content)
+    assert events[-1]["type"] == "error" and events[-1]["message"] == "The server had an error"
+    assert "response.completed" not in [event["type"] for event in events]
+    broken = client.post("/responses", content=b"{not json")
+    assert broken.status_code == 400
+    validate("ErrorResponse", broken.json())
+
+
+# -- Anthropic's Messages API through its own SDK ------------------------------------------------------------
+
+
+def test_the_anthropic_sdk_reads_parallel_tool_use_whole_and_streamed(fake_upstream: FakeUpstream) -> None:
+    calls = [WEATHER, ToolCall("get_time", {"zone": "CET"}, id="toolu_own")]
+    request: dict[str, Any] = {"model": "claude-x", "max_tokens": 100, "messages": MESSAGES}
+    with anthropic.Anthropic(base_url=fake_upstream.root_url, api_key="sk-ant-test", max_retries=0) as sdk:
+        fake_upstream.reply(content="Checking both.", tool_calls=calls, usage={"input_tokens": 12, "output_tokens": 7})
+        whole = sdk.messages.create(**request)
+        fake_upstream.reply(content="Checking both.", tool_calls=calls, usage={"input_tokens": 12, "output_tokens": 7})
+        with sdk.messages.stream(**request) as stream:
+            streamed = stream.get_final_message()
+    for message in (whole, streamed):
+        assert [block.type for block in message.content] == ["text", "tool_use", "tool_use"]
+        uses = [block for block in message.content if block.type == "tool_use"]
+        assert [(u.id, u.name, u.input) for u in uses] == [
+            ("toolu_0", "get_weather", {"city": "Paris"}),
+            ("toolu_own", "get_time", {"zone": "CET"}),
+        ]
+        assert message.stop_reason == "tool_use"
+        assert (message.usage.input_tokens, message.usage.output_tokens) == (12, 7)  # message_delta's usage counted

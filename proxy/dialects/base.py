@@ -111,6 +111,12 @@ class AnswerReader(Protocol):
         ...
 
     @property
+    def rewrites(self) -> bool:
+        """The answer goes through :meth:`result` even without a memory call in it: it echoes something the proxy
+        changed in the request (a chain id), which the client must get back as it sent it."""
+        ...
+
+    @property
     def response_id(self) -> str | None:
         """As :attr:`Splitter.response_id`."""
         ...
@@ -118,6 +124,11 @@ class AnswerReader(Protocol):
     @property
     def chain_id(self) -> str | None:
         """As :attr:`Splitter.chain_id`."""
+        ...
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """As :attr:`Splitter.called`."""
         ...
 
 
@@ -150,6 +161,12 @@ class Splitter(StreamSplitter, Protocol):
         """The id the upstream stored the whole loop under, which a chained request is sent on from."""
         ...
 
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the answer called that the client got, by name: a request chaining from it carries only
+        their results (the calls are stored upstream), so provenance learns them here. () for other formats."""
+        ...
+
 
 class Dialect(Protocol):
     name: str
@@ -169,18 +186,16 @@ class Dialect(Protocol):
 
     def next_payload(self, payload: dict[str, Any], steps: Sequence[HiddenStep]) -> dict[str, Any]: ...
 
-    def reader(self, hidden: frozenset[str]) -> AnswerReader: ...
+    # ``previous``: the ``previous_response_id`` the client sent, when the proxy sent the upstream another one (its
+    # chain): answers echo the client's again. Only Responses chains; the other formats ignore it.
+    def reader(self, hidden: frozenset[str], previous: str | None = None) -> AnswerReader: ...
 
-    def splitter(self, *, include_usage: bool, hidden: frozenset[str]) -> Splitter: ...
+    def splitter(self, *, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> Splitter: ...
 
     def visible_reason(self, reason: str | None, relayed: int) -> str | None: ...
 
     def answer_text(self, body: bytes) -> str | None:
         """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
-        ...
-
-    def answer_id(self, body: bytes) -> str | None:
-        """The id a later request may chain from, of a whole answer; None for formats that never chain."""
         ...
 
     def chained(self, payload: dict[str, Any]) -> str | None:

@@ -190,10 +190,6 @@ class ChatDialect:
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
 
-    @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        return None
-
     parse = staticmethod(parse_chat_request)
     inject = staticmethod(inject)
     plan_tools = staticmethod(plan_tools)
@@ -212,11 +208,11 @@ class ChatDialect:
         return answer_text(body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> ChatAnswers:
+    def reader(hidden: frozenset[str], previous: str | None = None) -> ChatAnswers:
         return ChatAnswers(hidden)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ChunkNormaliser:
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> ChunkNormaliser:
         return ChunkNormaliser(include_usage=include_usage, hidden=hidden)
 
     @staticmethod

@@ -54,6 +54,8 @@ class ChatAnswers:
 
     response_id = None  # chat answers are never chained from
     chain_id = None
+    rewrites = False
+    called: tuple[str, ...] = ()
 
     def result(self) -> bytes:
         completion = self._completion

@@ -140,6 +140,7 @@ class ChunkNormaliser:
 
     response_id = None  # chat answers are never chained from
     chain_id = None
+    called: tuple[str, ...] = ()
 
     def upstream_error(self, status: int, body: bytes) -> bytes:
         """An upstream's error status, met mid-stream: its error object as the stream's last event (COMPAT I2)."""

@@ -137,10 +137,6 @@ class MessagesDialect:
         return None  # every request carries the whole conversation
 
     @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        return None
-
-    @staticmethod
     def answer_text(body: bytes) -> str | None:
         try:
             message = orjson.loads(body)
@@ -166,11 +162,11 @@ class MessagesDialect:
     error_body = staticmethod(error_body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> MessageAnswers:
+    def reader(hidden: frozenset[str], previous: str | None = None) -> MessageAnswers:
         return MessageAnswers(hidden)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> MessageEvents:
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> MessageEvents:
         return MessageEvents(hidden=hidden)
 
     @staticmethod

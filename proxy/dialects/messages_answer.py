@@ -75,6 +75,8 @@ class MessageAnswers:
 
     response_id = None  # Messages answers are never chained from
     chain_id = None
+    rewrites = False
+    called: tuple[str, ...] = ()
 
     def result(self) -> bytes:
         message = dict(self._last)

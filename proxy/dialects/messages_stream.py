@@ -124,6 +124,7 @@ class MessageEvents:
 
     response_id = None  # Messages requests never chain: every request carries the whole conversation
     chain_id = None
+    called: tuple[str, ...] = ()
 
     def hop_end(self) -> Turn:
         blocks = [block.block for _, block in sorted(self._hop.blocks.items())]

@@ -173,11 +173,6 @@ class ResponsesDialect:
         return previous if isinstance(previous, str) and previous else None
 
     @staticmethod
-    def answer_id(body: bytes) -> str | None:
-        response = _loads(body)
-        return response.get("id") if isinstance(response.get("id"), str) else None
-
-    @staticmethod
     def answer_text(body: bytes) -> str | None:
         output = _loads(body).get("output")
         items = output if isinstance(output, list) else []
@@ -194,12 +189,12 @@ class ResponsesDialect:
     error_body = staticmethod(error_body)
 
     @staticmethod
-    def reader(hidden: frozenset[str]) -> ResponsesAnswers:
-        return ResponsesAnswers(hidden)
+    def reader(hidden: frozenset[str], previous: str | None = None) -> ResponsesAnswers:
+        return ResponsesAnswers(hidden, previous)
 
     @staticmethod
-    def splitter(*, include_usage: bool, hidden: frozenset[str]) -> ResponseEvents:
-        return ResponseEvents(hidden=hidden)
+    def splitter(*, include_usage: bool, hidden: frozenset[str], previous: str | None = None) -> ResponseEvents:
+        return ResponseEvents(hidden=hidden, previous=previous)
 
     @staticmethod
     def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:

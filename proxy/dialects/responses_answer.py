@@ -13,12 +13,14 @@ from typing import Any
 import orjson
 
 from .base import Turn, add_usage
+from .responses_input import call_names
 from .responses_items import client_response, hop_turn, visible
 
 
 class ResponsesAnswers:
-    def __init__(self, hidden: frozenset[str]) -> None:
+    def __init__(self, hidden: frozenset[str], previous: str | None = None) -> None:
         self.hidden = hidden
+        self.previous = previous  # the chain id the client sent, when the upstream got the proxy's
         self._first: dict[str, Any] | None = None
         self._last: dict[str, Any] = {}
         self._output: list[Any] = []
@@ -39,7 +41,17 @@ class ResponsesAnswers:
     def result(self) -> bytes:
         """Also right after one hop without memory calls: it takes the proxy's tools out of the ``tools`` echo."""
         first = self._first if self._first is not None else self._last
-        return orjson.dumps(client_response(first, self._last, self._output, self._usage, self.hidden))
+        return orjson.dumps(client_response(first, self._last, self._output, self._usage, self.hidden, self.previous))
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
+        their results."""
+        return call_names(self._output)
+
+    @property
+    def rewrites(self) -> bool:
+        return self.previous is not None
 
     @property
     def response_id(self) -> str | None:

@@ -11,7 +11,7 @@ after the leading instruction items, notes before their user item (DESIGN "The m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -76,6 +76,18 @@ def _messages_of(item: Any) -> list[dict[str, Any]]:
     if kind == "mcp_call" and item.get("output") is not None:  # an MCP call carries its own result
         messages.append({"role": "tool", "tool_call_id": call_id, "content": item.get("output")})
     return messages
+
+
+def call_names(items: Iterable[Any]) -> tuple[str, ...]:
+    """The tools the items call, named as :func:`view` names them (built-in tools by kind, MCP as ``server__tool``)."""
+    names: list[str] = []
+    for item in items:
+        for message in _messages_of(item):
+            for call in message.get("tool_calls") or ():
+                name = call.get("function", call.get("custom", {})).get("name")
+                if isinstance(name, str) and name not in names:
+                    names.append(name)
+    return tuple(names)
 
 
 def _call_name(kind: str, item: dict[str, Any]) -> Any:

@@ -4,11 +4,12 @@ Shared by the whole-answer reader and the stream splitter. A memory call is a ``
 named after one of the proxy's tools; everything else the model made is the client's: text, reasoning
 (its ``encrypted_content`` untouched), built-in tool calls, and the calls the client must answer.
 
-The client's response keeps the first hop's ``created_at`` and the ``previous_response_id`` it chained
-from, lists every hop's visible items, and sums usage over the hops. Its ``id`` is the first hop's when
-nothing is stored (``store: false``), else the last hop's: that is the stored response whose context
-holds the whole loop, so a client chaining from it with ``previous_response_id`` finds every memory call
-answered (chaining from the first hop's would leave them without outputs, which the upstream refuses).
+The client's response keeps the first hop's ``id`` and ``created_at`` (one identity from
+``response.created`` on, as the SDKs check) and the ``previous_response_id`` the client sent, lists every
+hop's visible items, and sums usage over the hops. The loop's whole context is stored upstream under the
+*last* hop's id, so a request chaining from the id the client got is sent on from that one (the
+pipeline's session chain), and its answer's echo is given the client's id back (:func:`client_echo`):
+the client only ever sees ids it was given.
 """
 
 from __future__ import annotations
@@ -101,17 +102,20 @@ def client_response(
     output: list[Any],
     usage: dict[str, Any] | None,
     hidden: frozenset[str],
+    previous: str | None = None,
 ) -> dict[str, Any]:
     """The last hop's response, as the one the client asked for, under the first hop's id.
 
     A stored loop's whole context lives under the *last* hop's id: a client chaining from the id it got is
-    sent on from that one instead (:attr:`chain_id` of the reader and the stream).
+    sent on from that one instead (:attr:`chain_id` of the reader and the stream), and ``previous``, the id it
+    chained from, replaces that one in the echo.
     """
     response = dict(last)
     response["id"] = first.get("id")  # one identity from response.created to response.completed (SDKs check it)
     for key in ("created_at", "previous_response_id"):
         if key in first:
             response[key] = first[key]
+    response.update(client_echo(response, previous))
     response["output"] = output
     if usage is not None:
         response["usage"] = usage
@@ -120,6 +124,14 @@ def client_response(
     if "output_text" in response:  # the SDK-only convenience some upstreams fill in
         response["output_text"] = "".join(t for item in output if _is_message(item) for t in output_texts(item))
     return response
+
+
+def client_echo(response: dict[str, Any], previous: str | None) -> dict[str, Any]:
+    """What of a response's echo to put back as the client sent it: the id it chained from, when the proxy sent
+    the upstream its own chain id instead (the client never learns the hidden hops' ids)."""
+    if previous is None or response.get("previous_response_id") in (None, previous):
+        return {}
+    return {"previous_response_id": previous}
 
 
 def _is_message(item: Any) -> bool:

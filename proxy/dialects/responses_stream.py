@@ -12,7 +12,8 @@ whole response. What the client gets:
   hop's visible items and usage summed (:func:`~proxy.dialects.responses_items.client_response`);
 - everything else (text, reasoning with its ``encrypted_content``, built-in tools, the client's calls) as
   the upstream sent it: its own bytes when neither number changed (COMPAT B4);
-- the proxy's tools never in the ``tools`` echo; errors as ``error`` events in the shape OpenAI sends and
+- the proxy's tools never in the ``tools`` echo, and ``previous_response_id`` the one the client sent (not
+  the proxy's chain id it went upstream as); errors as ``error`` events in the shape OpenAI sends and
   its SDKs raise on (``error`` nested) as well as the documented flat one.
 """
 
@@ -25,7 +26,16 @@ import orjson
 
 from .base import Turn, add_usage
 from .named_sse import load_event, relay_event
-from .responses_items import client_response, hop_turn, is_memory_call, output_texts, visible, visible_tools
+from .responses_input import call_names
+from .responses_items import (
+    client_echo,
+    client_response,
+    hop_turn,
+    is_memory_call,
+    output_texts,
+    visible,
+    visible_tools,
+)
 
 HIDDEN = -1
 STARTS = frozenset({"response.created", "response.in_progress", "response.queued"})
@@ -43,8 +53,9 @@ class _Hop:
 class ResponseEvents:
     """Per-response state; ``push`` each event's data; the tool loop calls ``hop_end`` and ``next_hop``."""
 
-    def __init__(self, *, hidden: frozenset[str] = frozenset()) -> None:
+    def __init__(self, *, hidden: frozenset[str] = frozenset(), previous: str | None = None) -> None:
         self.hidden = hidden
+        self.previous = previous  # the chain id the client sent, when the upstream got the proxy's
         self.ended = False
         self.failed = False
         self._sequence = 0
@@ -75,8 +86,17 @@ class ResponseEvents:
 
     def answer_text(self) -> str | None:
         """The text of every visible message item of the response, over the hops."""
-        items = [*self._output, *visible(self._items(self._last_response()), self.hidden)]
+        items = self._visible_items()
         return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
+        their results."""
+        return call_names(self._visible_items())
+
+    def _visible_items(self) -> list[Any]:
+        return [*self._output, *visible(self._items(self._last_response()), self.hidden)]
 
     def push(self, data: bytes) -> bytes:
         if data.strip() == b"[DONE]":  # not this grammar's, but some upstreams add it
@@ -161,9 +181,11 @@ class ResponseEvents:
         changed = False
         if isinstance(response, dict):
             self._first = self._first or response
-            tools = visible_tools(response.get("tools"), self.hidden)
-            if tools != response.get("tools"):
-                event["response"] = {**response, "tools": tools}
+            edited = {**response, **client_echo(response, self.previous)}
+            if "tools" in response:
+                edited["tools"] = visible_tools(response["tools"], self.hidden)
+            if edited != response:
+                event["response"] = edited
                 changed = True
         return self._emit(event, data, changed)
 
@@ -196,7 +218,7 @@ class ResponseEvents:
     def _client_response(self, last: dict[str, Any]) -> dict[str, Any]:
         output = self._output + visible(self._items(last), self.hidden)
         usage = add_usage(self._usage, last.get("usage"))
-        return client_response(self._first or last, last, output, usage, self.hidden)
+        return client_response(self._first or last, last, output, usage, self.hidden, self.previous)
 
     def _final(self) -> bytes:
         self._final_sent = self.ended = True

@@ -24,7 +24,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -92,12 +92,16 @@ class EpisodeService:
 
     # -- the chat path ----------------------------------------------------------------------------------------
 
-    def observe(self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]]) -> Provenance:
+    def observe(
+        self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]], called: Iterable[str] = ()
+    ) -> Provenance:
         """Note a request of a session; returns the session's provenance, which its memory writes carry.
 
-        No I/O: requests never wait on sessions or extraction.
+        ``called``: tools its chain called that the request itself does not show. No I/O: requests never wait on
+        sessions or extraction.
         """
-        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=time.time())
+        now = time.time()
+        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, called=called)
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):

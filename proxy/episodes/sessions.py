@@ -9,13 +9,15 @@ A session is *untrusted* from the first request whose conversation holds a call 
 untrusted tool (:mod:`proxy.episodes.untrusted`), and stays so while it lives, even if the client later
 trims that call from the conversation: its memory writes are held and its episode is held (DESIGN
 "Provenance"). Only messages not seen before are looked at, so a request costs a glance at what is new.
+A chained Responses request (``previous_response_id``) carries only the results of the calls its chain
+made: the calls themselves are stored upstream, so the tools the answer it chains from called count too.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,24 @@ MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends
 SessionKey = tuple[str, str, str]  # user, workspace, session id
 MAX_CHAINS = 50_000  # answer ids remembered for chained requests
 MAX_UNRESOLVED = 8  # per caller: answers whose ids are read when a chained request first needs them
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """An answer a later request may chain from, read once it has ended (a stream knows it only then)."""
+
+    client: str | None  # the answer's id as the client got it
+    chain: str | None  # the id its upstream stored the whole tool loop under
+    called: tuple[str, ...] = ()  # tools it called that the client got: a chained request holds only their results
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    """Where a chained request goes on from: its session, the upstream id to chain from, the tools already called."""
+
+    session: str
+    chain: str
+    called: tuple[str, ...] = ()
 
 
 def derive_session_id(messages: Sequence[dict[str, Any]]) -> str:
@@ -94,9 +114,9 @@ class SessionTracker:
         self.limit = limit
         self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
-        # Responses chains: (user, workspace, response id) -> session; ids of answers still streaming when seen last
-        self._chains: OrderedDict[tuple[str, str, str], tuple[str, str]] = OrderedDict()
-        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], tuple[str | None, str | None]], str]]] = {}
+        # Responses chains: (user, workspace, response id) -> where it goes on from; answers still streaming when seen
+        self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
+        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], ChainLink], str]]] = {}
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -124,28 +144,27 @@ class SessionTracker:
             n += 1
             candidate = f"{fingerprint}-{n}"
 
-    def link(
-        self, user: str, workspace: str, session_id: str, ids: Callable[[], tuple[str | None, str | None]]
-    ) -> None:
+    def link(self, user: str, workspace: str, session_id: str, ids: Callable[[], ChainLink]) -> None:
         """An answer a later request may chain from (``previous_response_id``) belongs to this session.
 
-        ``ids``: the answer's id as the client got it, and the id its upstream stored the whole tool loop under;
-        read when first needed (a stream knows them only once it has ended).
+        ``ids``: the answer's ids and calls (:class:`ChainLink`), read when first needed (a stream knows them only
+        once it has ended).
         """
         pending = self._unresolved.setdefault((user, workspace), [])
         pending.append((ids, session_id))
         del pending[:-MAX_UNRESOLVED]
 
-    def follow(self, user: str, workspace: str, answer_id: str) -> tuple[str, str] | None:
-        """The session a chained request continues and the upstream id to chain from, when one of its answers
-        had that id."""
+    def follow(self, user: str, workspace: str, answer_id: str) -> Followed | None:
+        """The session a chained request continues, the upstream id to chain from and the tools the chain called,
+        when one of its answers had that id."""
         key = (user, workspace, answer_id)
         found = self._chains.get(key)
         if found is None:
             for read, session_id in self._unresolved.pop((user, workspace), ()):
-                client, chain = read()
-                if client:
-                    self._chains[(user, workspace, client)] = (session_id, chain or client)
+                link = read()
+                if link.client:
+                    followed = Followed(session_id, link.chain or link.client, link.called)
+                    self._chains[(user, workspace, link.client)] = followed
             while len(self._chains) > MAX_CHAINS:
                 self._chains.popitem(last=False)
             found = self._chains.get(key)
@@ -155,9 +174,19 @@ class SessionTracker:
         return self._sessions.get((user, workspace, session_id))
 
     def observe(
-        self, user: str, workspace: str, session_id: str, messages: Sequence[dict[str, Any]], *, now: float
+        self,
+        user: str,
+        workspace: str,
+        session_id: str,
+        messages: Sequence[dict[str, Any]],
+        *,
+        now: float,
+        called: Iterable[str] = (),
     ) -> Session:
-        """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message."""
+        """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
+
+        ``called``: tools the conversation called where the request does not show it (a chained request's chain).
+        """
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
         if session is None:
@@ -167,7 +196,7 @@ class SessionTracker:
         session.last_seen = now
         if len(messages) < session.scanned or messages[:1] != session.messages[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it
-        names = tool_names(messages[session.scanned :])
+        names = tool_names(messages[session.scanned :]) | set(called)
         if names - session.tools:
             session.tools.update(names)
             sources = self.untrusted.sources(session.tools)

@@ -1,17 +1,18 @@
 """A scriptable fake OpenAI-compatible upstream, for replay tests of memproxy and of code that sits behind it.
 
 Queue `Reply` objects on a `FakeUpstream`, point a client (or the proxy) at `base_url`, and assert on `requests`.
-The fake speaks OpenAI's wire format closely enough for the official SDK, litellm and OpenAI's own schemas,
-plus a minimal Anthropic Messages API so litellm's ``anthropic/...`` provider can be pointed at it too.
+The fake speaks OpenAI's Chat Completions and Responses APIs closely enough for the official SDK, the Agents SDK,
+litellm and OpenAI's own schemas, plus Anthropic's Messages API for the anthropic SDK and litellm's ``anthropic/...``
+provider.
 
 Use it in pytest with ``pytest_plugins = ["proxy.testing"]`` (fixture ``fake_upstream``), in code with
 ``with run_fake_upstream() as fake: ...``, or standalone with ``python -m proxy.testing --port 9100``, scripted over
 HTTP: ``POST /_fake/replies`` (replies in `Reply`'s JSON shape), ``GET /_fake/requests``, ``POST /_fake/reset``.
 
-The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake` and
-`anthropic_fake` (the two wire formats), `control` (scripting it over HTTP), `upstream` (`FakeUpstream`, all of
-them at once), `streams` (scripted stream failures), `responders` (tiny scripted models), `runner` (serving it, and
-memproxy, on a real socket), `fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli`
+The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake`, `responses_fake`
+and `anthropic_fake` (the three wire formats), `control` (scripting it over HTTP), `upstream` (`FakeUpstream`, all
+of them at once), `streams` (scripted stream failures), `responders` (tiny scripted models), `runner` (serving it,
+and memproxy, on a real socket), `fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli`
 (``python -m proxy.testing``).
 
 PYTEST_DONT_REWRITE: this module has no asserts to rewrite, and the marker lets a conftest import it before it is

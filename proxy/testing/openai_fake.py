@@ -37,7 +37,7 @@ _OPENAI_ERRORS = {
     404: ("invalid_request_error", "model_not_found"),
     429: ("requests", "rate_limit_exceeded"),
 }
-_BAD_JSON = "We could not parse the JSON body of your request."
+BAD_JSON = "We could not parse the JSON body of your request."
 
 
 class OpenAIRoutes(FakeCore):
@@ -47,16 +47,16 @@ class OpenAIRoutes(FakeCore):
         started = time.perf_counter()
         body, headers = await self._record(request)
         if not isinstance(body, dict):
-            return json_response(_openai_error(400, _BAD_JSON), 400, timed(headers, started))
+            return json_response(openai_error(400, BAD_JSON), 400, timed(headers, started))
         refusal = strict_refusal(body) if self.strict else None
         if refusal is not None:
-            return json_response(_openai_error(500, refusal), 500, timed(headers, started))
+            return json_response(openai_error(500, refusal), 500, timed(headers, started))
         reply = self._next_reply(body)
         if not await self._delay(request, reply):
             return Response(status_code=499)  # the client is gone; nobody reads this
         headers.update(reply.headers)
         if reply.status != 200:
-            error = reply.error or _openai_error(reply.status)
+            error = reply.error or openai_error(reply.status)
             return json_response(error, reply.status, timed(headers, started))
         stream = bool(body.get("stream"))
         if stream and reply.raw_sse is not None:
@@ -89,7 +89,7 @@ class OpenAIRoutes(FakeCore):
         started = time.perf_counter()
         body, headers = await self._record(request)
         if not isinstance(body, dict):
-            return json_response(_openai_error(400, _BAD_JSON), 400, timed(headers, started))
+            return json_response(openai_error(400, BAD_JSON), 400, timed(headers, started))
         raw = body.get("input")
         texts: list[Any] = []
         if isinstance(raw, str) or (isinstance(raw, list) and raw and isinstance(raw[0], int)):
@@ -124,7 +124,7 @@ class OpenAIRoutes(FakeCore):
         if model_id in MODEL_IDS:
             return json_response(_model(model_id), 200, timed(headers, started))
         message = f"The model '{model_id}' does not exist or you do not have access to it."
-        return json_response(_openai_error(404, message), 404, timed(headers, started))
+        return json_response(openai_error(404, message), 404, timed(headers, started))
 
     async def _echo(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -140,7 +140,7 @@ class OpenAIRoutes(FakeCore):
         return json_response(echo, 200, timed(headers, started))
 
 
-def _openai_error(status: int, message: str | None = None) -> dict[str, Any]:
+def openai_error(status: int, message: str | None = None) -> dict[str, Any]:
     kind, code = _OPENAI_ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
     text = message or f"Scripted error {status} from the fake upstream."
     return {"error": {"message": text, "type": kind, "param": None, "code": code}}

@@ -64,16 +64,22 @@ def run_memproxy(upstream_url: str, overrides: dict[str, Any] | None = None, **s
     """A real memproxy on a real socket, in a background thread, with its own temporary data dir; yields its
     ``/v1`` base URL.
 
-    ``overrides``: settings by dotted name (``{"memory.inject_mode": "off"}``), applied over the upstream and the
-    data dir, so ``{"store.path": ...}`` points it at a lasting one. ``services``: ``build_services`` keywords
-    (``store=``, ``transport=``, ``record_dir=``, ...).
+    ``upstream_url`` serves ``/v1/messages`` too (``upstream.anthropic_base_url``), as the fake does: every wire
+    format reaches it. ``overrides``: settings by dotted name (``{"memory.inject_mode": "off"}``), applied over the
+    upstreams and the data dir, so ``{"store.path": ...}`` points it at a lasting one. ``services``:
+    ``build_services`` keywords (``store=``, ``transport=``, ``record_dir=``, ...).
     """
     from ..app import create_app
     from ..config import load_settings
     from ..services import build_services
 
     with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
-        overrides = {"upstream.base_url": upstream_url, "store.path": data_dir, **(overrides or {})}
+        overrides = {
+            "upstream.base_url": upstream_url,
+            "upstream.anthropic_base_url": upstream_url,
+            "store.path": data_dir,
+            **(overrides or {}),
+        }
         app = create_app(build_services(load_settings(overrides=overrides), **services))
         with serve_in_background(app, name="memproxy") as root:
             yield f"{root}/v1"

@@ -1,5 +1,6 @@
-"""`FakeUpstream`: one server speaking both wire formats, so a test scripts a single reply queue whichever client
-(the openai SDK, litellm's ``openai/`` or ``anthropic/`` provider, or memproxy itself) sits in front of it."""
+"""`FakeUpstream`: one server speaking every wire format (Chat Completions, Responses, Anthropic Messages), so a test
+scripts a single reply queue whichever client (the openai SDK, the Agents SDK, the anthropic SDK, litellm's
+``openai/`` or ``anthropic/`` provider, or memproxy itself) sits in front of it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from starlette.routing import Route
 from .anthropic_fake import AnthropicRoutes
 from .control import CONTROL_PREFIX, ControlRoutes
 from .openai_fake import OpenAIRoutes
+from .responses_fake import ResponsesRoutes
 
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-class FakeUpstream(OpenAIRoutes, AnthropicRoutes, ControlRoutes):
+class FakeUpstream(OpenAIRoutes, ResponsesRoutes, AnthropicRoutes, ControlRoutes):
     """The fake's state (reply queue, seen requests, counters) and its Starlette app.
 
     Queue `Reply` objects with `reply()`, or script a tiny model with `respond_with()`; assert on `requests`.
@@ -29,6 +31,7 @@ class FakeUpstream(OpenAIRoutes, AnthropicRoutes, ControlRoutes):
                 Route(f"{CONTROL_PREFIX}/requests", self._seen_requests, methods=["GET"]),
                 Route(f"{CONTROL_PREFIX}/reset", self._reset_over_http, methods=["POST"]),
                 Route("/v1/chat/completions", self._chat_completions, methods=["POST"]),
+                Route("/v1/responses", self._responses, methods=["POST"]),
                 Route("/v1/messages", self._anthropic_messages, methods=["POST"]),
                 Route("/v1/embeddings", self._embeddings, methods=["POST"]),
                 Route("/v1/models", self._list_models, methods=["GET"]),

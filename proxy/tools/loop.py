@@ -86,11 +86,12 @@ async def complete(
 ) -> Response:
     """A whole (non-streamed) answer, through the loop when there is one, assembled by ``reader``."""
     first = await hops.answer(payload, body)
-    if loop is None or first.status >= 400 or not loop.mentioned_in(first.body):
-        return buffered_response(first.status, first.headers + extra, first.body)
-    turn = reader.read(first.body)
+    untouched = first.status >= 400 or (not reader.rewrites and (loop is None or not loop.mentioned_in(first.body)))
+    turn = None if untouched else reader.read(first.body)
     if turn is None:
         return buffered_response(first.status, first.headers + extra, first.body)
+    if loop is None:  # nothing of memory's in it, only an echo to put back
+        return buffered_response(first.status, first.headers + extra, reader.result())
     while True:
         if not turn.hidden:
             if loop.hop == 0 and not loop.dialect.echoes_tools:

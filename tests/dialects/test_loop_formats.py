@@ -139,6 +139,36 @@ async def test_a_streamed_responses_answer_goes_through_the_loop() -> None:
     assert b"memory_search" not in out
 
 
+def chained_hop(id: str, text: str) -> dict[str, Any]:
+    """An answer to a request the proxy sent on from its chain id, ``resp_chain``, which the answer echoes."""
+    answer = rw.response(id, output=[rw.message_item(f"msg_{id}", text)], usage=rw.usage(10, 2), tools=ECHO)
+    return {**answer, "previous_response_id": "resp_chain"}
+
+
+async def test_a_chained_answer_echoes_the_id_the_client_chained_from_through_the_loop() -> None:
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "and?", "previous_response_id": "resp_chain"})
+    hops = FakeHops([chained_hop("resp_3", "More.")])
+    response = await complete(loop.dialect.reader(loop.plan.names, "resp_1"), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert orjson.loads(response.body)["previous_response_id"] == "resp_1"
+
+
+async def test_a_chained_answer_without_a_loop_still_echoes_the_clients_id() -> None:
+    """No memory tools (``tool_choice: none``): nothing to hide, but the chain id the proxy sent is put back."""
+    payload = {"model": "gpt-5", "input": "and?", "previous_response_id": "resp_chain", "tool_choice": "none"}
+    hops = FakeHops([chained_hop("resp_3", "More.")])
+    response = await complete(RESPONSES.reader(frozenset(), "resp_1"), hops, payload, None, None, [])  # type: ignore[arg-type]
+    result = orjson.loads(response.body)
+    assert result["previous_response_id"] == "resp_1"
+    assert result["output"] == [rw.message_item("msg_resp_3", "More.")]
+
+
+async def test_an_answer_with_nothing_to_put_back_goes_to_the_client_untouched() -> None:
+    body = orjson.dumps(chained_hop("resp_3", "More."))
+    hops = FakeHops([orjson.loads(body)])
+    response = await complete(RESPONSES.reader(frozenset()), hops, {"model": "gpt-5"}, None, None, [])  # type: ignore[arg-type]
+    assert response.body == body
+
+
 # -- Messages -----------------------------------------------------------------------------------------------
 
 

@@ -83,6 +83,21 @@ def test_a_mixed_turn_keeps_the_clients_call_and_counts_it() -> None:
     assert b"memory_" not in orjson.dumps(result)
 
 
+def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_memory_tools() -> None:
+    """A chained follow-up carries only the results: provenance learns the calls' names from the answer."""
+    client_call = call_item("fc_c1", "call_c1", "web_fetch", '{"url":"x"}')
+    builtin = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"query": "x"}}
+    reader = RESPONSES.reader(NAMES)
+    reader.read(orjson.dumps(hidden(True, builtin)))
+    reader.read(orjson.dumps({**final(), "output": [client_call]}))
+    assert reader.called == ("web_search", "web_fetch")
+    assert RESPONSES.reader(NAMES).called == ()
+
+
+def test_a_chained_answer_is_read_for_its_echo_even_without_a_memory_call() -> None:
+    assert RESPONSES.reader(NAMES, "resp_0").rewrites and not RESPONSES.reader(NAMES).rewrites
+
+
 def test_a_single_hop_without_memory_calls_only_loses_the_tools_echo() -> None:
     body = final()
     _, result = read_all(body)

@@ -180,6 +180,27 @@ def test_an_unstored_response_keeps_the_first_hops_id_throughout() -> None:
     assert {e["response"]["id"] for e in events if "response" in e} == {"resp_1"} == {splitter.response_id}
 
 
+def test_a_chained_stream_echoes_the_id_the_client_chained_from_not_the_proxys() -> None:
+    """The upstream got the proxy's chain id (the last hop of the client's previous loop) and echoes it."""
+    hops = [hop_events({**body, "previous_response_id": "resp_chain"}) for body in (hidden_hop(), final_hop())]
+    splitter = ResponseEvents(hidden=NAMES, previous="resp_0")
+    out = b""
+    for number, events in enumerate(hops):
+        out += b"".join(splitter.push(data) for data in encode(events))
+        if number == 0:
+            splitter.hop_end()
+            splitter.next_hop()
+    echoed = {e["response"]["previous_response_id"] for e in events_of(out + splitter.finish()) if "response" in e}
+    assert echoed == {"resp_0"}
+
+
+def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_memory_tools() -> None:
+    client_call = call_item("fc_c1", "call_c1", "web_fetch", '{"url":"x"}')
+    splitter, _ = run([hop_events(hidden_hop()), hop_events({**final_hop(), "output": [client_call]})])
+    assert splitter.called == ("web_fetch",)
+    assert two_hops()[0].called == ()
+
+
 def test_reasoning_items_pass_through_byte_for_byte() -> None:
     hop = hidden_hop()
     _, out = run([hop_events(hop), hop_events(final_hop())])

@@ -1,9 +1,11 @@
-"""The client side of end-to-end memory tests: the openai SDK and the management API, as a user drives them."""
+"""The client side of end-to-end memory tests: the openai and anthropic SDKs and the management API, as a user drives
+them."""
 
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -29,7 +31,7 @@ def user() -> str:
     return f"user-{uuid.uuid4().hex[:8]}"
 
 
-_clients: list[openai.OpenAI] = []
+_clients: list[openai.OpenAI | anthropic.Anthropic] = []
 
 
 @pytest.fixture(autouse=True)
@@ -45,6 +47,23 @@ def sdk(url: str, user: str | None = None, key: str = "sk-test", **headers: str)
     client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, default_headers={**default_headers, **headers})
     _clients.append(client)
     return client
+
+
+def claude(url: str, user: str | None = None, key: str = "sk-ant-test", **headers: str) -> anthropic.Anthropic:
+    """The anthropic SDK pointed at the proxy (it appends ``/v1/messages`` to the root itself)."""
+    default_headers = {"X-Memory-User": user} if user else {}
+    client = anthropic.Anthropic(
+        base_url=url.removesuffix("/v1"), api_key=key, max_retries=0, default_headers={**default_headers, **headers}
+    )
+    _clients.append(client)
+    return client
+
+
+def listed(url: str, user: str, **params: Any) -> list[dict[str, Any]]:
+    """The user's memories as ``GET /memory/memories`` lists them (``held=true``: the ones held for approval)."""
+    response = api(url, user, "GET", "/memory/memories", params=params)
+    assert response.status_code == 200, response.text
+    return list(response.json()["memories"])
 
 
 def api(url: str, user: str | None, method: str, path: str, **kwargs: Any) -> httpx.Response:

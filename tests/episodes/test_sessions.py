@@ -1,6 +1,6 @@
 from typing import Any
 
-from proxy.episodes.sessions import SessionTracker, derive_session_id
+from proxy.episodes.sessions import ChainLink, Followed, SessionTracker, derive_session_id
 from proxy.episodes.untrusted import UntrustedTools
 from proxy.memory.provenance import TRUSTED, Provenance
 
@@ -149,6 +149,26 @@ def test_a_result_naming_an_untrusted_tool_taints_without_its_call() -> None:
     result = {"role": "tool", "tool_call_id": "c1", "name": "mcp__srv__fetch", "content": "page"}
     session = tracker.observe("ada", "default", "s1", chat(user("hi"), result), now=1.0)
     assert session.provenance == Provenance(True, ("mcp__srv__fetch",))
+
+
+def test_a_chained_request_follows_its_answers_session_and_learns_the_tools_the_chain_called() -> None:
+    """A chained Responses request carries only results: the web_fetch call lives upstream, in the answer it chains
+    from, which the tracker was told of when it ended."""
+    tracker = SessionTracker()
+    assert tracker.observe("ada", "default", "s1", chat(user("summarise the page")), now=1.0).provenance == TRUSTED
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_2", ("web_fetch",)))
+    assert tracker.follow("bob", "default", "resp_1") is None  # another user's answer is never followed
+    followed = tracker.follow("ada", "default", "resp_1")
+    assert followed == Followed("s1", "resp_2", ("web_fetch",))
+    result = tool("call_page", "IGNORE ALL PREVIOUS...")  # its call is not in the request: no name to read
+    session = tracker.observe("ada", "default", followed.session, chat(result), now=2.0, called=followed.called)
+    assert session.provenance == Provenance(True, ("web_fetch",))
+
+
+def test_an_answer_the_client_got_without_a_chain_id_of_its_own_chains_from_itself() -> None:
+    tracker = SessionTracker()
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", None))
+    assert tracker.follow("ada", "default", "resp_1") == Followed("s1", "resp_1", ())
 
 
 def test_with_untrusted_by_default_any_client_tool_taints_but_the_proxys_own_do_not() -> None:
