@@ -15,6 +15,13 @@ except the hop cases (in ``chat no-ex``/``+ex`` it is measured like the forwarde
 meets memproxy's targets against the forwarder, and the report compares it with memproxy (``keys vs open``: p50
 and req/s ratios): what authenticating every request by its memproxy key costs, checked (generously) at c=1.
 
+The same request goes through the two other formats memproxy serves, streamed at concurrency 1 and 16:
+``responses stream c=1``/``c=16`` (OpenAI's Responses API, ``/v1/responses``) and ``messages stream c=1``/``c=16``
+(Anthropic's Messages API, ``/v1/messages``, the key in ``x-api-key``; memproxy sends it to
+``upstream.anthropic_base_url``, set to the same fake, which serves both). Same user, same memories, same targets
+against the forwarder on the same format; LiteLLM sits them out. A stream must end with its format's last event
+(``response.completed``, ``message_stop``).
+
 Two more cases at concurrency 1, ``chat hop`` and ``stream hop``, measure one memory hop: a second
 fake upstream runs with ``--memory-hop``, so it answers a request that offers ``memory_search`` with
 a call to it and the follow-up that carries the tool result with the answer. memproxy offers the tool

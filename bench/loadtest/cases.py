@@ -25,6 +25,29 @@ CHAT_BODY: dict[str, Any] = {
     "temperature": 0.2,
     "max_tokens": 256,
 }
+SYSTEM_PROMPT: str = CHAT_BODY["messages"][0]["content"]
+# The same request in the other two formats memproxy serves: OpenAI's Responses API (the system prompt as
+# ``instructions``, the user turn as an input item) and Anthropic's Messages API (``system`` apart).
+RESPONSES_BODY: dict[str, Any] = {
+    "model": MODEL,
+    "instructions": SYSTEM_PROMPT,
+    "input": [{"role": "user", "content": CHAT_BODY["messages"][1]["content"]}],
+    "temperature": 0.2,
+    "max_output_tokens": 256,
+}
+MESSAGES_BODY: dict[str, Any] = {
+    "model": MODEL,
+    "system": SYSTEM_PROMPT,
+    "messages": [{"role": "user", "content": CHAT_BODY["messages"][1]["content"]}],
+    "temperature": 0.2,
+    "max_tokens": 256,
+}
+# By API: the path under the base URL, the request body, and the event a finished stream ends with.
+APIS: dict[str, tuple[str, dict[str, Any], bytes]] = {
+    "chat": ("/chat/completions", CHAT_BODY, b"data: [DONE]"),
+    "responses": ("/responses", RESPONSES_BODY, b"event: response.completed\n"),
+    "messages": ("/messages", MESSAGES_BODY, b"event: message_stop\n"),
+}
 # Every measured request asks one of these (with a serial number), so memproxy ranks its memories for each.
 QUESTIONS = [json.loads(line)["query"] for line in (RETRIEVAL / "queries.jsonl").read_text().splitlines() if line]
 
@@ -37,6 +60,7 @@ class Case:
     hops: int = 0  # memory hops memproxy makes per request (1: against the --memory-hop fake upstream)
     timed: bool = False  # runs for --extraction-window seconds per target instead of a request count
     extraction: bool = False  # the extraction driver ends sessions through memproxy meanwhile
+    api: str = "chat"  # chat (/chat/completions), responses (/responses) or messages (Anthropic's /messages)
 
 
 CASES: tuple[Case, ...] = (
@@ -46,6 +70,10 @@ CASES: tuple[Case, ...] = (
     Case("stream c=16", stream=True, concurrency=16),
     Case("chat hop", stream=False, concurrency=1, hops=1),
     Case("stream hop", stream=True, concurrency=1, hops=1),
+    Case("responses stream c=1", stream=True, concurrency=1, api="responses"),
+    Case("responses stream c=16", stream=True, concurrency=16, api="responses"),
+    Case("messages stream c=1", stream=True, concurrency=1, api="messages"),
+    Case("messages stream c=16", stream=True, concurrency=16, api="messages"),
     Case("chat no-ex", stream=False, concurrency=1, timed=True),
     Case("chat +ex", stream=False, concurrency=1, timed=True, extraction=True),
 )
@@ -62,5 +90,7 @@ def selected_cases(extraction: bool) -> tuple[Case, ...]:
 def plain_case(case: Case) -> Case:
     """The case without hops that ``case`` is compared with: same kind, same concurrency."""
     return next(
-        c for c in CASES if not c.hops and not c.timed and (c.stream, c.concurrency) == (case.stream, case.concurrency)
+        c
+        for c in CASES
+        if not c.hops and not c.timed and (c.api, c.stream, c.concurrency) == (case.api, case.stream, case.concurrency)
     )

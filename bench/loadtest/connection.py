@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from .cases import CHAT_BODY
+from .cases import APIS
 
 
 class HttpConnection(asyncio.Protocol):
@@ -29,6 +29,8 @@ class HttpConnection(asyncio.Protocol):
         self.body_bytes = 0
         self.body = bytearray()
         self.tail = b""  # the body's last bytes: a finished stream ends with "data: [DONE]"
+        self.end_marker = b""  # set per request: seen_end says whether the body held it (a stream's last event)
+        self.seen_end = False
         self.first_body_at = 0.0
 
     @classmethod
@@ -38,10 +40,12 @@ class HttpConnection(asyncio.Protocol):
             _, conn = await loop.create_connection(lambda: cls(keep_body), host, port)
         return conn
 
-    async def request(self, data: bytes) -> None:
-        """Send one request and wait for the whole response; then read status, body_bytes, first_body_at."""
+    async def request(self, data: bytes, end_marker: bytes = b"") -> None:
+        """Send one request and wait for the whole response; then read status, body_bytes, first_body_at, and
+        seen_end: whether the body held ``end_marker`` (at most 32 bytes)."""
         if self.closed or self._transport is None:
             raise ConnectionResetError("connection is closed")
+        self.end_marker = end_marker
         self._waiter = asyncio.get_running_loop().create_future()
         self._transport.write(data)
         await self._waiter
@@ -77,13 +81,17 @@ class HttpConnection(asyncio.Protocol):
         self.body_bytes = 0
         self.first_body_at = 0.0
         self.tail = b""
+        self.seen_end = False
         self.body.clear()
 
     def on_body(self, body: bytes) -> None:
         if not self.first_body_at:
             self.first_body_at = time.perf_counter()
         self.body_bytes += len(body)
-        self.tail = (self.tail + body)[-32:]
+        joined = self.tail + body
+        if self.end_marker and not self.seen_end:
+            self.seen_end = self.end_marker in joined  # the tail's 32 bytes catch a marker split across chunks
+        self.tail = joined[-32:]
         if self._keep_body:
             self.body += body
 
@@ -94,21 +102,36 @@ class HttpConnection(asyncio.Protocol):
             self._waiter.set_result(None)
 
 
-def build_request(base_url: str, stream: bool, api_key: str, question: str | None = None) -> tuple[str, int, bytes]:
-    """(host, port, the raw request): the benchmark's chat completion, with ``question`` as its user message."""
+def build_request(
+    base_url: str, stream: bool, api_key: str, question: str | None = None, api: str = "chat"
+) -> tuple[str, int, bytes]:
+    """(host, port, the raw request): the benchmark's request in ``api``'s format (chat completion, Responses or
+    Anthropic Messages), with ``question`` as its user message. Messages carry the key in ``x-api-key``, as
+    Anthropic's clients do; memproxy takes the same user from it as from the bearer token."""
     parts = urlsplit(base_url)
     assert parts.hostname is not None and parts.port is not None
-    payload = {**CHAT_BODY, "stream": stream}
+    path, template, _ = APIS[api]
+    payload = {**template, "stream": stream}
     if question is not None:
-        payload["messages"] = [CHAT_BODY["messages"][0], {"role": "user", "content": question}]
+        if api == "chat":
+            payload["messages"] = [template["messages"][0], {"role": "user", "content": question}]
+        elif api == "responses":
+            payload["input"] = [{"role": "user", "content": question}]
+        else:
+            payload["messages"] = [{"role": "user", "content": question}]
     body = json.dumps(payload, separators=(",", ":")).encode()
+    auth = (
+        f"x-api-key: {api_key}\r\nanthropic-version: 2023-06-01\r\n"
+        if api == "messages"
+        else f"Authorization: Bearer {api_key}\r\n"
+    )
     head = (
-        f"POST {parts.path.rstrip('/')}/chat/completions HTTP/1.1\r\n"
+        f"POST {parts.path.rstrip('/')}{path} HTTP/1.1\r\n"
         f"Host: {parts.hostname}:{parts.port}\r\n"
         "User-Agent: memproxy-bench/1\r\n"
         "Accept: application/json, text/event-stream\r\n"
         "Content-Type: application/json\r\n"
-        f"Authorization: Bearer {api_key}\r\n"
+        f"{auth}"
         f"Content-Length: {len(body)}\r\n"
         "\r\n"
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 import httptools
 
-from .cases import QUESTIONS, Case
+from .cases import APIS, QUESTIONS, Case
 from .connection import HttpConnection, build_request
 from .servers import Server
 
@@ -57,7 +57,8 @@ async def run_load(
     Every request carries a new user message (a question from the retrieval dataset and a serial number), so
     memproxy ranks its memories for each one, as it does for each new turn of a real conversation.
     """
-    host, port, _ = build_request(target.base_url, case.stream, target.client_key)
+    host, port, _ = build_request(target.base_url, case.stream, target.client_key, api=case.api)
+    end_marker = APIS[case.api][2] if case.stream and case.api != "chat" else b""
     latencies: list[float] = []
     ttfbs: list[float] = []
     error_samples: list[str] = []
@@ -93,11 +94,11 @@ async def run_load(
                         await asyncio.sleep(0.05)
                         continue
                 question = f"{QUESTIONS[issued % len(QUESTIONS)]} (#{issued})"
-                data = build_request(target.base_url, case.stream, target.client_key, question)[2]
+                data = build_request(target.base_url, case.stream, target.client_key, question, case.api)[2]
                 started = time.perf_counter()
                 try:
                     async with asyncio.timeout(timeout_s):
-                        await conn.request(data)
+                        await conn.request(data, end_marker)
                 except (OSError, TimeoutError, httptools.HttpParserError) as exc:
                     note_error(f"request: {exc!r}")
                     conn.close()
@@ -108,8 +109,10 @@ async def run_load(
                     note_error(f"HTTP {conn.status}")
                 elif conn.body_bytes == 0:
                     note_error("HTTP 200 with an empty body")
-                elif case.stream and not conn.tail.rstrip().endswith(b"data: [DONE]"):
+                elif case.stream and case.api == "chat" and not conn.tail.rstrip().endswith(b"data: [DONE]"):
                     note_error(f"stream did not end with data: [DONE]: ...{conn.tail!r}")
+                elif end_marker and not conn.seen_end:
+                    note_error(f"stream has no {end_marker.strip().decode()!r}: ...{conn.tail!r}")
                 else:
                     latencies.append((finished - started) * 1000)
                     if case.stream:

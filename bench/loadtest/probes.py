@@ -10,6 +10,7 @@ import re
 import sys
 import urllib.error
 import urllib.request
+from typing import Any
 
 import httptools
 
@@ -19,9 +20,9 @@ from .servers import Server
 from .targets import LITELLM, MEMPROXY, MEMPROXY_KEYS, MEMPROXY_PG, Target
 
 
-async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | None, str]:
-    """One request, checked for shape: returns (problem or None, the reply's text)."""
-    host, port, data = build_request(server.base_url, stream, server.client_key)
+async def probe(server: Server, stream: bool, timeout_s: float, api: str = "chat") -> tuple[str | None, str]:
+    """One request in ``api``'s format, checked for shape: returns (problem or None, the reply's text)."""
+    host, port, data = build_request(server.base_url, stream, server.client_key, api=api)
     try:
         conn = await HttpConnection.open(host, port, timeout_s=5.0, keep_body=True)
         try:
@@ -36,8 +37,10 @@ async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | N
         return f"HTTP {conn.status}: {body[:300]!r}", ""
     try:
         if not stream:
-            return None, json.loads(body)["choices"][0]["message"]["content"] or ""
+            return None, reply_text(api, json.loads(body))
         events = [line[5:].strip() for line in body.decode().splitlines() if line.startswith("data:")]
+        if api != "chat":
+            return stream_text(api, [json.loads(event) for event in events], body)
         if not events or events[-1] != "[DONE]":
             return f"stream does not end with data: [DONE]: {body[-200:]!r}", ""
         text = "".join(
@@ -48,6 +51,33 @@ async def probe(server: Server, stream: bool, timeout_s: float) -> tuple[str | N
         return None, text
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         return f"unexpected body ({exc!r}): {body[:300]!r}", ""
+
+
+def reply_text(api: str, reply: dict[str, Any]) -> str:
+    """The text of a whole (non-streamed) reply in ``api``'s format."""
+    if api == "responses":
+        return "".join(
+            part.get("text") or "" for item in reply["output"] if item["type"] == "message" for part in item["content"]
+        )
+    if api == "messages":
+        return "".join(block.get("text") or "" for block in reply["content"] if block["type"] == "text")
+    return reply["choices"][0]["message"]["content"] or ""
+
+
+def stream_text(api: str, events: list[dict[str, Any]], body: bytes) -> tuple[str | None, str]:
+    """(problem or None, the text) of a Responses or Messages stream's events: it must end with its last event."""
+    last = "response.completed" if api == "responses" else "message_stop"
+    if not events or events[-1].get("type") != last:
+        return f"stream does not end with {last}: {body[-200:]!r}", ""
+    if api == "responses":
+        deltas = [e["delta"] for e in events if e.get("type") == "response.output_text.delta"]
+    else:
+        deltas = [
+            e["delta"].get("text") or ""
+            for e in events
+            if e.get("type") == "content_block_delta" and e["delta"].get("type") == "text_delta"
+        ]
+    return None, "".join(deltas)
 
 
 def fake_counters(upstream: Server) -> dict[str, int]:
@@ -124,7 +154,7 @@ async def check_replies(targets: list[Target], cases: tuple[Case, ...], timeout_
             if target.status != "ok" or server is None or case.concurrency != 1:
                 continue
             before = fake_counters(hop_upstream) if case.hops and target.name == MEMPROXY else None
-            problem, text = await probe(server, case.stream, timeout_s)
+            problem, text = await probe(server, case.stream, timeout_s, case.api)
             if problem is None and before is not None:
                 problem = hop_problem(case.hops, before, fake_counters(hop_upstream), text)
             if problem:

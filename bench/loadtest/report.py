@@ -15,7 +15,7 @@ from typing import Any
 
 from proxy import DISTRIBUTION, __version__
 
-from .cases import CHAT_BODY, Case, plain_case
+from .cases import APIS, CHAT_BODY, Case, plain_case
 from .checks import Findings
 from .extraction_load import EXTRACTION_TURNS
 from .rounds import Measurements
@@ -64,8 +64,9 @@ def print_report(
 def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
     summary, derived, names = findings.summary, findings.derived, findings.names
     width = max([10, *map(len, names)])  # the target column
+    case_width = max([12, *(len(case.name) for case in cases)])
     header = (
-        f"{'case':<12} {'target':<{width}} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
+        f"{'case':<{case_width}} {'target':<{width}} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'+p50 ms':>8} "
         f"{'ttfb p50':>8} {'cpu ms/req':>10} {'gen cpu%':>8} {'errors':>6}"
     )
     print(header)
@@ -78,13 +79,15 @@ def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
             added = derived[case.name]["added_p50_ms"].get(name)
             ttfb = row["ttfb_p50_ms"]
             print(
-                f"{case.name if i == 0 else '':<12} {name:<{width}} {row['p50_ms']:>8.2f} {row['p99_ms']:>8.2f} "
+                f"{case.name if i == 0 else '':<{case_width}} {name:<{width}} "
+                f"{row['p50_ms']:>8.2f} {row['p99_ms']:>8.2f} "
                 f"{row['rps']:>8.0f} {'-' if added is None else f'{added:+.2f}':>8} "
                 f"{'-' if ttfb is None else f'{ttfb:.2f}':>8} {row['target_cpu_ms_per_req']:>10.2f} "
                 f"{row['gen_cpu_pct']:>8.0f} {row['errors']:>6}"
             )
     print("(medians across rounds; +p50 = p50 minus direct's p50; cpu ms/req = the target process's own CPU,")
     print(" for direct the fake upstream's; gen cpu% = the load generator's share of one core;")
+    print(" responses/messages: the same request streamed through /v1/responses and Anthropic's /v1/messages;")
     print(" hop cases: memproxy makes two upstream calls and one memory_search per request, direct one call;")
     print(" chat no-ex/+ex: time windows, +ex while sessions end through memproxy and it extracts episodes)")
     hop_cases = [case for case in cases if "per_hop_ms" in derived[case.name]]
@@ -112,7 +115,8 @@ def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
             e = derived[case.name][key]
             this, open_ = summary[case.name][name], summary[case.name][MEMPROXY]
             print(
-                f"  {case.name:<11} p50 {this['p50_ms']:.2f} vs {open_['p50_ms']:.2f} ms (x{e['p50_ratio']:.2f}, "
+                f"  {case.name:<{case_width}} p50 {this['p50_ms']:.2f} vs {open_['p50_ms']:.2f} ms "
+                f"(x{e['p50_ratio']:.2f}, "
                 f"{e['p50_diff_ms']:+.2f} ms), req/s {this['rps']:.0f} vs {open_['rps']:.0f} (x{e['rps_ratio']:.2f}), "
                 f"cpu {e['cpu_ms_per_req_diff']:+.2f} ms/req"
             )
@@ -200,6 +204,7 @@ def results_document(
             "versions": versions(),
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
             "request_body": CHAT_BODY,
+            "request_bodies": {api: body for api, (_, body, _) in APIS.items()},
             "cases": [asdict(case) for case in cases],
         },
         "targets": {

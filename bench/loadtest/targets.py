@@ -49,7 +49,10 @@ class Target:
         return [server for server in (self.server, self.hop_server) if server is not None]
 
     def server_for(self, case: Case) -> Server | None:
-        """What this target's requests of ``case`` go to; None: the target sits the case out."""
+        """What this target's requests of ``case`` go to; None: the target sits the case out (LiteLLM sits out the
+        Responses and Messages cases: it is compared on chat completions only)."""
+        if case.api != "chat" and self.name == LITELLM:
+            return None
         return self.hop_server if case.hops else self.server
 
 
@@ -164,6 +167,8 @@ def start_servers(args: argparse.Namespace, scratch: Path) -> list[Target]:
         shutil.copytree(data_dir, hop_data_dir)
 
     def memproxy(name: str, upstream: Server, data: Path, client_key: str = API_KEY, **env: str) -> Server:
+        # /v1/messages goes to upstream.anthropic_base_url: the same fake, which serves Anthropic's API under /v1 too
+        env = {"MEMPROXY_UPSTREAM_ANTHROPIC_BASE_URL": upstream.base_url, **env}
         port = free_port()
         cmd = [py, "-m", "proxy", "serve", "--host", "127.0.0.1", "--port", str(port)]
         cmd += ["--upstream", upstream.base_url, "--data-dir", str(data), *args.memproxy_arg]
