@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from loadtest.postgres import start_postgres, stop_all
+from loadtest.postgres import DATABASE, start_postgres, stop_all
 from retrieval.run import NOW, load, synthetic
 
 from proxy.memory.caller import DEFAULT_WORKSPACE
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         if server is None:
             print(f"postgres: skipped: {why}", file=sys.stderr)
         else:
-            dsn = server.dsn()
+            dsn = server.dsn(DATABASE)
     results: dict[str, Any] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="memproxy-ranking-") as scratch:

@@ -16,7 +16,7 @@ import respx
 from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
-from tests.postgres_server import postgres_server
+from proxy.testing.postgres import postgres_server
 
 pytestmark = pytest.mark.anyio
 

@@ -1,11 +1,13 @@
-"""The tests' own PostgreSQL server: without its binaries, the tests that need it fail, never skip."""
+"""The tests' own PostgreSQL server: without its binaries, the tests that need it fail saying how to get them."""
 
 import pytest
 
-from tests import postgres_server
+from proxy.testing import postgres
+from proxy.testing.postgres import PostgresUnavailable
 
 
-def test_without_postgresql_binaries_the_postgres_tests_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(postgres_server, "find_binaries", lambda: None)
-    with pytest.raises(pytest.fail.Exception, match="apt-get install postgresql"), postgres_server.postgres_server():
+def test_without_postgresql_binaries_the_server_says_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `postgres` fixture turns this into a failure (pytest.fail), never a skip."""
+    monkeypatch.setattr(postgres, "find_binaries", lambda: None)
+    with pytest.raises(PostgresUnavailable, match="apt-get install postgresql"), postgres.postgres_server():
         pass

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .cases import API_KEY, MODEL, Case
 from .paths import BENCH_DIR, RETRIEVAL
-from .postgres import start_postgres
+from .postgres import DATABASE, start_postgres
 from .servers import Server, free_port
 
 DIRECT, FORWARDER, MEMPROXY, MEMPROXY_KEYS, LITELLM = "direct", "forwarder", "memproxy", "memproxy-keys", "litellm"
@@ -223,7 +223,7 @@ def postgres_target(args: argparse.Namespace, scratch: Path, memproxy: Callable[
     if database is None:
         print(f"{MEMPROXY_PG}: skipped: {why}", file=sys.stderr)
         return Target(MEMPROXY_PG, memproxy(data_dir, **env), status="skipped", reason=why)
-    dsn = database.dsn()
+    dsn = database.dsn(DATABASE)
     seed_postgres(dsn, args.memories, open_user())
     return Target(MEMPROXY_PG, memproxy(data_dir, MEMPROXY_STORE_DSN=dsn, **env))
 

@@ -28,7 +28,7 @@ from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import MemoryDraft
 from proxy.memory.service import STORE_DEADLINE_S, MemoryService
 from proxy.memory.store import Owner
-from tests.postgres_server import postgres_server
+from proxy.testing.postgres import postgres_server
 
 pytestmark = pytest.mark.anyio
 
