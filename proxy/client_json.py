@@ -46,6 +46,16 @@ def loads(body: bytes, *, what: str = "the request body") -> Any:
     return value
 
 
+def load_object(body: bytes) -> dict[str, Any]:
+    """A request body that must be a JSON object (every wire format's is): a 400 for anything else."""
+    if not body.strip():
+        raise InvalidRequest("the request body is empty; expected a JSON object")
+    payload = loads(body)
+    if not isinstance(payload, dict):
+        raise InvalidRequest("the request body must be a JSON object")
+    return payload
+
+
 def check_depth(value: Any, body: bytes, *, what: str = "the request body") -> None:
     """Raise a 400 when ``value`` (parsed from ``body``) nests deeper than :data:`MAX_DEPTH`.
 

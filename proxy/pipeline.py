@@ -30,6 +30,7 @@ from .services import Services
 from .tools.loop import ToolLoop, complete, stream
 from .tools.memory_tools import SCHEMAS
 
+MEMORY_TOOLS = tuple(SCHEMAS.values())
 # Status a client that already left never sees; uvicorn just logs it (nginx's "client closed request").
 CLIENT_CLOSED = 499
 MAX_KEPT_ANSWER = 256 * 1024  # a session keeps its newest whole answer for its transcript, up to this size
@@ -44,7 +45,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
-    plan = dialect.plan_tools(payload, tuple(SCHEMAS.values())) if tools_on else None
+    plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     if caller is not None:

@@ -156,6 +156,20 @@ async def test_a_request_nested_too_deep_is_a_400_in_openais_shape_never_a_500(c
     assert response.json()["error"]["type"] == "invalid_request_error" and not route.called
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("path", "opening"),
+    [
+        ("/v1/responses", b'{"model":"m","input":[{"role":"user","content":'),
+        ("/v1/messages", b'{"model":"m","max_tokens":9,"messages":[{"role":"user","content":'),
+    ],
+)
+async def test_the_other_formats_refuse_a_request_nested_too_deep_too(client, upstream, path, opening) -> None:
+    deep = b"[" * 600 + b'"x"' + b"]" * 600
+    response = await client.post(path, content=opening + deep + b"}]}", headers={"x-memory-user": "ada"})
+    assert response.status_code == 400 and "levels deep" in response.text
+
+
 FIRST_CHUNK = (
     b"data: "
     + orjson.dumps(

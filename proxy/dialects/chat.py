@@ -102,11 +102,7 @@ def _tool_name(tool: Any) -> str | None:
 
 def parse_chat_request(body: bytes) -> ParsedRequest:
     """Check what the proxy relies on; everything else is the upstream's to judge."""
-    if not body.strip():
-        raise InvalidRequest("the request body is empty; expected a JSON object")
-    payload = client_json.loads(body)  # nested deeper than the proxy can write back: a 400 here, not a 500 later
-    if not isinstance(payload, dict):
-        raise InvalidRequest("the request body must be a JSON object")
+    payload = client_json.load_object(body)  # nested deeper than the proxy can write back: a 400, not a 500 later
     messages = payload.get("messages")
     if not isinstance(messages, list):
         raise InvalidRequest("'messages' must be a list of messages", param="messages")

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from .. import client_json
 from ..errors import InvalidRequest
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .messages_answer import MessageAnswers, visible_reason
@@ -36,14 +37,7 @@ NO_TOOLS = {"type": "none"}
 
 def parse_messages_request(body: bytes) -> ParsedRequest:
     """Check what the proxy relies on; everything else is the upstream's to judge."""
-    if not body.strip():
-        raise InvalidRequest("the request body is empty; expected a JSON object")
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
-    if not isinstance(payload, dict):
-        raise InvalidRequest("the request body must be a JSON object")
+    payload = client_json.load_object(body)  # nested deeper than the proxy can write back: a 400, not a 500 later
     messages = payload.get("messages")
     if not isinstance(messages, list):
         raise InvalidRequest("'messages' must be a list of messages", param="messages")

@@ -30,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from .. import client_json
 from ..errors import InvalidRequest, ProxyError
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .responses_answer import ResponsesAnswers
@@ -43,14 +44,7 @@ MAX_TOOLS = 128
 
 def parse_responses_request(body: bytes) -> ParsedRequest:
     """Check what the proxy relies on; everything else is the upstream's to judge."""
-    if not body.strip():
-        raise InvalidRequest("the request body is empty; expected a JSON object")
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidRequest(f"the request body is not valid JSON: {exc}") from exc
-    if not isinstance(payload, dict):
-        raise InvalidRequest("the request body must be a JSON object")
+    payload = client_json.load_object(body)  # nested deeper than the proxy can write back: a 400, not a 500 later
     items = payload.get("input")
     if items is not None and not isinstance(items, str | list):
         raise InvalidRequest("'input' must be a string or a list of items", param="input")
