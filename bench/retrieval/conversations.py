@@ -13,6 +13,15 @@ names the thing the other describes); ``temporal`` needs a date (a session's mon
 Question templates use their own vocabulary (synonym sets), not the memory's. The templates were written
 without reading memproxy's ranker. ``split`` is dev or test, 50/50 within each type. Fixed seed: re-running
 gives the same files.
+
+Every question is asked in a new session, and ``context`` holds that session's turns before it (user and
+assistant, oldest first): none, or a few exchanges of small talk and work chatter about the user's projects
+(noise for retrieval), or a lead-in on the question's subject the way people start ("I'm setting up a new
+laptop." before asking which editor they use). ``followup`` questions (a fourth type) come second in an
+exchange: the user asked about one thing, the assistant answered, and the follow-up's words only make sense with
+that ("And what does it use for continuous integration?", "What's the stack of the second one?"); their
+evidence is the one memory the follow-up asks about. Contexts and follow-ups are drawn from their own random
+streams, so the memories and the other questions are the same as before they existed.
 """
 
 from __future__ import annotations
@@ -338,7 +347,7 @@ def build_user(u: User) -> None:
     u.ask(
         "single",
         [
-            f"What breed is {u.pet_name}?",
+            f"What kind of animal is {u.pet_name}?",
             f"What kind of animal is {u.pet_name}?",
             f"Remind me what sort of {r.choice(species_words)} I own.",
         ],
@@ -525,6 +534,176 @@ def build_user(u: User) -> None:
         u.say(f"filler{sum(len(t) for t in u.turns)}", text, ["chat"])
 
 
+# -- the conversation each question is asked in ----------------------------------------------------------------
+
+CHATTER = [  # what people say to an assistant besides questions about themselves: noise for retrieval
+    ("Can you help me write a regex that matches ISO dates?", "Sure: \\d{4}-\\d{2}-\\d{2} is a start."),
+    ("What's a good name for a function that retries with backoff?", "retry_with_backoff reads well."),
+    ("Explain the difference between a process and a thread.", "A process has its own memory; threads share one."),
+    ("I'm reviewing a pull request for {p} this afternoon.", "Good luck with the review."),
+    ("The tests for {p} are flaky again today.", "Flaky tests often come from shared state or timing."),
+    ("I need to write the design doc for {p}, any structure you'd suggest?", "Context, goals, options, decision."),
+    ("I'm tired, it has been a long week.", "Sorry to hear that; take it easy tonight."),
+    ("How do I undo my last git commit but keep the changes?", "git reset --soft HEAD~1."),
+    ("I'm bumping dependencies in {p}.", "Check the changelogs for breaking changes first."),
+    ("Summarise the CAP theorem in one sentence.", "Under a partition, choose consistency or availability."),
+    ("I have a one-on-one with my manager tomorrow.", "Bring the two things you most want to discuss."),
+    ("I'm profiling slow queries in {p}.", "Start with the queries that run most often."),
+    ("Write me a haiku about Mondays.", "Coffee steam rising / inbox full before nine / the week stretches out."),
+    ("My {s} woke me up at five today.", "An early start, then."),
+    ("What's the keyboard shortcut to split a terminal pane in tmux?", 'Ctrl-b then % or ".'),
+    ("I'm preparing a demo of {p} for Friday.", "Rehearse it once on a clean machine."),
+]
+ACKS = ["Sure, go ahead.", "Happy to help.", "Of course, what do you need?", "Okay.", "Got it."]
+ORDINALS = ["first", "second", "third"]
+
+
+def lead_in(u: User, key: str, r: random.Random) -> list[tuple[str, str]]:
+    """What a user might say just before asking about ``key``'s subject, with the assistant's reply."""
+    name = key.rstrip("0123456789")
+    digits = key[len(name) :]
+    n = int(digits[0]) if digits else 0
+    project = u.projects[n] if digits else ""
+    options: dict[str, list[str]] = {
+        "job": ["I'm updating my CV tonight.", "I'm filling in a form for a mortgage application."],
+        "city": ["I'm ordering some furniture online and need the delivery details.", "A friend wants to visit me."],
+        "pet": [f"I'm buying a new bed for {u.pet_name}.", f"{u.pet_name} has been very playful today."],
+        "vet": [f"{u.pet_name} has been limping since yesterday.", f"{u.pet_name} isn't eating much."],
+        "allergy": ["We're trying a new restaurant tonight.", "I'm doing the weekly grocery shopping."],
+        "partner": [f"{u.partner} had a long day today.", f"I'm filling in a form about {u.partner}."],
+        "diet": [f"It's {u.partner}'s and my anniversary on Saturday.", "I'm planning the menu for the weekend."],
+        "editor": ["I'm setting up a new laptop.", "I want to tweak my coding setup."],
+        "hobby": ["I finally have a free weekend coming up.", "I need to unwind after this week."],
+        "learning": ["I'm looking for a good book for my evening studies.", "I have an hour free tonight."],
+        "standup": ["I'm booking a dentist appointment for a weekday morning.", "I'm planning tomorrow morning."],
+        "verbosity": ["Before we start, a quick question about how you answer me.", "Let's set some ground rules."],
+        "conf": ["I need to book a hotel for my trip.", "I'm packing my suitcase."],
+        "event": ["I'm looking at my calendar for the coming weeks.", "I need to buy a gift soon."],
+        "stack": [f"I'm writing the onboarding doc for {project}.", f"A new hire is joining the {project} team."],
+        "db": [f"I'm planning a backup strategy for {project}.", f"{project} is getting slow on writes."],
+        "ci": [f"The {project} checks failed on my branch.", f"I want to speed up the {project} build."],
+        "new": [f"I'm updating the runbook for {project}.", f"Someone asked me how {project} is run."],
+        "old": [f"I'm writing the history section of the {project} docs.", f"I'm looking back at {project}."],
+        "decision": [
+            f"I'm writing the yearly review of {project}.",
+            f"A teammate asked why {project} is the way it is.",
+        ],
+        "incident": [f"I'm preparing the reliability report for {project}.", "We're doing a postmortem review."],
+    }
+    said = r.choice(options[name])
+    reply = r.choice(ACKS) if not project or r.random() < 0.5 else f"Sure, what would you like to know about {project}?"
+    return [(said, reply)]
+
+
+def chatter(u: User, r: random.Random) -> tuple[str, str]:
+    said, reply = r.choice(CHATTER)
+    return said.format(p=r.choice(u.projects), s=u.pet[0]), reply
+
+
+def context_for(u: User, keys: list[str], r: random.Random) -> list[dict]:
+    """The new session's turns before a question: nothing, chatter, a lead-in on its subject, or both."""
+    roll = r.random()
+    exchanges: list[tuple[str, str]] = []
+    if roll < 0.25:
+        pass
+    elif roll < 0.5:
+        exchanges = [chatter(u, r) for _ in range(r.randint(1, 2))]
+    elif roll < 0.8:
+        exchanges = lead_in(u, r.choice(keys), r)
+    else:
+        exchanges = [chatter(u, r), *lead_in(u, r.choice(keys), r)]
+    return [
+        {"role": role, "content": text}
+        for said, reply in exchanges
+        for role, text in (("user", said), ("assistant", reply))
+    ]
+
+
+def followups(u: User, r: random.Random) -> list[dict]:
+    """Questions that only make sense after the previous exchange: (context, question, the key it needs)."""
+    asked: list[tuple[str, str, str, str]] = []  # first question, its answer, follow-up, key
+    about = {  # for a project: how a user asks about one thing of it, how the assistant says it, how a follow-up asks
+        "stack": (
+            "What's {p} built with?",
+            "{p} is written in {lang} with {fw}.",
+            ["And what language is it in?", "What's it written in?", "Which framework does it use?"],
+        ),
+        "db": (
+            "Which database does {p} use?",
+            "{p} keeps its data in {db}.",
+            ["And where does it store its data?", "Which datastore is behind it?", "What about its database?"],
+        ),
+        "ci": (
+            "What runs the {p} checks?",
+            "{p}'s pipeline runs on {ci}.",
+            ["And what runs its automated tests?", "Which CI service does it use?", "How about its build server?"],
+        ),
+        "new": (
+            "Where is {p} hosted?",
+            "{p} is deployed to {new}.",
+            ["And where is it hosted now?", "Where does it run these days?", "What about its hosting?"],
+        ),
+    }
+    for n, project in enumerate(u.projects):
+        lang, fw = u.stacks[n]
+        fill = {"p": project, "lang": lang, "fw": fw, "db": u.dbs[n], "ci": u.cis[n], "new": u.targets[2 * n + 1]}
+        first, then = r.sample(sorted(about), 2)
+        asked.append(
+            (about[first][0].format(**fill), about[first][1].format(**fill), r.choice(about[then][2]), f"{then}{n}")
+        )
+    listing = f"You've told me about {u.projects[0]}, {u.projects[1]} and {u.projects[2]}."
+    for _ in range(2):
+        n = r.randrange(3)
+        then = r.choice(sorted(about))
+        words = {"stack": "the tech stack", "db": "the database", "ci": "the CI", "new": "the hosting"}[then]
+        asked.append(
+            (
+                "Which projects have I mentioned to you?",
+                listing,
+                f"And what about {words} of the {ORDINALS[n]} one?",
+                f"{then}{n}",
+            )
+        )
+    asked.append(
+        (
+            f"What does {u.partner} do for work?",
+            f"{u.partner} is {'an' if u.partner_job[0] in 'aeiou' else 'a'} {u.partner_job}.",
+            r.choice(["Does my partner have any dietary rules?", "And what do they eat, or not eat?"]),
+            "diet",
+        )
+    )
+    asked.append(
+        (
+            f"What kind of animal is {u.pet_name}?",
+            f"{u.pet_name} is a {u.pet[0]}.",
+            r.choice(["And where do I take them for checkups?", "Which vet do we go to?"]),
+            "vet",
+        )
+    )
+    asked.append(
+        (
+            "Which conference am I going to?",
+            f"You're going to {u.conf[0]}.",
+            r.choice(["When do I fly out?", "And on what day is the trip?"]),
+            "conf",
+        )
+    )
+    out = []
+    for first, answer, question, key in asked:
+        prefix = [chatter(u, r)] if r.random() < 0.3 else []
+        turns = [*prefix, (first, answer)]
+        context = [
+            {"role": role, "content": t} for said, reply in turns for role, t in (("user", said), ("assistant", reply))
+        ]
+        out.append({"type": "followup", "question": question, "keys": [key], "context": context})
+    return out
+
+
+def as_question(u: User, q: dict) -> dict:
+    evidence = [u.by_key[k][1]["id"] for k in q["keys"]]
+    return {"user": u.name, "type": q["type"], "question": q["question"], "evidence": evidence, "context": q["context"]}
+
+
 def main() -> int:
     rng = random.Random(SEED)
     n = 12
@@ -554,7 +733,9 @@ def main() -> int:
     pools["decisions"] = [rng.sample(DECISIONS, 6) for _ in range(n)]
     pools["causes"] = [rng.sample(CAUSES, 6) for _ in range(n)]
 
-    memories, questions = [], []
+    memories: list[dict] = []
+    questions: list[dict] = []
+    extra: list[tuple[User, dict]] = []
     for i in range(n):
         user = User(i, random.Random(SEED * 1000 + i), pools)
         build_user(user)
@@ -576,9 +757,12 @@ def main() -> int:
                         "session": f"{user.name}-s{s + 1:02d}",
                     }
                 )
+        talk = random.Random(SEED * 1000 + 500 + i)  # its own stream: the questions above stay as they were
         for q in user.questions:
-            evidence = [user.by_key[k][1]["id"] for k in q["keys"]]
-            questions.append({"user": user.name, "type": q["type"], "question": q["question"], "evidence": evidence})
+            q["context"] = context_for(user, q["keys"], talk)
+        extra.extend((user, q) for q in followups(user, talk))
+        for q in user.questions:
+            questions.append(as_question(user, q))
 
     split_rng = random.Random(SEED + 1)
     for qtype in ("single", "multi", "temporal"):
@@ -588,11 +772,18 @@ def main() -> int:
             q["split"] = "dev" if j % 2 == 0 else "test"
     for j, q in enumerate(questions):
         q["id"] = f"q-{j + 1}"
+    later = [as_question(user, q) for user, q in extra]  # appended, so earlier ids stay
+    random.Random(SEED + 2).shuffle(order := list(range(len(later))))
+    for rank, j in enumerate(order):
+        later[j]["split"] = "dev" if rank % 2 == 0 else "test"
+    for j, q in enumerate(later):
+        q["id"] = f"q-{len(questions) + j + 1}"
+    questions += later
     OUT.mkdir(exist_ok=True)
     (OUT / "memories.jsonl").write_text("".join(json.dumps(m) + "\n" for m in memories))
-    keys = ("id", "user", "type", "question", "evidence", "split")
+    keys = ("id", "user", "type", "question", "evidence", "split", "context")
     (OUT / "questions.jsonl").write_text("".join(json.dumps({k: q[k] for k in keys}) + "\n" for q in questions))
-    counts = {t: sum(q["type"] == t for q in questions) for t in ("single", "multi", "temporal")}
+    counts = {t: sum(q["type"] == t for q in questions) for t in ("single", "multi", "temporal", "followup")}
     print(
         f"{len(memories)} memories, {n} users, {len(questions)} questions {counts}, "
         f"{sum(q['split'] == 'test' for q in questions)} test"
