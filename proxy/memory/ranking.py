@@ -15,18 +15,21 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import snowballstemmer
 
 from .records import Memory
 
 K1 = 1.2
-B = 0.3
+B = 0.15
 TAG_WEIGHT = 0.6  # a query word that is one of the memory's tags counts like this share of a text hit
 RECENCY_WEIGHT = 0.15  # at most +15% for a memory saved just now, halving every RECENCY_HALF_LIFE_S
 RECENCY_HALF_LIFE_S = 30 * 86400
-RELATED_SHARE = 0.25  # a matched memory lends this share of its score to memories saved beside it
+RELATED_SHARE = 0.35  # a matched memory lends this share of its score to memories saved beside it (the best loan)
 RELATED_WINDOW_S = 3600
+SALIENT_WEIGHT = 2.0  # a name or a number in the query (Atlas, 6432, CI) counts this much more than a plain word
+MONTH_WEIGHT = 0.6  # a query naming a month: memories saved in that month score 60% more
 MAX_QUERY_TERMS = 64
 QUERY_HEAD_TAIL_CHARS = 2000  # a pasted log in a message: rank on its start and end
 # Past this many memories, words in more than COMMON_SHARE of them are skipped: they barely move BM25 and
@@ -48,7 +51,7 @@ _STOPWORD_TEXT = """a about above after again against all also am an and any are
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
-def _first(item: tuple[int, object, object]) -> int:
+def _first(item: tuple[int, object, object, object]) -> int:
     return item[0]
 
 
@@ -75,24 +78,89 @@ stem = _Stems()
 _cached = stem.cache.get
 
 
+_ORDINAL = re.compile(r"([0-9]+)(?:st|nd|rd|th)")
+_MONTH_NAMES = "january february march april may june july august september october november december"
+MONTHS = {name: n for n, name in enumerate(_MONTH_NAMES.split(), start=1)}  # not calendar's: it follows the locale
+_SENTENCE_END = ".!?:\n\"'([{>*#-"
+
+
+def _term(word: str) -> str | None:
+    if (len(word) < 2 and not word.isdigit()) or word in _STOPWORDS:
+        return None
+    ordinal = _ORDINAL.fullmatch(word)
+    return ordinal.group(1) if ordinal else _cached(word) or stem(word)
+
+
 def terms(text: str) -> list[str]:
-    """Stemmed content words, in order: lower-cased, single letters and stopwords dropped."""
-    return [
-        _cached(w) or stem(w)
-        for w in _WORD.findall(text.lower())
-        if (len(w) > 1 or w.isdigit()) and w not in _STOPWORDS
-    ]
+    """Stemmed content words, in order: lower-cased, single letters and stopwords dropped, "14th" read as "14"."""
+    return [term for term in map(_term, _WORD.findall(text.lower())) if term is not None]
+
+
+def salient_terms(text: str) -> tuple[dict[str, float], set[int]]:
+    """Each term of ``text`` with its weight, and the months it names.
+
+    A name or a number (a capitalised word not opening a sentence, an acronym, a word with a digit) weighs
+    ``SALIENT_WEIGHT``: in "which datastore backs Atlas?" Atlas is what the user means, the rest is phrasing.
+    "May" is a month only when capitalised inside a sentence.
+    """
+    weighed: dict[str, float] = {}
+    months: set[int] = set()
+    for match in _WORD.finditer(text):
+        word = match.group()
+        lower = word.lower()
+        term = _term(lower)
+        month = MONTHS.get(lower)
+        if term is None and month is None:
+            continue
+        before = match.start() - 1
+        while before >= 0 and text[before] in " \t\r":
+            before -= 1
+        opening = before < 0 or text[before] in _SENTENCE_END
+        capital = word[0].isupper() and not opening
+        if month is not None and (lower != "may" or capital):
+            months.add(month)
+        if term is None:
+            continue
+        salient = capital or (len(word) > 1 and word.isupper()) or not word.isalpha()
+        weight = SALIENT_WEIGHT if salient else 1.0
+        if weight > weighed.get(term, 0.0):
+            weighed[term] = weight
+    return weighed, months
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
+    """Terms to rank by, each with a weight (none: all weigh 1), and the months the query names."""
+
     terms: tuple[str, ...]
+    weights: tuple[float, ...] = ()
+    months: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> Query:
-        if len(text) > 2 * QUERY_HEAD_TAIL_CHARS:
-            text = text[:QUERY_HEAD_TAIL_CHARS] + "\n" + text[-QUERY_HEAD_TAIL_CHARS:]
-        return cls(tuple(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS])
+        return cls.weighted([(text, 1.0)])
+
+    @classmethod
+    def weighted(cls, texts: Iterable[tuple[str, float]]) -> Query:
+        """One query from several texts, most important first: a term weighs the most any text gives it.
+
+        Terms keep the order of the texts; past ``MAX_QUERY_TERMS`` the rest are dropped, so the first text's
+        terms always count. A long text (a pasted log) is ranked on its start and end.
+        """
+        weighed: dict[str, float] = {}
+        months: set[int] = set()
+        for text, weight in texts:
+            if len(text) > 2 * QUERY_HEAD_TAIL_CHARS:
+                text = text[:QUERY_HEAD_TAIL_CHARS] + "\n" + text[-QUERY_HEAD_TAIL_CHARS:]
+            words, named = salient_terms(text)
+            if weight >= 1.0:
+                months |= named
+            for term, salience in words.items():
+                if term in weighed:
+                    weighed[term] = max(weighed[term], weight * salience)
+                elif len(weighed) < MAX_QUERY_TERMS:
+                    weighed[term] = weight * salience
+        return cls(tuple(weighed), tuple(weighed.values()), frozenset(months))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +183,7 @@ class MemoryIndex:
         self._tags: dict[str, set[str]] = {}  # stemmed tag or category word -> memory ids
         self._doc_terms: dict[str, tuple[Counter[str], frozenset[str]]] = {}
         self._sessions: dict[str, set[str]] = {}
+        self._months: dict[str, int] = {}  # memory id -> the month it was saved in (UTC)
         self._total_length = 0
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
         self._newest: list[Memory] | None = None
@@ -203,20 +272,20 @@ class MemoryIndex:
         common = count * COMMON_SHARE if count > COMMON_FLOOR else math.inf
         postings_of, tags_of = self._postings.get, self._tags.get
         found = []
-        for term in query.terms:
+        for term, query_weight in zip(query.terms, query.weights or (1.0,) * len(query.terms), strict=True):
             postings, tagged = postings_of(term), tags_of(term)
             if postings is not None or tagged is not None:
                 df = len(postings) if postings else len(tagged)  # type: ignore[arg-type]
                 if df <= common:
-                    found.append((df, postings, tagged))
+                    found.append((df, query_weight, postings, tagged))
         found.sort(key=_first)  # rarest first: they carry the signal, and the budget cuts the rest
         scores: dict[str, float] = {}
         visited = 0
-        for df, postings, tagged in found:
+        for df, query_weight, postings, tagged in found:
             if visited > POSTINGS_BUDGET:
                 break
             visited += df
-            idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
+            idf = query_weight * math.log(1 + (count - df + 0.5) / (df + 0.5))
             if postings:
                 if scores:
                     get = scores.get
@@ -230,6 +299,9 @@ class MemoryIndex:
                     scores[memory_id] = scores.get(memory_id, 0.0) + bonus
         if not scores:
             return []
+        if query.months:
+            months, boost = self._months, 1 + MONTH_WEIGHT
+            scores = {i: score * boost if months[i] in query.months else score for i, score in scores.items()}
         if len(scores) > 2 * limit:
             scores = {
                 memory_id: scores[memory_id] for memory_id in heapq.nlargest(2 * limit, scores, key=scores.__getitem__)
@@ -248,8 +320,11 @@ class MemoryIndex:
     # -- internals ------------------------------------------------------------------------------------------
 
     def _lend(self, top: dict[str, float]) -> dict[str, float]:
-        """Matched memories lend part of their score to memories saved beside them (same session, close in time)."""
-        boosted = dict(top)
+        """Matched memories lend part of their score to memories saved beside them (same session, close in time).
+
+        A memory takes its best loan, not the sum: a session of unrelated facts would otherwise lift all of them.
+        """
+        lent: dict[str, float] = {}
         memories = self._memories
         for memory_id, score in top.items():
             memory = memories[memory_id]
@@ -257,7 +332,10 @@ class MemoryIndex:
                 continue
             for other_id in self._sessions.get(memory.session, ()):
                 if other_id != memory_id and abs(memories[other_id].created - memory.created) <= RELATED_WINDOW_S:
-                    boosted[other_id] = boosted.get(other_id, 0.0) + RELATED_SHARE * score
+                    lent[other_id] = max(lent.get(other_id, 0.0), RELATED_SHARE * score)
+        boosted = dict(top)
+        for memory_id, loan in lent.items():
+            boosted[memory_id] = boosted.get(memory_id, 0.0) + loan
         return boosted
 
     def _index(self, memory: Memory) -> None:
@@ -273,6 +351,7 @@ class MemoryIndex:
             self._tags.setdefault(term, set()).add(memory.id)
         if memory.session is not None:
             self._sessions.setdefault(memory.session, set()).add(memory.id)
+        self._months[memory.id] = datetime.fromtimestamp(max(memory.created, 0.0), UTC).month
         self._reweigh_if_drifted()
 
     def _unindex(self, memory_id: str) -> None:
@@ -280,6 +359,7 @@ class MemoryIndex:
         if length is None:
             return
         self._total_length -= length
+        del self._months[memory_id]
         words, tag_words = self._doc_terms.pop(memory_id)
         for term in words:
             postings = self._postings[term]

@@ -24,6 +24,7 @@ import orjson
 from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
+from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
 
@@ -101,7 +102,7 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in session.block):
             text = message_text(messages[newest])
-            block = self._choose_block(Query.of(text), views, now, visible)
+            block = self._choose_block(conversation_query(messages, newest), views, now, visible)
             shown = self._choose_episodes(text, episodes, block) if episodes else []
             rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
             session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
@@ -119,7 +120,7 @@ class Recall:
         if session.last_turn != turn:
             session.last_turn = turn
             if not any(note.before == newest and note.digest == turn for note in session.notes):
-                query = Query.of(message_text(messages[newest]))
+                query = conversation_query(messages, newest)
                 if self._add_note(session, newest, turn, query, views, now, visible):
                     self._changed.add(session_key)
 
