@@ -51,7 +51,7 @@ _STOPWORD_TEXT = """a about above after again against all also am an and any are
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
-def _first(item: tuple[int, object, object, object]) -> int:
+def _first(item: tuple[float, int, float, object, object]) -> float:
     return item[0]
 
 
@@ -150,6 +150,8 @@ class Query:
         weighed: dict[str, float] = {}
         months: set[int] = set()
         for text, weight in texts:
+            if weight <= 0:
+                continue
             if len(text) > 2 * QUERY_HEAD_TAIL_CHARS:
                 text = text[:QUERY_HEAD_TAIL_CHARS] + "\n" + text[-QUERY_HEAD_TAIL_CHARS:]
             words, named = salient_terms(text)
@@ -274,18 +276,18 @@ class MemoryIndex:
         found = []
         for term, query_weight in zip(query.terms, query.weights or (1.0,) * len(query.terms), strict=True):
             postings, tagged = postings_of(term), tags_of(term)
-            if postings is not None or tagged is not None:
+            if (postings is not None or tagged is not None) and query_weight > 0:
                 df = len(postings) if postings else len(tagged)  # type: ignore[arg-type]
-                if df <= common:
-                    found.append((df, query_weight, postings, tagged))
-        found.sort(key=_first)  # rarest first: they carry the signal, and the budget cuts the rest
+                if df <= common * min(query_weight, 1.0):  # a word of an earlier turn must be rarer to count
+                    found.append((df / query_weight, df, query_weight, postings, tagged))
+        found.sort(key=_first)  # rarest and weightiest first: they carry the signal, and the budget cuts the rest
         scores: dict[str, float] = {}
         visited = 0
-        for df, query_weight, postings, tagged in found:
+        for _, df, query_weight, postings, tagged in found:
             if visited > POSTINGS_BUDGET:
                 break
-            visited += df
             idf = query_weight * math.log(1 + (count - df + 0.5) / (df + 0.5))
+            visited += df
             if postings:
                 if scores:
                     get = scores.get
@@ -299,8 +301,12 @@ class MemoryIndex:
                     scores[memory_id] = scores.get(memory_id, 0.0) + bonus
         if not scores:
             return []
+        boost = 1 + MONTH_WEIGHT if query.months else 1.0
+        if len(scores) > 2 * limit:  # the top, and whatever a named month could lift into it
+            floor = heapq.nlargest(2 * limit, scores.values())[-1] / boost
+            scores = {memory_id: score for memory_id, score in scores.items() if score >= floor}
         if query.months:
-            months, boost = self._months, 1 + MONTH_WEIGHT
+            months = self._months
             scores = {i: score * boost if months[i] in query.months else score for i, score in scores.items()}
         if len(scores) > 2 * limit:
             scores = {
