@@ -25,18 +25,18 @@ TURN_CHARS = 1000  # of an earlier turn, its start and end: a pasted file or a l
 def conversation_query(messages: Sequence[dict[str, Any]], newest: int) -> Query:
     """The query for ``messages[newest]`` (a user message) in its conversation (a dialect's chat-shaped view)."""
     texts = [(message_text(messages[newest]), 1.0)]
-    back = 0
+    back = 0  # user turns passed: an assistant turn belongs to the exchange of the user turn before it
     for position in range(newest - 1, -1, -1):
         role = messages[position].get("role")
         if role == "user":
             back += 1
-            if back > MAX_EXCHANGES:
-                break
             weight = USER_WEIGHT * FADE ** (back - 1)
         elif role == "assistant":
             weight = ASSISTANT_WEIGHT * FADE**back
         else:
             continue
+        if back + (role == "assistant") > MAX_EXCHANGES:
+            break
         text = message_text(messages[position])
         if len(text) > 2 * TURN_CHARS:
             text = text[:TURN_CHARS] + "\n" + text[-TURN_CHARS:]
