@@ -41,6 +41,11 @@ Ranker = Callable[[Messages, int], list[str]]
 DATA = HERE / "conversations"
 RESULTS = HERE.parent / "results" / "retrieval_conversations.json"
 TYPES = ("single", "multi", "temporal", "followup")
+GROUPS = {
+    **{t: (t,) for t in TYPES},
+    "no-follow": ("single", "multi", "temporal"),  # the questions the dataset had before follow-ups
+    "all": TYPES,
+}
 _STEMMER = snowballstemmer.stemmer("english")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -133,10 +138,10 @@ def evaluate(memories: list[dict], questions: list[dict]) -> dict:
             )
     table: dict = {}
     for split in ("test", "dev"):
-        for group in (*TYPES, "all"):
-            row: dict[str, float] = {"n": sum(q["split"] == split and group in ("all", q["type"]) for q in questions)}
+        for group, types in GROUPS.items():
+            row: dict[str, float] = {"n": sum(q["split"] == split and q["type"] in types for q in questions)}
             for name in SCORERS:
-                chosen = [h for h in hits[name] if h[0]["split"] == split and group in ("all", h[0]["type"])]
+                chosen = [h for h in hits[name] if h[0]["split"] == split and h[0]["type"] in types]
                 row[f"{name} @5"] = statistics.fmean(h[1] for h in chosen)
                 row[f"{name} @10"] = statistics.fmean(h[2] for h in chosen)
             row["gain @10"] = row["conversation @10"] / row["today @10"] - 1

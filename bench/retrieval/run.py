@@ -1,12 +1,15 @@
-"""Retrieval quality and speed of memproxy's ranking, next to seed 000's keyword-overlap scoring.
+"""Retrieval quality and speed of memproxy's ranking, next to seed 000's keyword-overlap scoring and today's ranker.
 
     python bench/retrieval/run.py            # recall@5/@10 per split, and ranking time at 500 / 10k / 100k memories
     python bench/retrieval/run.py --quick    # recall only, timing at 500 and 10k
 
-The dataset (``memories.jsonl``: 336 memories of one user from 59 conversations; ``queries.jsonl``: 206
-messages that paraphrase what they need, with the ids a good assistant would want) was written for this
-benchmark without sight of either ranker. Parameters were tuned on the ``dev`` split; ``test`` is the check.
-Results also go to ``bench/results/retrieval.json``.
+Two datasets. The first (``memories.jsonl``: 336 memories of one user from 59 conversations; ``queries.jsonl``:
+206 messages that paraphrase what they need, with the ids a good assistant would want) was written for this
+benchmark without sight of either ranker. The second is ``conversations_run.py``'s: 12 users, 1,032 memories,
+718 questions asked in new sessions after the turns before them, recall per question type for seed 000, plain
+BM25, today's ranker (``baseline_ranker.py``, frozen before issue 17), memproxy on the question alone and
+memproxy's default lexical path (the query built from the conversation). Parameters were tuned on the ``dev``
+splits; ``test`` is the check. Results also go to ``bench/results/retrieval.json``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE))
 
 from proxy.memory.ranking import MemoryIndex, Query  # noqa: E402
 from proxy.memory.records import Memory, parse_ts  # noqa: E402
@@ -76,8 +80,19 @@ def recall_at(rank: Callable[[str, int], list[str]], queries: Sequence[dict], k:
     return statistics.fmean(hits)
 
 
+def today_ranking(memories: Sequence[Memory]) -> Callable[[str, int], list[str]]:
+    import baseline_ranker
+
+    index = baseline_ranker.MemoryIndex(memories)
+    return lambda message, k: [s.memory.id for s in index.rank(baseline_ranker.Query.of(message), now=NOW, limit=k)]
+
+
 def quality(memories: list[Memory], queries: list[dict]) -> dict[str, dict[str, float]]:
-    rankers = {"seed000": seed000_ranking(memories), "memproxy": memproxy_ranking(memories)}
+    rankers = {
+        "seed000": seed000_ranking(memories),
+        "today": today_ranking(memories),
+        "memproxy": memproxy_ranking(memories),
+    }
     table: dict[str, dict[str, float]] = {}
     for split in ("dev", "test", "all"):
         chosen = [q for q in queries if split == "all" or q["split"] == split]
@@ -155,14 +170,17 @@ def main(argv: list[str] | None = None) -> int:
     queries = load("queries.jsonl")
     table = quality(memories, queries)
     print(f"{len(memories)} memories, {len(queries)} queries ({sum(q['split'] == 'dev' for q in queries)} dev)\n")
-    print(
-        f"{'split':<6} {'seed000 @5':>11} {'memproxy @5':>12} {'seed000 @10':>12} {'memproxy @10':>13} {'gain @10':>9}"
-    )
+    columns = [f"{name} recall@{k}" for k in (5, 10) for name in ("seed000", "today", "memproxy")]
+    print(f"{'split':<6} " + " ".join(f"{c.replace(' recall', ''):>12}" for c in columns) + f" {'vs seed000 @10':>15}")
     for split, row in table.items():
-        print(
-            f"{split:<6} {row['seed000 recall@5']:>11.3f} {row['memproxy recall@5']:>12.3f} "
-            f"{row['seed000 recall@10']:>12.3f} {row['memproxy recall@10']:>13.3f} {row['relative gain @10']:>+9.1%}"
-        )
+        print(f"{split:<6} " + " ".join(f"{row[c]:>12.3f}" for c in columns) + f" {row['relative gain @10']:>+15.1%}")
+    import conversations_run
+
+    print("\nconversations (conversations_run.py): the default lexical path is 'conversation'\n")
+    conversations = conversations_run.evaluate(
+        conversations_run.load("memories.jsonl"), conversations_run.load("questions.jsonl")
+    )
+    conversations_run.print_table(conversations)
     sizes = [500, 10_000] if args.quick else [500, 10_000, 100_000]
     timing = speed(memories, queries, sizes)
     print(
@@ -173,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{int(size):>9,} {row['build_s']:>8.2f} {row['mean_ms']:>8.3f} {row['p50_ms']:>7.3f} {row['p99_ms']:>7.3f}"
         )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"quality": table, "speed": timing}, indent=2) + "\n")
+    RESULTS.write_text(json.dumps({"quality": table, "conversations": conversations, "speed": timing}, indent=2) + "\n")
     print(f"\nresults: {RESULTS}")
     return 0
 

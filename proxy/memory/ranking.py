@@ -1,10 +1,13 @@
-"""Relevance ranking of one owner's memories against a message: BM25 over stemmed words.
+"""Relevance ranking of one owner's memories against a query: fielded BM25 over stemmed words.
 
 Seed 000 counted shared words; conversational memories paraphrase, so this adds what measured
-best on ``bench/retrieval``: Snowball stemming, a BM25 length weight ``b`` near 0.3 (memories are
-short and similar in length), tags and category as a second field, a small recency prior and
-confidence weight, and related memories (same session, saved close in time) lending each other
-part of their score. The index is kept incrementally, one memory at a time: no per-request rebuild.
+best on ``bench/retrieval`` (tuned on its dev splits): Snowball stemming, a small BM25 length weight
+``b`` (memories are short and similar in length), tags and category as a second field, the month a
+memory was saved in as a third (a query naming that month lifts it), names and numbers in the query
+weighing double, a small recency prior and confidence weight, and related memories (same session,
+saved close in time) lending each other part of their score. A query's terms carry weights, so the
+conversation before a message can count for less than the message (:mod:`.query`). The index is kept
+incrementally, one memory at a time: no per-request rebuild.
 """
 
 from __future__ import annotations
