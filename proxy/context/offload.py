@@ -50,14 +50,20 @@ def calls_by_id(messages: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]
     """Every tool call in the view: its id -> (tool name, arguments)."""
     calls: dict[str, tuple[str, str]] = {}
     for message in messages:
-        for call in message.get("tool_calls") or ():
-            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        for call in tool_calls(message):
+            if not isinstance(call.get("id"), str):
                 continue
             spec = call.get("function") or call.get("custom") or {}
             name = spec.get("name") if isinstance(spec, dict) else None
             arguments = spec.get("arguments", spec.get("input", "")) if isinstance(spec, dict) else ""
             calls[call["id"]] = (name if isinstance(name, str) else "", arguments if isinstance(arguments, str) else "")
     return calls
+
+
+def tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message's tool calls; whatever else a client put there is not one (the upstream's to refuse)."""
+    calls = message.get("tool_calls")
+    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
 
 
 def offloadable(messages: Sequence[dict[str, Any]], threshold: int, *, keep: Collection[str] = ()) -> list[ToolOutput]:

@@ -14,6 +14,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from .offload import tool_calls
+
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 FIRST_WORDS = 12
 LINE_CHARS = 100
@@ -48,9 +50,10 @@ def pair_safe(messages: Sequence[dict[str, Any]], starts: Sequence[int], drop: i
     """``drop``, or fewer turns when cutting there would keep a tool result whose call was dropped."""
     while drop > 0:
         cut = starts[drop]
-        calls = (call for message in messages[:cut] for call in message.get("tool_calls") or ())
-        dropped = {call.get("id") for call in calls if isinstance(call, dict)}
-        kept = {m.get("tool_call_id") for m in messages[cut:] if m.get("role") == "tool"}
+        calls = [call.get("id") for message in messages[:cut] for call in tool_calls(message)]
+        results = [m.get("tool_call_id") for m in messages[cut:] if m.get("role") == "tool"]
+        dropped = {ident for ident in calls if isinstance(ident, str)}  # other ids: the upstream refuses them
+        kept = {ident for ident in results if isinstance(ident, str)}
         if not dropped & kept:
             return drop
         drop -= 1

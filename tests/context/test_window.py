@@ -71,3 +71,15 @@ def test_the_overview_is_one_buffer_line_per_turn_and_stable_between_trims() -> 
 def test_long_first_words_are_cut() -> None:
     line = buffer_line(0, "user", "word " * 50)
     assert line.startswith("00:00 user: word word") and line.endswith("…") and len(line) < 120
+
+
+def test_odd_shapes_a_client_sends_are_skipped_never_a_crash() -> None:
+    odd = [
+        {"role": "user", "content": {"not": "text"}},
+        {"role": "assistant", "tool_calls": 5},
+        {"role": "assistant", "tool_calls": ["x", {"id": [1]}]},
+        {"role": "tool", "tool_call_id": {"x": 1}, "content": "y"},
+    ] * 10
+    starts = turn_starts(odd, list(range(len(odd))))
+    assert pair_safe(odd, starts, turns_to_drop(len(starts), 4)) == 5
+    assert TurnClock().times(("a", "w", "s"), [odd[i] for i in starts], 1.0) == [1.0] * 10
