@@ -81,5 +81,5 @@ def test_odd_shapes_a_client_sends_are_skipped_never_a_crash() -> None:
         {"role": "tool", "tool_call_id": {"x": 1}, "content": "y"},
     ] * 10
     starts = turn_starts(odd, list(range(len(odd))))
-    assert pair_safe(odd, starts, turns_to_drop(len(starts), 4)) == 5
+    assert pair_safe(odd, starts, turns_to_drop(len(starts), 4)) == 6
     assert TurnClock().times(("a", "w", "s"), [odd[i] for i in starts], 1.0) == [1.0] * 10
