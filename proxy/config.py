@@ -72,6 +72,7 @@ class EmbeddingSettings(_Section):
     # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
     # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
     model: str | None = None
+    deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
 
 
 class MemorySettings(_Section):

@@ -111,11 +111,12 @@ def build_store(settings: Settings, database: Database | None = None, metrics: M
 def build_embeddings(settings: Settings) -> Embeddings | None:
     """The embedding model for hybrid ranking (``memory.embeddings.model``), else None: numpy and the model are
     never imported on the lexical path."""
-    if settings.memory.embeddings.model is None:
+    chosen = settings.memory.embeddings
+    if chosen.model is None:
         return None
     from .memory.embeddings import Embeddings
 
-    return Embeddings(settings.memory.embeddings.model)
+    return Embeddings(chosen.model, deadline_s=chosen.deadline_ms / 1000)
 
 
 def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:

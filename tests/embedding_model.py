@@ -38,10 +38,11 @@ def shared_encoder() -> SentenceEncoder:
     return SentenceEncoder(resolve_model(MODEL))
 
 
-def embeddings() -> Embeddings:
-    """A fresh Embeddings (its own threads, query cache and tasks) over the shared model."""
+def embeddings(deadline_s: float = 60.0) -> Embeddings:
+    """A fresh Embeddings (its own threads, query cache and tasks) over the shared model. The deadline is long:
+    a loaded CI box must not turn a hybrid test into a lexical one."""
     from proxy.memory.embeddings import Embeddings
 
-    made = Embeddings(MODEL)
+    made = Embeddings(MODEL, deadline_s=deadline_s)
     made.encoder = shared_encoder()
     return made

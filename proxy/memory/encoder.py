@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from safetensors.numpy import load_file
+from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
 BATCH = 32
@@ -32,6 +33,9 @@ class EncoderError(Exception):
 
 class SentenceEncoder:
     def __init__(self, directory: str | Path) -> None:
+        # One BLAS thread: a proxy's worker threads run the model beside requests on few cores, where BLAS's own
+        # threads only wait for each other (a query took 30-300 ms with two, 8 ms with one, on a busy 2-core box).
+        threadpool_limits(1, user_api="blas")
         root = Path(directory)
         try:
             config = json.loads((root / "config.json").read_text())
