@@ -193,24 +193,40 @@ class Embeddings:
         return Bound(self, vector)
 
     def vectors(self, view: MemoryIndex) -> _Vectors:
-        """The view's embedded memories as a matrix, rebuilt when the view changed."""
+        """The view's embedded memories as a matrix, brought up to date when the view changed: rows of memories
+        that did not change are copied from the last matrix, only new ones decoded (10,000 memories: a few ms)."""
         known = self._vectors.get(view)
         if known is not None and known.version == view.version:
             return known
-        memories, rows, missing = [], [], []
-        for memory in view.newest():
+        before = {id(memory): row for row, memory in enumerate(known.memories)} if known is not None else {}
+        memories, sources, fresh, missing = [], [], [], []
+        for memory in view:
             embedding = memory.embedding
-            if embedding is not None and embedding.model == self.model:
-                memories.append(memory)
-                rows.append(embedding.vector)
-            else:
+            if not view.is_live(memory.id):
+                continue
+            if embedding is None or embedding.model != self.model:
                 missing.append(memory)
-        width = len(rows[0]) // 2 if rows else 0
-        if any(len(row) != 2 * width for row in rows):  # another size under the same name: embedded again
-            memories, rows, missing = [], [], view.newest()
-        matrix = np.frombuffer(b"".join(rows), dtype="<f2").reshape(len(rows), width).astype(np.float32)
-        known = self._vectors[view] = _Vectors(view.version, memories, matrix, missing)
-        return known
+                continue
+            memories.append(memory)
+            row = before.get(id(memory), -1)  # the very same (frozen) record: its row is still right
+            sources.append(row)
+            if row < 0:
+                fresh.append(embedding.vector)
+        width = len(fresh[0]) // 2 if fresh else (known.matrix.shape[1] if known is not None else 0)
+        if any(len(vector) != 2 * width for vector in fresh):  # another size under the same name: embedded again
+            return self._remember_vectors(view, _Vectors(view.version, [], np.zeros((0, 0), np.float32), missing))
+        decoded = np.frombuffer(b"".join(fresh), dtype="<f2").reshape(len(fresh), width).astype(np.float32)
+        if known is None or not known.memories:
+            matrix = decoded
+        else:  # one gather from the old rows followed by the new ones, then one gather into the view's order
+            rows = np.asarray(sources, dtype=np.int64)
+            rows[rows < 0] = len(known.memories) + np.arange(len(fresh))
+            matrix = np.concatenate([known.matrix, decoded]).take(rows, axis=0)
+        return self._remember_vectors(view, _Vectors(view.version, memories, matrix, missing))
+
+    def _remember_vectors(self, view: MemoryIndex, vectors: _Vectors) -> _Vectors:
+        self._vectors[view] = vectors
+        return vectors
 
     def close(self) -> None:
         self._queries.shutdown(wait=False, cancel_futures=True)

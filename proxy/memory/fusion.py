@@ -19,8 +19,11 @@ from typing import Protocol
 from .ranking import MemoryIndex, Scored
 from .records import Embedding, Memory
 
-SEMANTIC_FLOOR = 0.2  # cosine at or below this is no evidence: unrelated sentences sit between -0.1 and 0.2
-SEMANTIC_WEIGHT = 2.0  # a cosine of 1 scores like this many rare words
+# On the dev split recall@10 plateaus (0.89-0.90) for weights from 3 up and floors up to 0.2; lexical alone is 0.52.
+# These two are within a point of the best there, and keep a cosine under 0.2 (unrelated sentences, for
+# all-MiniLM-L6-v2) from adding anything, so weakly related memories do not make notes on their own.
+SEMANTIC_FLOOR = 0.2  # cosine at or below this is no evidence
+SEMANTIC_WEIGHT = 8.0  # a cosine of 1 scores like this many rare words
 RRF_K = 60
 
 

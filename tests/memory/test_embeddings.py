@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,29 @@ async def test_a_slow_model_costs_the_request_its_embedding_not_its_time(tmp_pat
     while await service.embeddings.query("where do we deploy") is None:  # the late answer is cached
         await asyncio.sleep(0.01)
     await service.aclose()
+
+
+def test_an_owners_vectors_follow_every_change_to_the_owner() -> None:
+    import numpy as np
+
+    from proxy.memory.ranking import MemoryIndex
+    from proxy.memory.records import Embedding, Memory
+
+    made = embeddings()
+
+    def memory(n: int, model: str = MODEL) -> Memory:
+        return Memory(id=f"m-{n}", text=f"memory {n}", embedding=Embedding(model, bytes([n % 60]) * 768))
+
+    index = MemoryIndex([memory(n) for n in range(1, 6)])
+    assert len(made.vectors(index).memories) == 5
+    index.drop("m-2")
+    index.put(memory(7))
+    index.put(Memory(id="m-8", text="not embedded yet"))
+    index.put(memory(9, model="another-model"))
+    index.put(dataclasses.replace(memory(3), superseded_by="m-7"))
+    vectors = made.vectors(index)
+    assert [m.id for m in vectors.memories] == ["m-1", "m-4", "m-5", "m-7"]
+    assert {m.id for m in vectors.missing} == {"m-8", "m-9"}  # embedded in the background
+    expected = [[float(n)] * 4 for n in (0x0101, 0x0404, 0x0505, 0x0707)]  # each byte pair read as one float16
+    assert [[float(x) for x in row[:4].view(np.uint16)] for row in vectors.matrix.astype("<f2")] == expected
+    made.close()

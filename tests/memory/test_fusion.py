@@ -27,7 +27,7 @@ def test_a_memory_sharing_no_word_ranks_by_meaning_alone() -> None:
 def test_meaning_and_words_together_beat_either_alone() -> None:
     lexical = [Scored(memory(1), 2.0), Scored(memory(2), 1.9)]
     semantic = [Scored(memory(2), 0.7), Scored(memory(3), 0.75)]
-    fused = fuse_weighted(lexical, semantic, unit=1.0, limit=2)
+    fused = fuse_weighted(lexical, semantic, unit=1.0, limit=2, weight=2.0, floor=0.2)
     assert [s.memory.id for s in fused] == [memory(2).id, memory(1).id]  # and the limit holds
 
 
