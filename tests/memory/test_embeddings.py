@@ -80,6 +80,20 @@ async def test_a_memory_sharing_no_word_with_the_question_is_injected(tmp_path: 
     await service.aclose()
 
 
+async def test_a_memory_that_becomes_relevant_by_meaning_mid_session_comes_in_a_note(tmp_path: Path) -> None:
+    service = service_on(tmp_path)
+    lisbon = (await service.add(ADA, {"text": LISBON}, origin="api")).memory
+    for text in OTHERS:
+        await service.add(ADA, {"text": text}, origin="api")
+    first = ask("Which language do I prefer for scripts?")
+    assert lisbon.id not in await injected(service, first[1]["content"], "s1")
+    later = [*first, {"role": "assistant", "content": "Python."}, {"role": "user", "content": QUESTION}]
+    prepared = await service.prepare(ADA, later, "s1")
+    assert lisbon.id in dict(prepared.headers)[b"x-memproxy-injected"].decode().split(",")
+    assert any(LISBON in text for _, text in prepared.placement.notes)
+    await service.aclose()
+
+
 async def test_a_memory_is_stored_with_its_embedding_and_shown_without_it(tmp_path: Path) -> None:
     service = service_on(tmp_path)
     stored = (await service.add(ADA, {"text": LISBON}, origin="api")).memory
