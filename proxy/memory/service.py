@@ -131,7 +131,6 @@ class MemoryService:
         if caller is None:
             self.metrics.recall_outcome["no_identity"].inc()
             return Prepared()
-        newest = newest_user_message(messages)
         try:
             views = self._cached_views(caller)
             episodes = await self._episode_index(caller, wait=False)
@@ -143,7 +142,9 @@ class MemoryService:
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
                 async with asyncio.timeout(STORE_DEADLINE_S):
                     await self._read_session(key)
-            semantic = await self._semantic(caller, views, message_text(messages[newest]) if newest is not None else "")
+            semantic = None
+            if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
+                semantic = await self._semantic(caller, views, message_text(messages[newest]))
             recalled: Recalled = self.recall(
                 key,
                 messages,
