@@ -68,6 +68,13 @@ class StoreSettings(_Section):
     dsn: str | None = None
 
 
+class EmbeddingSettings(_Section):
+    # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
+    # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
+    model: str | None = None
+    deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
+
+
 class MemorySettings(_Section):
     inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
 
@@ -82,6 +89,7 @@ class MemorySettings(_Section):
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
+    embeddings: EmbeddingSettings = EmbeddingSettings()
 
 
 class ToolsSettings(_Section):

@@ -42,8 +42,9 @@ from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
 
-if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg: only a postgres store loads them
+if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg, embeddings numpy: only their settings load them
     from .memory.backends.postgres import Database
+    from .memory.embeddings import Embeddings
 
 
 @dataclass
@@ -71,6 +72,8 @@ class Services:
             await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
+        if self.memory.embeddings is not None:
+            await self.memory.embeddings.start()  # the model loaded before the first request
         self.episodes.start()
         return self
 
@@ -108,6 +111,17 @@ def build_store(settings: Settings, database: Database | None = None, metrics: M
     from .memory.backends.pg_memories import PostgresStore
 
     return PostgresStore(database)
+
+
+def build_embeddings(settings: Settings) -> Embeddings | None:
+    """The embedding model for hybrid ranking (``memory.embeddings.model``), else None: numpy and the model are
+    never imported on the lexical path."""
+    chosen = settings.memory.embeddings
+    if chosen.model is None:
+        return None
+    from .memory.embeddings import Embeddings
+
+    return Embeddings(chosen.model, deadline_s=chosen.deadline_ms / 1000)
 
 
 def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:
@@ -203,6 +217,7 @@ def build_services(
         episodes=build_episode_store(settings, database),
         sessions=sessions,
         details=build_detail_store(settings, database),
+        embeddings=build_embeddings(settings),
     )
     proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
     untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)

@@ -8,6 +8,9 @@ scanning are the foundation everyone may use.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
@@ -130,3 +133,19 @@ def test_the_check_catches_a_memory_module_importing_the_http_layer() -> None:
         planted.unlink()
     assert "proxy.memory._planted_for_test imports proxy.pipe.relay (proxy.memory must not)" in found
     assert "proxy.memory._planted_for_test imports starlette (proxy.memory must not)" in found
+
+
+def test_the_lexical_path_never_loads_the_embedding_model(tmp_path: Path) -> None:
+    """With ``memory.embeddings.model`` unset, a running app has imported neither numpy nor the model's code."""
+    script = f"""
+import sys
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.services import build_services
+create_app(build_services(load_settings(overrides={{"store.path": {str(tmp_path)!r}}})))
+loaded = ("numpy", "tokenizers", "safetensors", "threadpoolctl", "proxy.memory.embeddings", "proxy.memory.encoder")
+print(",".join(name for name in loaded if name in sys.modules))
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == ""

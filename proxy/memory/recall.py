@@ -24,6 +24,7 @@ import orjson
 from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
+from .fusion import Semantic
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
 
@@ -82,12 +83,14 @@ class Recall:
         visible: Callable[[Memory], bool] = lambda memory: True,
         episodes: EpisodeIndex | None = None,
         tools: bool | None = None,
+        semantic: Semantic | None = None,
     ) -> Recalled:
         """This session's block and notes for a request's messages (a dialect's chat-shaped view).
 
         ``episodes``: the owner's episodes; the block shows the most relevant replayable ones. ``tools``: whether
         this request gets the memory tools (None: the default given at construction); a model without them gets
-        the same block without the line on them.
+        the same block without the line on them. ``semantic``: the newest user message's embedding, when
+        embeddings are on, fused with the lexical ranking.
         """
         tools = self.tools if tools is None else tools
         newest = newest_user_message(messages)
@@ -101,7 +104,7 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in session.block):
             text = message_text(messages[newest])
-            block = self._choose_block(Query.of(text), views, now, visible)
+            block = self._choose_block(Query.of(text), views, now, visible, semantic)
             shown = self._choose_episodes(text, episodes, block) if episodes else []
             rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
             session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
@@ -120,7 +123,7 @@ class Recall:
             session.last_turn = turn
             if not any(note.before == newest and note.digest == turn for note in session.notes):
                 query = Query.of(message_text(messages[newest]))
-                if self._add_note(session, newest, turn, query, views, now, visible):
+                if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
 
         notes, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
@@ -195,14 +198,19 @@ class Recall:
     # -- choosing -------------------------------------------------------------------------------------------
 
     def _choose_block(
-        self, query: Query, views: Sequence[MemoryIndex], now: float, visible: Callable[[Memory], bool]
+        self,
+        query: Query,
+        views: Sequence[MemoryIndex],
+        now: float,
+        visible: Callable[[Memory], bool],
+        semantic: Semantic | None = None,
     ) -> list[Memory]:
         if self.settings.inject_mode == "recent_only":
             budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
             return budget.fill(_newest(views, visible, self.settings.max_inject_count))
         count, chars = self.settings.max_inject_count, self.settings.max_inject_chars
         budget = _Budget(max(1, round(BLOCK_SHARE * count)) if count else 0, round(BLOCK_SHARE * chars))
-        ranked = _ranked(query, views, now, self.settings.max_inject_count, visible)
+        ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
             best = ranked[0].score
             return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
@@ -231,6 +239,7 @@ class Recall:
         views: Sequence[MemoryIndex],
         now: float,
         visible: Callable[[Memory], bool],
+        semantic: Semantic | None = None,
     ) -> bool:
         """Whether a note was added."""
         if self.settings.inject_mode != "relevant":
@@ -240,7 +249,8 @@ class Recall:
         budget.spend([*session.block, *(m for note in session.notes for m in note.memories)])
         budget.count -= len(session.episodes)
         budget.chars -= sum(len(episode_summary(e)) for e in session.episodes)
-        fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
+        ranked = _ranked(query, views, now, NOTE_MAX + len(shown), visible, semantic)
+        fresh = [s for s in ranked if s.memory.id not in shown]
         if not fresh:
             return False
         count = sum(len(view) for view in views)
@@ -292,11 +302,16 @@ class _Budget:
 
 
 def _ranked(
-    query: Query, views: Sequence[MemoryIndex], now: float, limit: int, visible: Callable[[Memory], bool]
+    query: Query,
+    views: Sequence[MemoryIndex],
+    now: float,
+    limit: int,
+    visible: Callable[[Memory], bool],
+    semantic: Semantic | None = None,
 ) -> list[Scored]:
     ranked = [s for view in views for s in view.rank(query, now=now, limit=limit) if visible(s.memory)]
     ranked.sort(key=lambda s: s.score, reverse=True)
-    return ranked
+    return ranked if semantic is None else semantic.fuse(ranked, views, limit=limit, visible=visible)
 
 
 def _newest(views: Sequence[MemoryIndex], visible: Callable[[Memory], bool], n: int) -> list[Memory]:

@@ -9,6 +9,8 @@ came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import re
 import time
@@ -33,6 +35,32 @@ MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes s
 
 
 @dataclass(frozen=True, slots=True)
+class Embedding:
+    """A memory's vector from ``memory.embeddings.model`` (:mod:`.embeddings`): unit length, float16 little-endian.
+
+    Stored with the memory as base64 (768 bytes for a 384-wide model, 1 KB on disk) and named by its model, so a
+    memory embedded by another model is embedded again rather than compared across models.
+    """
+
+    model: str
+    vector: bytes
+
+    def to_json(self) -> dict[str, str]:
+        return {"model": self.model, "f16": base64.b64encode(self.vector).decode("ascii")}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Embedding | None:
+        """None for anything malformed: an embedding can always be computed again, a memory line is never lost."""
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("model"), str) or not isinstance(obj.get("f16"), str):
+            return None
+        try:
+            vector = base64.b64decode(obj["f16"], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        return cls(obj["model"], vector) if vector and len(vector) % 2 == 0 else None
+
+
+@dataclass(frozen=True, slots=True)
 class Memory:
     id: str
     text: str
@@ -48,6 +76,7 @@ class Memory:
     last_used: float | None = None
     origin: str = "api"
     provenance: Provenance = TRUSTED
+    embedding: Embedding | None = None
 
     @property
     def live(self) -> bool:
@@ -64,8 +93,10 @@ class Memory:
         match = MEMORY_ID.fullmatch(self.id)
         return int(match.group(1)) if match else 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, embedding: bool = False) -> dict[str, Any]:
+        """The memory as JSON; its ``embedding`` only for the stores (``embedding=True``): API answers, tool results
+        and exports leave it out (an import embeds again)."""
+        line = {
             "id": self.id,
             "scope": self.scope,
             "text": self.text,
@@ -81,6 +112,9 @@ class Memory:
             "origin": self.origin,
             **self.provenance.to_json(),
         }
+        if embedding and self.embedding is not None:
+            line["embedding"] = self.embedding.to_json()
+        return line
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Memory:
@@ -118,6 +152,7 @@ class Memory:
             last_used=parse_ts(last_used) if last_used is not None else None,
             origin=_text(obj, "origin") or "api",  # lines from before origins were recorded: see ORIGINS
             provenance=Provenance.of_memory(obj),
+            embedding=Embedding.from_json(obj.get("embedding")),
         )
 
     def used(self, now: float) -> Memory:
@@ -138,6 +173,7 @@ class MemoryDraft:
     created: float | None = None  # kept on import; now otherwise
     origin: str = "api"
     provenance: Provenance = TRUSTED
+    embedding: Embedding | None = None  # computed before the write when embeddings are on
 
     def stored_as(self, memory_id: str, now: float) -> Memory:
         return Memory(
@@ -152,6 +188,7 @@ class MemoryDraft:
             session=self.session,
             origin=self.origin,
             provenance=self.provenance,
+            embedding=self.embedding,
         )
 
 

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -29,16 +29,20 @@ from ..errors import (
     UntrustedSession,
 )
 from ..metrics import Metrics
-from .block import Placement
+from .block import Placement, message_text, newest_user_message
 from .caller import Identity
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
+from .fusion import Semantic
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
+
+if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set
+    from .embeddings import Embeddings
 
 log = logging.getLogger("proxy.memory")
 
@@ -81,9 +85,11 @@ class MemoryService:
         episodes: EpisodeStore | None = None,
         sessions: SessionState | None = None,
         details: DetailStore | None = None,
+        embeddings: Embeddings | None = None,
     ) -> None:
         self.store = store
         self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
+        self.embeddings = embeddings  # None: lexical ranking only
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
@@ -139,6 +145,9 @@ class MemoryService:
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
                 async with asyncio.timeout(STORE_DEADLINE_S):
                     await self._read_session(key)
+            semantic = None
+            if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
+                semantic = await self._semantic(caller, views, message_text(messages[newest]))
             recalled: Recalled = self.recall(
                 key,
                 messages,
@@ -147,6 +156,7 @@ class MemoryService:
                 visible=lambda m: m.scope != "session" or m.session == session,
                 episodes=episodes,
                 tools=tools,
+                semantic=semantic,
             )
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"
@@ -164,6 +174,28 @@ class MemoryService:
         self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
         return Prepared(recalled.placement, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
+
+    async def _semantic(self, caller: Identity, views: Sequence[MemoryIndex], text: str) -> Semantic | None:
+        """With embeddings on: the query's vector, bound to the owners' memory vectors (and any owner's memories
+        written before embeddings were on get embedded in the background)."""
+        if self.embeddings is None or not text:
+            return None
+        for owner, view in zip(owners_visible_to(caller.user, caller.workspace), views, strict=True):
+            self.embeddings.backfill(self.store, owner, view)
+        vector = await self.embeddings.query(text)
+        return None if vector is None else self.embeddings.bind(vector)
+
+    async def _embedded(self, drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+        """Drafts with their embeddings, computed before the write; without them if the model fails (they are
+        embedded in the background later)."""
+        if self.embeddings is None or not drafts:
+            return list(drafts)
+        try:
+            embedded = await self.embeddings.embed([draft.text for draft in drafts])
+        except Exception:  # noqa: BLE001 - the memory matters more than its vector
+            log.warning("could not embed %d memories before writing them", len(drafts), exc_info=True)
+            return list(drafts)
+        return [replace(draft, embedding=e) for draft, e in zip(drafts, embedded, strict=True)]
 
     async def _read_session(self, key: tuple[str, ...]) -> None:
         """This replica holds no copy of the session, or another replica changed it: take the shared one."""
@@ -214,6 +246,7 @@ class MemoryService:
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
+        [draft] = await self._embedded([draft])
         view = await self.store.view(owner)
         match = view.closest(draft.text, now=time.time())
         if draft.provenance.held:
@@ -305,6 +338,9 @@ class MemoryService:
         now = time.time()
         ranked = [s for view in views for s in view.rank(Query.of(query), now=now, limit=MAX_SEARCH_LIMIT)]
         ranked.sort(key=lambda s: s.score, reverse=True)
+        semantic = await self._semantic(caller, views, query)
+        if semantic is not None:
+            ranked = semantic.fuse(ranked, views, limit=MAX_SEARCH_LIMIT, visible=wanted)
         found = {s.memory.id: s.memory for s in ranked if wanted(s.memory)}
         needle = query.casefold()
         for view in views:
@@ -402,6 +438,9 @@ class MemoryService:
             self._flushing.cancel()
             self._flushing = None
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.embeddings is not None:
+            await self.embeddings.drain()
+            self.embeddings.close()
         await self.flush_uses()
         await self.store.aclose()
         if self.episodes is not None:
@@ -439,7 +478,7 @@ class MemoryService:
         renamed: dict[str, str] = {}
         links: dict[Owner, list[tuple[Memory, str]]] = {}
         for owner, batch in accepted.items():
-            drafts = [draft for _, _, draft in batch]
+            drafts = await self._embedded([draft for _, _, draft in batch])
             memories = await self.store.add_many(owner, drafts, max_total=self.settings.max_total)
             self.metrics.writes.labels("stored").inc(len(memories))
             for (number, fields, _), memory in zip(batch, memories, strict=True):
