@@ -119,6 +119,7 @@ class MemoryIndex:
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
         self._newest: list[Memory] | None = None
         self._held: list[Memory] | None = None
+        self._pinned: list[Memory] | None = None
         self.version = 0  # bumped on every change
         for memory in memories:
             self.put(memory)
@@ -194,6 +195,13 @@ class MemoryIndex:
             held = (m for m in self._memories.values() if m.held and m.live)
             self._held = sorted(held, key=lambda m: (m.created, m.number), reverse=True)
         return self._held
+
+    def pinned(self) -> list[Memory]:
+        """Live pinned memories that are not held, oldest first: the order they were pinned in, as a fact file."""
+        if self._pinned is None:
+            pinned = (self._memories[memory_id] for memory_id in self._lengths if self._memories[memory_id].pinned)
+            self._pinned = sorted(pinned, key=lambda m: (m.created, m.number))
+        return self._pinned
 
     def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
         """The live memories that share a word with the query, best first."""
@@ -310,5 +318,5 @@ class MemoryIndex:
                 self._postings[term][memory_id] = self._weight(tf, length)
 
     def _changed(self) -> None:
-        self._newest = self._held = None
+        self._newest = self._held = self._pinned = None
         self.version += 1

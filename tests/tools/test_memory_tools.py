@@ -407,7 +407,7 @@ def test_the_schemas_offer_the_designed_contract_and_nothing_else() -> None:
         for name, spec in SCHEMAS.items()
     }
     assert offered == {
-        "memory_store": ({"text", "tags", "scope", "category"}, {"text"}),
+        "memory_store": ({"text", "tags", "scope", "category", "pin"}, {"text"}),
         "memory_search": ({"query", "tag", "category", "limit"}, set()),
         "memory_delete": ({"id"}, {"id"}),
         "memory_retrieve": ({"id", "offset", "limit"}, {"id"}),
