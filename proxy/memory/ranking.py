@@ -13,7 +13,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import snowballstemmer
@@ -154,12 +154,14 @@ class MemoryIndex:
         self._changed()
         return self._memories.pop(memory_id)
 
-    def closest(self, text: str, *, now: float, candidates: int = 20) -> tuple[Memory, float] | None:
+    def closest(
+        self, text: str, *, now: float, candidates: int = 20, where: Callable[[Memory], bool] | None = None
+    ) -> tuple[Memory, float] | None:
         """The live memory most like ``text``, with its similarity: cosine over distinct stemmed words, idf-weighted.
 
         Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
         topics" apart from "the search team owns the search topics": what they share is what every memory says.
-        Only the best BM25 matches are candidates.
+        Only the best BM25 matches are candidates (and of those, only the ones ``where`` takes).
         """
         words = frozenset(terms(text))
         if not words:
@@ -175,6 +177,8 @@ class MemoryIndex:
         norm = sum(mine.values())
         best: tuple[Memory, float] | None = None
         for scored in self.rank(Query(tuple(words)[:MAX_QUERY_TERMS]), now=now, limit=candidates):
+            if where is not None and not where(scored.memory):
+                continue
             theirs = self._doc_terms[scored.memory.id][0]
             shared = sum(mine[term] for term in theirs if term in mine)
             similarity = shared / math.sqrt(norm * sum(mine.get(term) or weight(term) for term in theirs))

@@ -272,6 +272,10 @@ class MemoryService:
         previous = None
         if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
             previous = match[0]
+        if draft.pinned and view.pinned():  # a pin near another pin replaces that one, whatever else is nearer
+            near = view.closest(draft.text, now=time.time(), candidates=100, where=lambda m: m.pinned)
+            if near is not None and near[1] >= SUPERSEDE_SIMILARITY:
+                previous = near[0]
         if previous is not None and previous.pinned and not draft.pinned:
             # A pin is replaced by a pin or a person, never by a passing write: that is stored beside it.
             if _same_memory(previous, draft):
