@@ -66,7 +66,7 @@ SCHEMAS: dict[str, ToolSpec] = {
             "category": _CATEGORY,
             "tags": {"type": "array", "items": {"type": "string"}},
             "scope": {"type": "string", "enum": ["workspace", "user", "session"]},
-            "pin": {"type": "boolean", "description": "always in context: scope user for the user, workspace for here"},
+            "pin": {"type": "boolean", "description": "always in context"},
         },
         ["text"],
     ),
