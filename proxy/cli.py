@@ -402,7 +402,7 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
     from .memory.service import MemoryService
-    from .services import build_database, build_episode_store, build_store, episode_service
+    from .services import build_database, build_detail_store, build_episode_store, build_store, episode_service
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
 
@@ -416,7 +416,9 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
             finally:
                 await memory.aclose()
         episode_store = build_episode_store(settings, database)
-        memory = MemoryService(build_store(settings, database), settings.memory, episodes=episode_store)
+        details = build_detail_store(settings, database)  # forget-all removes offloaded tool outputs too
+        store = build_store(settings, database)
+        memory = MemoryService(store, settings.memory, episodes=episode_store, details=details)
         service = episode_service(settings, memory, database=database)
         try:
             return await action(service, caller)

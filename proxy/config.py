@@ -127,6 +127,13 @@ class ExtractionSettings(_Section):
     untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 
 
+class ContextSettings(_Section):
+    """Opt-in rewrites of what goes upstream (seeds 001 and 004): null leaves the client's conversation whole."""
+
+    offload_chars: int | None = Field(None, ge=1)  # an earlier turn's tool result longer than this becomes a MemoryRef
+    window_turns: int | None = Field(None, ge=1)  # user turns kept whole; older ones become an overview line each
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -136,6 +143,7 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     sessions: SessionsSettings = SessionsSettings()
     extraction: ExtractionSettings = ExtractionSettings()
+    context: ContextSettings = ContextSettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

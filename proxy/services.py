@@ -18,11 +18,14 @@ from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
+from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
+from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.key_files import FilesKeys
+from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.keys import KeyStore
 from .memory.service import MemoryService
@@ -32,6 +35,7 @@ from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
 from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
+from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 from .tools.models import ToolModels
@@ -55,6 +59,7 @@ class Services:
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
+    context: ContextTiers  # offload and window (context.*), off unless configured
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -123,6 +128,16 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     return PostgresKeys(database)
 
 
+def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
+    """Offloaded tool outputs, beside the owner's memories (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesDetails(Path(settings.store.path))
+    from .memory.backends.pg_details import PostgresDetails
+
+    return PostgresDetails(database)
+
+
 def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
     """Blocks, notes and kept turns: shared through PostgreSQL by replicas, else in this process's memory."""
     if database is None:
@@ -187,7 +202,10 @@ def build_services(
         tools=settings.tools.enabled,
         episodes=build_episode_store(settings, database),
         sessions=sessions,
+        details=build_detail_store(settings, database),
     )
+    proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
     return Services(
         settings=settings,
         upstream=upstream,
@@ -202,6 +220,7 @@ def build_services(
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
+        context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
         database=database,
     )
 

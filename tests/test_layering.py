@@ -13,7 +13,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
 EDGES = ("proxy.app", "proxy.pipeline", "proxy.services", "proxy.cli", "proxy.demo", "proxy.api", "proxy.__main__")
 HTTP = ("starlette", "fastapi", "uvicorn")
-PACKAGES = ("proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.memory", "proxy.episodes", "proxy.auth")
+PACKAGES = (
+    "proxy.pipe",
+    "proxy.dialects",
+    "proxy.tools",
+    "proxy.memory",
+    "proxy.episodes",
+    "proxy.auth",
+    "proxy.context",
+)
 
 # module prefix -> prefixes it must never import (its own subtree is always allowed)
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -51,6 +59,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     ),
     "proxy.tools": (*EDGES, "proxy.episodes", "proxy.auth", "proxy.memory.backends", "proxy.testing"),
     "proxy.auth": (*EDGES, "proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.episodes", "proxy.testing"),
+    # Pure planning of offload and window on the chat-shaped view: the dialects apply it, so it sits below them.
+    "proxy.context": (*EDGES, *HTTP, *(p for p in PACKAGES if p != "proxy.context"), "proxy.testing"),
     "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.testing"),
 }
 FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")

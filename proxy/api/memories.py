@@ -16,6 +16,7 @@ from .. import client_json
 from ..errors import InvalidRequest, MethodNotAllowed, UnknownRoute
 from ..memory.caller import Identity
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, as_json, search_limit
+from ..memory.store import Owner
 from ..pipe.relay import buffered_response, read_body
 from ..services import Services
 from .openapi import document_bytes
@@ -74,8 +75,13 @@ def memory_routes(services: Services) -> list[Route]:
         return _json(body)
 
     async def export(request: Request) -> Response:
-        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(caller(request)))
-        return buffered_response(200, [(b"content-type", b"application/x-ndjson")], lines)
+        who = caller(request)
+        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(who))
+        headers = [(b"content-type", b"application/x-ndjson")]
+        if memory.details is not None:  # offloaded tool outputs are not memories: counted, not exported
+            count = await memory.details.count(Owner(who.user, who.workspace))
+            headers.append((b"x-memproxy-details", str(count).encode()))
+        return buffered_response(200, headers, lines)
 
     async def import_memories(request: Request) -> Response:
         who = caller(request)
@@ -92,6 +98,7 @@ def memory_routes(services: Services) -> list[Route]:
                 param="confirm",
             )
         deleted = await memory.forget_all(who)
+        services.context.forget(who.user, who.workspace)
         await services.hidden_turns.forget((who.user, who.workspace))
         forgotten = await services.episodes.forget(who)
         return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})

@@ -32,6 +32,7 @@ from ..errors import (
 from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
+from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .pins import PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
@@ -98,8 +99,10 @@ class MemoryService:
         tools: bool = False,
         episodes: EpisodeStore | None = None,
         sessions: SessionState | None = None,
+        details: DetailStore | None = None,
     ) -> None:
         self.store = store
+        self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
@@ -441,6 +444,15 @@ class MemoryService:
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
+    async def detail(self, caller: Identity, detail_id: str) -> Detail:
+        """One offloaded tool output of the caller's (user and workspace): never another's, whatever the id."""
+        found = None
+        if self.details is not None:
+            found = await self.details.get(Owner(caller.user, caller.workspace), detail_id)
+        if found is None:
+            raise MemoryNotFound(f"no detail {detail_id!r} here", param="id")
+        return found
+
     async def approve(self, caller: Identity, memory_id: str) -> Stored:
         """A person vouches for a held memory: it may be injected and searched from now on.
 
@@ -520,6 +532,8 @@ class MemoryService:
         if self.episodes is not None:
             await self.episodes.aclose()
         await self.sessions.aclose()
+        if self.details is not None:
+            await self.details.aclose()
 
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
@@ -627,6 +641,8 @@ class MemoryService:
                 deleted += len(await self.store.delete(owner, ids))
         self.recall.forget(caller.user, caller.workspace)
         await self.sessions.forget((caller.user, caller.workspace))
+        if self.details is not None:
+            await self.details.forget(Owner(caller.user, caller.workspace))
         return deleted
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:
