@@ -88,6 +88,10 @@ class MemorySettings(_Section):
     max_inject_count: int = Field(10, ge=0)
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
+    # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
+    # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
+    pinned_user_chars: int = Field(1200, ge=0)
+    pinned_env_chars: int = Field(800, ge=0)
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
     embeddings: EmbeddingSettings = EmbeddingSettings()
 

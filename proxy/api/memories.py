@@ -57,6 +57,16 @@ def memory_routes(services: Services) -> list[Route]:
         deleted = await memory.delete(caller(request), request.path_params["memory_id"])
         return _json({"ok": True, "id": deleted.id})
 
+    async def edit_memory(request: Request) -> Response:
+        who = caller(request)
+        fields = await _json_body(request, services.settings.server.max_body_bytes)
+        edited = await memory.edit(who, request.path_params["memory_id"], fields)
+        return _json({"ok": True, "id": edited.id, "memory": edited.to_json()})
+
+    async def list_pinned(request: Request) -> Response:
+        places = await memory.pinned(caller(request))
+        return _json({place.scope: place.to_json() for place in places})
+
     async def approve_memory(request: Request) -> Response:
         approved = await memory.approve(caller(request), request.path_params["memory_id"])
         body = {"ok": True, "id": approved.memory.id, "memory": approved.memory.to_json()}
@@ -137,6 +147,8 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/memories", list_memories, methods=["GET"]),
         Route("/memory/memories", add_memory, methods=["POST"]),
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
+        Route("/memory/memories/{memory_id}", edit_memory, methods=["PATCH"]),
+        Route("/memory/pinned", list_pinned, methods=["GET"]),
         Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),
         Route("/memory/import", import_memories, methods=["POST"]),

@@ -4,7 +4,8 @@ Providers cache the longest unchanged prefix of a request. So a session's block 
 its first request, and re-sent byte-identical; memories that become relevant later go into a short
 note just before the newest user message, and a note once sent is re-sent at the same place. Every
 request's prefix then equals the previous request. The block is only rebuilt when one of its
-memories is deleted or superseded: forgetting wins over caching.
+memories is deleted or superseded: forgetting wins over caching. Pinned facts open it, chosen with it
+(a pin added mid-session shows in the next session's block), outside the ranked budgets.
 
 Budgets (``memory.max_inject_count`` and ``max_inject_chars`` of memory text) hold for everything a
 request carries, block and notes together. Pure: the caller hands in the owners' indexes.
@@ -25,6 +26,7 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .fusion import Semantic
+from .pins import NO_PINS, Pinned
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
 
@@ -58,12 +60,14 @@ class _Session:
     episodes: list[Episode] = field(default_factory=list)
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
     tools: bool = False  # the block's text ends with the line on the memory tools
+    pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
 
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
     placement: Placement
     ids: tuple[str, ...]
+    pinned: int = 0  # how many of ``ids`` are pinned facts (they come first)
 
 
 class Recall:
@@ -84,13 +88,15 @@ class Recall:
         episodes: EpisodeIndex | None = None,
         tools: bool | None = None,
         semantic: Semantic | None = None,
+        pinned: Pinned = NO_PINS,
     ) -> Recalled:
         """This session's block and notes for a request's messages (a dialect's chat-shaped view).
 
         ``episodes``: the owner's episodes; the block shows the most relevant replayable ones. ``tools``: whether
         this request gets the memory tools (None: the default given at construction); a model without them gets
         the same block without the line on them. ``semantic``: the newest user message's embedding, when
-        embeddings are on, fused with the lexical ranking.
+        embeddings are on, fused with the lexical ranking. ``pinned``: the pinned facts, already within their
+        caps, that a block chosen now opens with (``visible`` should leave them out of the ranking).
         """
         tools = self.tools if tools is None else tools
         newest = newest_user_message(messages)
@@ -102,12 +108,14 @@ class Recall:
 
         session = self._sessions.get(session_key)
         turn = _digest(messages[newest])
-        if session is None or not all(live(m) for m in session.block):
+        if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
             block = self._choose_block(Query.of(text), views, now, visible, semantic)
             shown = self._choose_episodes(text, episodes, block) if episodes else []
-            rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
-            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
+            rendered = None
+            if block or shown or not pinned.empty:
+                rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
+            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools, pinned=pinned)
             self._remember(session_key, session)
             self._changed.add(session_key)
             session.last_turn = turn
@@ -116,7 +124,9 @@ class Recall:
             if session.tools != tools:  # the session changed models: same memories, the tools line added or gone
                 session.tools = tools
                 if session.text is not None:
-                    session.text = render_block(session.block, episodes=session.episodes, tools=tools)
+                    session.text = render_block(
+                        session.block, episodes=session.episodes, tools=tools, pinned=session.pinned
+                    )
         if self._forget_dead_notes(session, live):
             self._changed.add(session_key)
         if session.last_turn != turn:
@@ -126,12 +136,13 @@ class Recall:
                 if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
 
-        notes, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
+        pins = [m.id for m in session.pinned.memories]
+        notes, ids = [], pins + [m.id for m in session.block] + [e.id for e in session.episodes]
         for note in session.notes:
             if note.before < len(messages) and _digest(messages[note.before]) == note.digest:
                 notes.append((note.before, note.text))
                 ids += [m.id for m in note.memories]
-        return Recalled(Placement(session.text, tuple(notes)), tuple(ids))
+        return Recalled(Placement(session.text, tuple(notes)), tuple(ids), len(pins))
 
     def forget_session(self, key: tuple[str, ...]) -> None:
         """A new conversation under a name an older one had: its block is chosen afresh."""
@@ -170,6 +181,10 @@ class Recall:
                 for n in session.notes
             ],
             "last_turn": session.last_turn.hex() if session.last_turn is not None else None,
+            "pinned": {
+                "profile": [m.to_json() for m in session.pinned.profile],
+                "environment": [m.to_json() for m in session.pinned.environment],
+            },
         }
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
@@ -180,6 +195,11 @@ class Recall:
             note.text = n["text"]
             notes.append(note)
         last = state.get("last_turn")
+        pins = state.get("pinned") or {}  # absent in state written before pins
+        pinned = Pinned(
+            tuple(Memory.from_json(m) for m in pins.get("profile", ())),
+            tuple(Memory.from_json(m) for m in pins.get("environment", ())),
+        )
         session = _Session(
             [Memory.from_json(m) for m in state["block"]],
             state["text"],
@@ -187,6 +207,7 @@ class Recall:
             [Episode.from_json(e) for e in state["episodes"]],
             last_turn=bytes.fromhex(last) if last else None,
             tools=state["tools"],
+            pinned=pinned,
         )
         self._remember(key, session)
 

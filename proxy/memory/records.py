@@ -4,7 +4,8 @@ The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) ex
 ``category``, ``source``, ``confidence``, ``superseded_by``, ``use_count``, ``last_used`` and the
 ``session`` it was saved in (so memories of one conversation can lend each other weight), and with where it
 came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``user_approved``
-(:mod:`proxy.memory.provenance`).
+(:mod:`proxy.memory.provenance`), and whether it is ``pinned`` (seed 002's fact files: always in the block,
+:mod:`proxy.memory.pins`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .provenance import TRUSTED, Provenance
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
 SCOPES = ("workspace", "user", "session", "global")
+PIN_SCOPES = ("user", "workspace")  # the user's profile and the workspace's environment (seed 002's user.md, env.md)
 # How sure we are of a memory, by how it was learned (seed 003); `extracted` comes from episode extraction.
 CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "extracted": 0.6}
 MAX_TEXT_CHARS = 500
@@ -77,6 +79,7 @@ class Memory:
     origin: str = "api"
     provenance: Provenance = TRUSTED
     embedding: Embedding | None = None
+    pinned: bool = False
 
     @property
     def live(self) -> bool:
@@ -111,6 +114,7 @@ class Memory:
             "last_used": None if self.last_used is None else format_ts(self.last_used),
             "origin": self.origin,
             **self.provenance.to_json(),
+            "pinned": self.pinned,
         }
         if embedding and self.embedding is not None:
             line["embedding"] = self.embedding.to_json()
@@ -132,6 +136,9 @@ class Memory:
         if isinstance(use_count, bool) or not isinstance(use_count, int):
             raise ValueError("use_count must be an integer")
         last_used = obj.get("last_used")
+        pinned = obj.get("pinned", False)
+        if not isinstance(pinned, bool):
+            raise ValueError("pinned must be a boolean")
         memory_id, text = _text(obj, "id"), _text(obj, "text")
         if memory_id is None or text is None:
             raise ValueError("id and text are required")
@@ -153,6 +160,7 @@ class Memory:
             origin=_text(obj, "origin") or "api",  # lines from before origins were recorded: see ORIGINS
             provenance=Provenance.of_memory(obj),
             embedding=Embedding.from_json(obj.get("embedding")),
+            pinned=pinned,
         )
 
     def used(self, now: float) -> Memory:
@@ -174,6 +182,7 @@ class MemoryDraft:
     origin: str = "api"
     provenance: Provenance = TRUSTED
     embedding: Embedding | None = None  # computed before the write when embeddings are on
+    pinned: bool = False
 
     def stored_as(self, memory_id: str, now: float) -> Memory:
         return Memory(
@@ -189,6 +198,7 @@ class MemoryDraft:
             origin=self.origin,
             provenance=self.provenance,
             embedding=self.embedding,
+            pinned=self.pinned,
         )
 
 
@@ -223,6 +233,7 @@ def check_draft(
         if isinstance(given, bool) or not isinstance(given, int | float) or not 0 <= given <= 1:
             raise MemoryRejected("'confidence' must be a number from 0 to 1", param="confidence")
         confidence = float(given)
+    pinned = check_pinned(fields, scope)
     for part in (text, *tags):
         finding = scan(part)
         if finding is not None:
@@ -232,7 +243,28 @@ def check_draft(
     created = None
     if imported:
         session, created = _check_imported(fields, time.time() if now is None else now)
-    return MemoryDraft(text, scope, tags, category, source, confidence, session, created, origin, provenance)
+    return MemoryDraft(
+        text, scope, tags, category, source, confidence, session, created, origin, provenance, pinned=pinned
+    )
+
+
+def check_pinned(fields: Mapping[str, Any], scope: str) -> bool:
+    """``pinned`` (the record's name; ``pin`` as the model's tool says it): a boolean, and only where a pin lives."""
+    given = fields.get("pinned")
+    name = "pinned"
+    if given is None:
+        given, name = fields.get("pin"), "pin"
+    if given is None:
+        return False
+    if not isinstance(given, bool):
+        raise MemoryRejected(f"'{name}' must be true or false", param=name)
+    if given and scope not in PIN_SCOPES:
+        raise MemoryRejected(
+            f"a pinned fact belongs to the user's profile (scope user) or the workspace's environment "
+            f"(scope workspace), not scope {scope}",
+            param="scope",
+        )
+    return given
 
 
 def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, float | None]:
