@@ -68,6 +68,13 @@ class StoreSettings(_Section):
     dsn: str | None = None
 
 
+class EmbeddingSettings(_Section):
+    # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
+    # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
+    model: str | None = None
+    deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
+
+
 class MemorySettings(_Section):
     inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
 
@@ -81,7 +88,12 @@ class MemorySettings(_Section):
     max_inject_count: int = Field(10, ge=0)
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
+    # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
+    # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
+    pinned_user_chars: int = Field(1200, ge=0)
+    pinned_env_chars: int = Field(800, ge=0)
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
+    embeddings: EmbeddingSettings = EmbeddingSettings()
 
 
 class ToolsSettings(_Section):
@@ -123,6 +135,13 @@ class ExtractionSettings(_Section):
     untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 
 
+class ContextSettings(_Section):
+    """Opt-in rewrites of what goes upstream (seeds 001 and 004): null leaves the client's conversation whole."""
+
+    offload_chars: int | None = Field(None, ge=1)  # an earlier turn's tool result longer than this becomes a MemoryRef
+    window_turns: int | None = Field(None, ge=1)  # user turns kept whole; older ones become an overview line each
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -132,6 +151,7 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     sessions: SessionsSettings = SessionsSettings()
     extraction: ExtractionSettings = ExtractionSettings()
+    context: ContextSettings = ContextSettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

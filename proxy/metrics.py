@@ -29,7 +29,7 @@ class Metrics:
         )
         self.writes = Counter(
             "memproxy_memory_writes",
-            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved).",
+            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved, edited).",
             ["result"],
             registry=self.registry,
         )

@@ -18,11 +18,14 @@ from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
+from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
+from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.key_files import FilesKeys
+from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.keys import KeyStore
 from .memory.service import MemoryService
@@ -32,14 +35,16 @@ from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
 from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
+from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
 
-if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg: only a postgres store loads them
+if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg, embeddings numpy: only their settings load them
     from .memory.backends.postgres import Database
+    from .memory.embeddings import Embeddings
 
 
 @dataclass
@@ -55,6 +60,7 @@ class Services:
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
+    context: ContextTiers  # offload and window (context.*), off unless configured
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -66,6 +72,8 @@ class Services:
             await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
+        if self.memory.embeddings is not None:
+            await self.memory.embeddings.start()  # the model loaded before the first request
         self.episodes.start()
         return self
 
@@ -105,6 +113,17 @@ def build_store(settings: Settings, database: Database | None = None, metrics: M
     return PostgresStore(database)
 
 
+def build_embeddings(settings: Settings) -> Embeddings | None:
+    """The embedding model for hybrid ranking (``memory.embeddings.model``), else None: numpy and the model are
+    never imported on the lexical path."""
+    chosen = settings.memory.embeddings
+    if chosen.model is None:
+        return None
+    from .memory.embeddings import Embeddings
+
+    return Embeddings(chosen.model, deadline_s=chosen.deadline_ms / 1000)
+
+
 def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:
     database = database or build_database(settings)
     if database is None:
@@ -121,6 +140,16 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     from .memory.backends.pg_keys import PostgresKeys
 
     return PostgresKeys(database)
+
+
+def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
+    """Offloaded tool outputs, beside the owner's memories (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesDetails(Path(settings.store.path))
+    from .memory.backends.pg_details import PostgresDetails
+
+    return PostgresDetails(database)
 
 
 def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
@@ -187,7 +216,11 @@ def build_services(
         tools=settings.tools.enabled,
         episodes=build_episode_store(settings, database),
         sessions=sessions,
+        details=build_detail_store(settings, database),
+        embeddings=build_embeddings(settings),
     )
+    proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
     return Services(
         settings=settings,
         upstream=upstream,
@@ -202,6 +235,7 @@ def build_services(
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
+        context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
         database=database,
     )
 

@@ -159,7 +159,17 @@ async def _copy_memories(conn: asyncpg.Connection, owner: Owner, memories: list[
         "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body, changed)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         [
-            (m.id, m.number, key, owner.user, owner.workspace, m.created, m.superseded_by, m.to_json(), version)
+            (
+                m.id,
+                m.number,
+                key,
+                owner.user,
+                owner.workspace,
+                m.created,
+                m.superseded_by,
+                m.to_json(embedding=True),
+                version,
+            )
             for m in fresh
         ],
     )

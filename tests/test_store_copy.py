@@ -18,10 +18,11 @@ from proxy.memory.backends.key_files import FilesKeys
 from proxy.memory.backends.pg_memories import PostgresStore
 from proxy.memory.backends.postgres import Database
 from proxy.memory.episodes import Episode, episode_id
-from proxy.memory.records import MemoryDraft
+from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
 ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "default")
+EMBEDDING = Embedding("sentence-transformers/all-MiniLM-L6-v2", bytes(768))
 T0 = 1_700_000_000.0
 
 
@@ -35,11 +36,12 @@ async def fill(root: Path) -> dict[str, str]:
     ids = {}
     for owner, text, scope in [
         (ADA, "Staging runs Postgres 15", "workspace"),
-        (ADA_USER, "Ada prefers tabs", "user"),
+        (ADA_USER, "Ada prefers tabs", "user"),  # embedded: the copy keeps its vector
         (BOB, "Bob deploys with Nomad", "workspace"),
         (GLOBAL, "The office is in Lisbon", "global"),
     ]:
-        ids[text] = (await store.add(owner, draft(text, scope), max_total=100)).id
+        embedding = EMBEDDING if scope == "user" else None
+        ids[text] = (await store.add(owner, draft(text, scope, embedding=embedding), max_total=100)).id
     newer = await store.add(
         ADA, draft("Staging runs Postgres 16"), max_total=100, supersedes=[ids["Staging runs Postgres 15"]]
     )
@@ -96,7 +98,7 @@ async def read(dsn: str) -> dict[str, object]:
     store = PostgresStore(database)
     try:
         ada = {m.text: m for m in await store.view(ADA)}
-        user_wide = [m.text for m in await store.view(ADA_USER)]
+        user_wide = [(m.text, m.embedding) for m in await store.view(ADA_USER)]
         bob = [m.text for m in await store.view(BOB)]
         fresh = await store.add(BOB, draft("Bob's laptop is a ThinkPad"), max_total=100)
     finally:
@@ -117,7 +119,7 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     old, new = ada["Staging runs Postgres 15"], ada["Staging runs Postgres 16"]
     assert (old.id, new.id) == (ids["Staging runs Postgres 15"], ids["Staging runs Postgres 16"])
     assert old.superseded_by == new.id and new.use_count == 3 and new.origin == old.origin
-    assert found["user"] == ["Ada prefers tabs"] and found["bob"] == ["Bob deploys with Nomad"]
+    assert found["user"] == [("Ada prefers tabs", EMBEDDING)] and found["bob"] == ["Bob deploys with Nomad"]
     fresh = found["fresh"]
     assert fresh.number > max(int(i.removeprefix("m-")) for i in ids.values())  # type: ignore[union-attr]
 

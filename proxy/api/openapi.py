@@ -37,6 +37,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         401: "no identity, or (auth.mode: keys) no valid memproxy key",
         403: "a global memory without an admin key, or a personal key naming another user",
         404: "not found here",
+        409: "a pin past its cap (pinned_cap_exceeded) or already pinned (duplicate_pin): nothing stored",
         405: "this path does not take this method",
         413: "the body is over server.max_body_bytes",
         503: "the memory store failed",
@@ -86,6 +87,7 @@ _SCHEMAS: dict[str, Any] = {
             "untrusted": {"type": "boolean", "description": "written by a session that took in untrusted content"},
             "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it saw"},
             "user_approved": {"type": "boolean", "description": "a person approved it: an untrusted one is held till"},
+            "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
         }
     ),
     "NewMemory": _object(
@@ -99,8 +101,39 @@ _SCHEMAS: dict[str, Any] = {
             "scope": {"enum": list(SCOPES), "default": "workspace"},
             "category": {"enum": list(CATEGORIES), "default": "fact"},
             "source": {"enum": list(CONFIDENCE_BY_SOURCE), "default": "explicit"},
+            "pinned": {
+                "type": "boolean",
+                "default": False,
+                "description": "pin it (scope user: the user's profile; workspace: the workspace's environment); "
+                "`pin` is taken too",
+            },
         },
         required=("text",),
+    ),
+    "MemoryEdit": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
+            "tags": {"type": "array", "maxItems": MAX_TAGS, "items": {"type": "string", "maxLength": MAX_TAG_CHARS}},
+            "category": {"enum": list(CATEGORIES)},
+            "pinned": {"type": "boolean", "description": "false unpins it; true pins it, within its place's cap"},
+        },
+        "description": "only the fields to change; any other field is a 400",
+    },
+    "Edited": _object({"ok": {"const": True}, "id": {"type": "string"}, "memory": _ref("Memory")}),
+    "PinnedPlace": _object(
+        {
+            "cap": {"type": "integer", "description": "characters of text its pins may hold"},
+            "setting": {"enum": ["memory.pinned_user_chars", "memory.pinned_env_chars"]},
+            "chars": {"type": "integer", "description": "characters its pins hold"},
+            "memories": {"type": "array", "items": _ref("Memory"), "description": "oldest first, as blocks show them"},
+        }
+    ),
+    "PinnedList": _object(
+        {
+            "user": {**_ref("PinnedPlace"), "description": "the user's profile, in every workspace"},
+            "workspace": {**_ref("PinnedPlace"), "description": "this workspace's environment"},
+        }
     ),
     "MemoryList": _object({"count": {"type": "integer"}, "memories": {"type": "array", "items": _ref("Memory")}}),
     "Stored": _object(
@@ -263,7 +296,7 @@ _PATHS: dict[str, Any] = {
             "responses": {
                 "201": _json(_ref("Stored"), "stored"),
                 "200": _json(_ref("Stored"), "already stored: the existing memory"),
-                **_errors(*_COMMON, 413),
+                **_errors(*_COMMON, 409, 413),
             },
         },
     },
@@ -273,6 +306,21 @@ _PATHS: dict[str, Any] = {
             _json(_ref("Deleted"), "deleted"),
             404,
             parameters=[_path_id("memory_id", "m-<n>")],
+        ),
+        "patch": _operation(
+            "Edit one of your memories in place (same id): text, tags, category, pinned; checked and scanned as new",
+            _json(_ref("Edited"), "edited; a session's frozen block shows it from its next block"),
+            404,
+            409,
+            413,
+            parameters=[_path_id("memory_id", "m-<n>")],
+            requestBody={"required": True, "content": {"application/json": {"schema": _ref("MemoryEdit")}}},
+        ),
+    },
+    "/memory/pinned": {
+        "get": _operation(
+            "Your pinned facts: the user's profile and this workspace's environment, with their caps",
+            _json(_ref("PinnedList"), "pinned facts by place"),
         )
     },
     "/memory/memories/{memory_id}/approve": {
@@ -280,6 +328,7 @@ _PATHS: dict[str, Any] = {
             "Approve a held memory: it may be injected and searched from now on",
             _json(_ref("Stored"), "approved"),
             404,
+            409,
             parameters=[_path_id("memory_id", "m-<n>")],
         )
     },

@@ -159,3 +159,24 @@ async def test_real_answers_match_the_documented_schemas(app, document) -> None:
     await call("post", "/memory/forget-all", json={})  # 400
     await call("post", "/memory/forget-all", json={"confirm": True})
     await call("get", "/memory/memories", headers={"x-memory-user": ""})  # 400 or 401
+
+
+@pytest.mark.anyio
+async def test_pinned_facts_answers_match_the_documented_schemas(app, document) -> None:
+    _, client = app
+
+    async def call(method: str, template: str, path: str | None = None, **options: Any) -> httpx.Response:
+        response = await client.request(method.upper(), path or template, headers=ADA, **options)
+        matches(document, template, method, response)
+        return response
+
+    pinned = await call("post", "/memory/memories", json={"text": "Ada writes Go", "scope": "user", "pinned": True})
+    await call("post", "/memory/memories", json={"text": "ada writes go", "scope": "user", "pinned": True})  # 409
+    await call("post", "/memory/memories", json={"text": "x" * 500, "pinned": True})
+    await call("post", "/memory/memories", json={"text": "y " * 200, "pinned": True})  # past the cap: 409
+    await call("get", "/memory/pinned")
+    path = f"/memory/memories/{pinned.json()['id']}"
+    await call("patch", "/memory/memories/{memory_id}", path, json={"text": "Ada writes Go and Rust"})
+    await call("patch", "/memory/memories/{memory_id}", path, json={"pinned": False})
+    await call("patch", "/memory/memories/{memory_id}", path, json={"scope": "global"})  # 400
+    await call("patch", "/memory/memories/{memory_id}", "/memory/memories/m-404", json={"pinned": True})  # 404

@@ -13,7 +13,7 @@ import pytest
 
 from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
-from proxy.memory.records import Memory, MemoryDraft
+from proxy.memory.records import Embedding, Memory, MemoryDraft
 from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
@@ -257,6 +257,9 @@ class BrokenStore:
         raise StoreUnavailable("the disk is on fire")
 
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:

@@ -110,4 +110,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX kept_turns_expires ON kept_turns (expires_at);
         """,
     ),
+    (
+        "0009_details",
+        """
+        CREATE TABLE details (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            id text NOT NULL,  -- r-<16 hex>: content-addressed, so a row never changes once written
+            created double precision NOT NULL,
+            body jsonb NOT NULL,  -- Detail.to_json(): the redacted tool output, its tool and arguments
+            PRIMARY KEY (owner_key, id)
+        );
+        """,
+    ),
 )
