@@ -38,13 +38,14 @@ sys.path.insert(0, str(HERE.parent))
 from results_file import write_results  # noqa: E402
 
 from proxy.memory.fusion import fuse_reciprocal_rank, fuse_weighted, rare_word_score  # noqa: E402
+from proxy.memory.query import conversation_query  # noqa: E402
 from proxy.memory.ranking import MemoryIndex, Query, Scored  # noqa: E402
 from proxy.memory.records import Memory, parse_ts  # noqa: E402
 
 DATA = HERE / "conversations"
 RESULTS = HERE.parent / "results" / "retrieval_hybrid.json"
 NOW = parse_ts("2026-10-01T09:00:00Z")
-TYPES = ("single", "multi", "temporal")
+TYPES = ("single", "multi", "temporal", "followup")
 DEPTH = 10
 WEIGHTS = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 FLOORS = (0.0, 0.1, 0.2, 0.3)
@@ -129,8 +130,9 @@ async def main() -> int:
         query_wall.append(1000 * (time.perf_counter() - wall))
         query_cpu.append(1000 * (time.process_time() - cpu))
 
-    def lexical(q: dict[str, Any]) -> list[Scored]:
-        return indexes[q["user"]].rank(Query.of(q["question"]), now=NOW, limit=DEPTH)
+    def lexical(q: dict[str, Any]) -> list[Scored]:  # as recall ranks: the question in its conversation
+        messages = [*q["context"], {"role": "user", "content": q["question"]}]
+        return indexes[q["user"]].rank(conversation_query(messages, len(messages) - 1), now=NOW, limit=DEPTH)
 
     def semantic(q: dict[str, Any]) -> list[Scored]:
         bound = embeddings.bind(qvectors[q["id"]])
