@@ -14,7 +14,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
@@ -82,6 +82,19 @@ class MemorySettings(_Section):
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
+    # Merge on write (seed 002's bands, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
+    # closest one: at or above merge_threshold the same memory, below add_threshold a different one, and between the
+    # two the extraction job asks its model (same, update, different).
+    merge_threshold: float = Field(0.7, ge=0, le=1)
+    add_threshold: float = Field(0.3, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _bands_in_order(self) -> MemorySettings:
+        if self.add_threshold > self.merge_threshold:
+            raise ValueError(
+                f"add_threshold ({self.add_threshold}) must not be above merge_threshold ({self.merge_threshold})"
+            )
+        return self
 
 
 class ToolsSettings(_Section):

@@ -32,13 +32,16 @@ from ..config import Settings
 from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.merging import Judge, Verdict
 from ..memory.provenance import Provenance
+from ..memory.records import Memory
 from ..memory.service import MemoryService
 from ..memory.store import Owner
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
 from .jobs import Job, Jobs, new_job
+from .judgement import judgement_messages, parse_verdict
 from .sessions import Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .untrusted import UntrustedTools
@@ -313,7 +316,7 @@ class EpisodeService:
             await self.jobs.done(job.id)
             return False
         if episode.provenance.replayable:
-            await self._remember(episode)
+            await self._remember(episode, judge=self._judge(job), since=job.created_at)
         await self.jobs.done(job.id)
         self.metrics.extraction_jobs.labels("done").inc()
         held = "" if episode.provenance.replayable else " (untrusted: held for approval)"
@@ -359,14 +362,18 @@ class EpisodeService:
             model=model,
         )
 
-    async def _remember(self, episode: Episode) -> None:
-        """Replayable facts become memories through the one write path: scan, then merge or supersede.
+    async def _remember(self, episode: Episode, *, judge: Judge | None = None, since: float | None = None) -> None:
+        """Replayable facts become memories through the one write path: scan, then merge, supersede or add.
 
         They carry the episode's provenance: an approved episode's facts are approved too (and say where they
-        came from), so they are injected and searched like any trusted memory.
+        came from), so they are injected and searched like any trusted memory. ``judge`` settles the middle
+        similarity band (the job's own model; an approval, on a person's request, goes without and keeps both).
+        ``since``: the job's start; a forget-all after it stops the remaining facts (judging them takes a while).
         """
         caller = Identity(episode.user, episode.workspace)
         for fact in episode.facts:
+            if since is not None and since <= self._forgotten.get((episode.user, episode.workspace), 0.0):
+                return
             try:
                 stored = await self.memory.add(
                     caller,
@@ -374,6 +381,7 @@ class EpisodeService:
                     origin="extraction",
                     session=episode.session_id,
                     provenance=episode.provenance,
+                    judge=judge,
                 )
             except MemoryRejected as exc:
                 self.metrics.extraction_facts.labels("rejected").inc()
@@ -381,6 +389,34 @@ class EpisodeService:
                 continue
             outcome = "merged" if stored.unchanged else "superseded" if stored.superseded else "stored"
             self.metrics.extraction_facts.labels(outcome).inc()
+
+    def _judge(self, job: Job) -> Judge:
+        """Asks the job's extraction model whether a fact is the same as, updates or differs from a memory.
+
+        Any failure (the call, or an answer that is not the verdict asked for) is ``different``: both are kept,
+        and the job goes on; its episode is written already, and a lost judgement only costs a near-duplicate.
+        """
+
+        async def judge(fact: str, memory: Memory) -> Verdict:
+            try:
+                answer = await self.extractor.extract(
+                    judgement_messages(fact, memory.text), session_model=job.model, client_key=self.key_of(job.user)
+                )
+            except Exception as exc:  # noqa: BLE001 - the safe fallback, whatever went wrong
+                self.metrics.extraction_judgements.labels("failed").inc()
+                log.warning("extraction job %s: judging a fact against %s failed, both kept: %s", job.id, memory.id,
+                            getattr(exc, "message", None) or type(exc).__name__)  # fmt: skip
+                return "different"
+            self.metrics.extraction_tokens.labels("prompt").inc(answer.prompt_tokens)
+            self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)
+            verdict = parse_verdict(answer.text)
+            self.metrics.extraction_judgements.labels(verdict or "unreadable").inc()
+            if verdict is None:
+                log.warning("extraction job %s: the judgement of a fact against %s was unreadable, both kept",
+                            job.id, memory.id)  # fmt: skip
+            return verdict or "different"
+
+        return judge
 
     # -- management ---------------------------------------------------------------------------------------
 

@@ -32,11 +32,13 @@ from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
 from .episodes import Episode, EpisodeIndex, EpisodeStore
+from .merging import Judge, Verdict, band, protects, settle
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
+from .similarity import Similarity, lexical
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 log = logging.getLogger("proxy.memory")
@@ -45,7 +47,6 @@ STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
-SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): above it a new memory replaces the old
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class Stored:
     memory: Memory
     superseded: Memory | None = None  # the near-duplicate it replaced
     unchanged: bool = False  # the same memory was there already (a retried store): nothing written
+    verdict: Verdict | None = None  # what the judge said, when the write asked it
 
 
 @dataclass(slots=True)
@@ -79,8 +81,10 @@ class MemoryService:
         tools: bool = False,
         episodes: EpisodeStore | None = None,
         sessions: SessionState | None = None,
+        similarity: Similarity = lexical,
     ) -> None:
         self.store = store
+        self.similarity = similarity  # merge on write decides by it (memory/similarity.py: embeddings plug in here)
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
@@ -197,13 +201,17 @@ class MemoryService:
         origin: str,
         session: str | None = None,
         provenance: Provenance = TRUSTED,
+        judge: Judge | None = None,
     ) -> Stored:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
 
-        Supersede instead of duplicate (seed 003): a near-duplicate in the same place is replaced, and the very
-        same memory stored again (a client retrying a request) is left as it is. A held write (``provenance``
-        of an untrusted session) replaces nothing: it is stored beside whatever it resembles, for a person to
-        approve.
+        Supersede instead of duplicate (seed 003) by seed 002's bands (:mod:`proxy.memory.merging`): a memory
+        in the same place at or above ``memory.merge_threshold`` is superseded by a new wording and left as it
+        is by the very same one (a client retrying a request); below it the new memory is added, except that
+        between ``memory.add_threshold`` and it, ``judge`` (the extraction job's model, never a request's) is
+        asked whether the new one is the same, an update or different. An extracted fact never supersedes a
+        stated memory. A held write (``provenance`` of an untrusted session) replaces nothing: it is stored
+        beside whatever it resembles, for a person to approve.
         """
         try:
             draft = check_draft(fields, session=session or caller.session, origin=origin, provenance=provenance)
@@ -212,7 +220,7 @@ class MemoryService:
             self.metrics.writes.labels("rejected").inc()
             raise
         view = await self.store.view(owner)
-        match = view.closest(draft.text, now=time.time())
+        match = await self.similarity(draft.text, view, now=time.time())
         if draft.provenance.held:
             same = [m for m in view.held() if _same_place(m, draft) and _same_memory(m, draft)]
             if match is not None and _same_place(match[0], draft) and _same_memory(match[0], draft):
@@ -223,18 +231,28 @@ class MemoryService:
             memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
             self.metrics.writes.labels("held").inc()
             return Stored(memory)
-        previous = None
-        if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
+        action, previous, verdict = "add", None, None
+        if match is not None and _same_place(match[0], draft):
             previous = match[0]
-            weaker = draft.source == "extracted" and previous.confidence > draft.confidence
-            if _same_memory(previous, draft) or weaker:
-                # An extracted fact near one the user or model stated is merged into it, never replacing it.
+            if _same_memory(previous, draft):
                 self.metrics.writes.labels("unchanged").inc()
                 return Stored(previous, unchanged=True)
-        supersedes = (previous.id,) if previous is not None else ()
+            found = band(match[1], add_threshold=self.settings.add_threshold,
+                         merge_threshold=self.settings.merge_threshold)  # fmt: skip
+            if found == "judge" and judge is not None:
+                verdict = await judge(draft.text, previous)
+            protected = protects(
+                previous, extracted=origin == "extraction", source=draft.source, confidence=draft.confidence
+            )
+            action = settle(found, verdict, protected=protected)
+        if action == "merge":
+            assert previous is not None
+            self.metrics.writes.labels("unchanged").inc()
+            return Stored(previous, unchanged=True, verdict=verdict)
+        supersedes = (previous.id,) if action == "supersede" and previous is not None else ()
         memory = await self.store.add(owner, draft, max_total=self.settings.max_total, supersedes=supersedes)
         self.metrics.writes.labels("stored").inc()
-        return Stored(memory, previous)
+        return Stored(memory, previous if supersedes else None, verdict=verdict)
 
     async def delete(
         self, caller: Identity, memory_id: str, *, session: str | None = None, provenance: Provenance = TRUSTED
@@ -342,9 +360,9 @@ class MemoryService:
             if not memory.held:
                 return Stored(memory, unchanged=True)
             approved = replace(memory, provenance=memory.provenance.approved())
-            match = view.closest(memory.text, now=time.time()) if memory.live else None
+            match = await self.similarity(memory.text, view, now=time.time()) if memory.live else None
             previous = None
-            if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], memory):
+            if match is not None and match[1] >= self.settings.merge_threshold and _same_place(match[0], memory):
                 previous = match[0]
             retired = [replace(previous, superseded_by=memory.id)] if previous is not None else []
             if memory_id not in await self.store.replace(owner, [approved, *retired]):

@@ -1,0 +1,33 @@
+"""How alike a new memory is to the most similar one already stored: the number merge on write decides by.
+
+A :class:`Similarity` finds, among an owner's live memories (held ones are never candidates), the one most
+like a text and says how alike they are as a number in [0, 1]: 1 for the same content, 0 for nothing shared.
+The bands in :mod:`proxy.memory.merging` (0.3 and 0.7) read that number.
+
+The default, :func:`lexical`, is :meth:`MemoryIndex.closest`: a cosine over the two texts' distinct stemmed
+words, each weighted by its idf over the owner's memories, that is their shared words' weight normalised by
+each text's self-score, ``dot(a, b) / sqrt(dot(a, a) * dot(b, b))``. A rewording that keeps the rare words
+("The API server is written in Rust" after "... in Go") scores about 0.55, a restatement near 1, and a
+change told in other words ("we moved the deploy target to GCP europe-west1" after "Deploy target is AWS
+us-east-1") about 0.2: words cannot see that those two are about one thing. An embedding model can, so this
+is the seam where one plugs in: any async callable of this shape, given to ``MemoryService(similarity=...)``,
+e.g. the cosine of the two texts' embeddings (clipped to [0, 1]). It runs on every write (API, CLI, the
+model's ``memory_store``, extraction), so it must be quick or do its heavy work off the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .ranking import MemoryIndex
+from .records import Memory
+
+
+class Similarity(Protocol):
+    async def __call__(self, text: str, view: MemoryIndex, *, now: float) -> tuple[Memory, float] | None:
+        """The live memory of ``view`` most like ``text`` and how alike, in [0, 1]; None when none is at all."""
+        ...
+
+
+async def lexical(text: str, view: MemoryIndex, *, now: float) -> tuple[Memory, float] | None:
+    return view.closest(text, now=now)
