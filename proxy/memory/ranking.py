@@ -27,6 +27,10 @@ RECENCY_WEIGHT = 0.15  # at most +15% for a memory saved just now, halving every
 RECENCY_HALF_LIFE_S = 30 * 86400
 RELATED_SHARE = 0.25  # a matched memory lends this share of its score to memories saved beside it
 RELATED_WINDOW_S = 3600
+# closest() weighs words by idf as if the owner held at least this many memories: over a handful, every word is
+# rare, new words outweigh shared ones and a reworded update scores below 0.3 (bench/merging/bands.py: 15 of 15
+# updates in a new user's store, 2 of 15 with this floor, as among 336 memories of history).
+SIMILARITY_CORPUS_FLOOR = 100
 MAX_QUERY_TERMS = 64
 QUERY_HEAD_TAIL_CHARS = 2000  # a pasted log in a message: rank on its start and end
 # Past this many memories, words in more than COMMON_SHARE of them are skipped: they barely move BM25 and
@@ -158,12 +162,14 @@ class MemoryIndex:
 
         Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
         topics" apart from "the search team owns the search topics": what they share is what every memory says.
-        Only the best BM25 matches are candidates.
+        The cosine is the shared words' weight over both texts' self-scores, so it is 1 for the same words and 0
+        for none; idf counts at least ``SIMILARITY_CORPUS_FLOOR`` memories, so the bands (0.3, 0.7) mean the
+        same for a new user as for one with history. Only the best BM25 matches are candidates.
         """
         words = frozenset(terms(text))
         if not words:
             return None
-        count = len(self._lengths)
+        count = max(len(self._lengths), SIMILARITY_CORPUS_FLOOR)
         postings = self._postings
 
         def weight(term: str) -> float:
