@@ -58,7 +58,9 @@ def report(title: str, found: dict[str, Counter[str]]) -> None:
     missed = found["update"]["different"]
     merged = found["different"]["same"]
     calls = sum(found[label]["judge"] for label in LABELS)
-    print(f"  judgement calls {calls}/45; updates missed (below 0.3) {missed}/15; different facts merged away {merged}/15")  # noqa: T201
+    print(  # noqa: T201
+        f"  judgement calls {calls}/45; updates missed (below 0.3) {missed}/15; different facts merged away {merged}/15"
+    )
 
 
 def main() -> None:
