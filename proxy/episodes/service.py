@@ -54,6 +54,10 @@ MIN_SWEEP_S = 0.2  # ...and at most this often
 MAX_WAIT_S = 60.0  # the worker looks for jobs other processes queued at least this often
 
 
+class _Forgotten(Exception):
+    """The job's user forgot everything while one of its facts was being judged: keep nothing more."""
+
+
 class SessionNotFound(InvalidRequest):
     status = 404
     code = "session_not_found"
@@ -383,6 +387,8 @@ class EpisodeService:
                     provenance=episode.provenance,
                     judge=judge,
                 )
+            except _Forgotten:
+                return
             except MemoryRejected as exc:
                 self.metrics.extraction_facts.labels("rejected").inc()
                 log.warning("episode %s: a fact was not stored: %s", episode.id, exc.message)
@@ -403,9 +409,13 @@ class EpisodeService:
                     judgement_messages(fact, memory.text), session_model=job.model, client_key=self.key_of(job.user)
                 )
             except Exception as exc:  # noqa: BLE001 - the safe fallback, whatever went wrong
+                answer = None
                 self.metrics.extraction_judgements.labels("failed").inc()
                 log.warning("extraction job %s: judging a fact against %s failed, both kept: %s", job.id, memory.id,
                             getattr(exc, "message", None) or type(exc).__name__)  # fmt: skip
+            if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+                raise _Forgotten  # while the model thought: the fact must not be written now
+            if answer is None:
                 return "different"
             self.metrics.extraction_tokens.labels("prompt").inc(answer.prompt_tokens)
             self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)

@@ -32,7 +32,7 @@ from ..metrics import Metrics
 from .block import Placement
 from .caller import Identity
 from .episodes import Episode, EpisodeIndex, EpisodeStore
-from .merging import Judge, Verdict, band, protects, settle
+from .merging import Judge, band, protects, settle
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
@@ -62,7 +62,6 @@ class Stored:
     memory: Memory
     superseded: Memory | None = None  # the near-duplicate it replaced
     unchanged: bool = False  # the same memory was there already (a retried store): nothing written
-    verdict: Verdict | None = None  # what the judge said, when the write asked it
 
 
 @dataclass(slots=True)
@@ -231,7 +230,7 @@ class MemoryService:
             memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
             self.metrics.writes.labels("held").inc()
             return Stored(memory)
-        action, previous, verdict = "add", None, None
+        action, previous = "add", None
         if match is not None and _same_place(match[0], draft):
             previous = match[0]
             if _same_memory(previous, draft):
@@ -239,8 +238,7 @@ class MemoryService:
                 return Stored(previous, unchanged=True)
             found = band(match[1], add_threshold=self.settings.add_threshold,
                          merge_threshold=self.settings.merge_threshold)  # fmt: skip
-            if found == "judge" and judge is not None:
-                verdict = await judge(draft.text, previous)
+            verdict = await judge(draft.text, previous) if found == "judge" and judge is not None else None
             protected = protects(
                 previous, extracted=origin == "extraction", source=draft.source, confidence=draft.confidence
             )
@@ -248,11 +246,11 @@ class MemoryService:
         if action == "merge":
             assert previous is not None
             self.metrics.writes.labels("unchanged").inc()
-            return Stored(previous, unchanged=True, verdict=verdict)
+            return Stored(previous, unchanged=True)
         supersedes = (previous.id,) if action == "supersede" and previous is not None else ()
         memory = await self.store.add(owner, draft, max_total=self.settings.max_total, supersedes=supersedes)
         self.metrics.writes.labels("stored").inc()
-        return Stored(memory, previous if supersedes else None, verdict=verdict)
+        return Stored(memory, previous if supersedes else None)
 
     async def delete(
         self, caller: Identity, memory_id: str, *, session: str | None = None, provenance: Provenance = TRUSTED

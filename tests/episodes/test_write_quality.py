@@ -4,6 +4,7 @@ by an extracted fact. The model is proxy.testing's FakeExtractor, as a user's te
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -246,3 +247,22 @@ async def test_the_judgement_only_ever_sees_the_users_own_memories(service: Epis
     await extract(service, "s2", KUBERNETES)  # ada has nothing like it: added, nobody asked
     assert model(service).judged == []
     assert await live(service) == [KUBERNETES] and await live(service, bob) == [NOMAD]
+
+
+async def test_a_forget_all_while_a_fact_is_judged_keeps_nothing_more(service: EpisodeService) -> None:
+    await extract(service, "s1", NOMAD)
+    fake = model(service)
+    ask = fake.extract
+
+    async def forgetting(messages: list[dict[str, str]], **call: Any) -> Any:
+        answer = await ask(messages, **call)
+        if fake.judged and len(fake.judged) == 1:  # the user forgets everything while the model judges
+            await service.forget(ADA)
+            await service.memory.forget_all(ADA)
+        return answer
+
+    fake.extract = forgetting  # type: ignore[method-assign]
+    fake.verdicts.append("different")
+    await extract(service, "s2", KUBERNETES, EDITOR)
+    assert await live(service) == [] and await service.memory.export(ADA) == []
+    assert await service.jobs.all() == []
