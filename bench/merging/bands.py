@@ -1,12 +1,13 @@
 """Do seed 002's merge-on-write bands mean something for memproxy's similarity? Run: python bench/merging/bands.py
 
-``pairs.jsonl`` holds 45 pairs of an existing memory and a new fact, labelled ``same`` (a restatement), ``update``
-(the same subject, a changed value) or ``different``. Each new fact is written against the existing memory alone
-(a new user's store) and against it among the 336 memories of ``bench/retrieval/memories.jsonl`` (a user with
-history), and the similarity the write path computes (:mod:`proxy.memory.similarity`) puts it in a band: below
-0.3 added, 0.3-0.7 judged by the extraction model, 0.7 and above the same memory. Printed: per label, how many
-land in each band (and how many matched another memory than their pair's), and what that costs: judgement calls,
-updates missed (below the band: both kept, the old one still shown), and different facts merged away.
+``pairs.jsonl`` holds 48 pairs of an existing memory and a new fact, labelled ``same`` (15 restatements),
+``update`` (15: the same subject, a changed value) or ``different`` (18, three of them one word apart). Each new
+fact is written against the existing memory alone (a new user's store) and against it among the first 10, 30 and
+all 336 memories of ``bench/retrieval/memories.jsonl`` (a user with history), and the similarity the write path
+computes (:mod:`proxy.memory.similarity`) puts it in a band: below 0.3 added, 0.3-0.7 judged by the extraction
+model, 0.7 and above the same memory. Printed: per label, how many land in each band (and how many matched another
+memory than their pair's), and what that costs: judgement calls, updates missed (below the band: both kept, the
+old one still shown), and different facts merged away (lost).
 """
 
 from __future__ import annotations
@@ -55,11 +56,12 @@ def report(title: str, found: dict[str, Counter[str]]) -> None:
     for label in LABELS:
         row = found[label]
         print(f"  {label:10} {row['different']:9d} {row['judge']:7d} {row['same']:6d} {row['other memory']:6d}")  # noqa: T201
-    missed = found["update"]["different"]
-    merged = found["different"]["same"]
+    total = {label: sum(found[label][b] for b in BANDS) for label in LABELS}
+    missed, merged = found["update"]["different"], found["different"]["same"]
     calls = sum(found[label]["judge"] for label in LABELS)
     print(  # noqa: T201
-        f"  judgement calls {calls}/45; updates missed (below 0.3) {missed}/15; different facts merged away {merged}/15"
+        f"  judgement calls {calls}/{sum(total.values())}; updates missed (below 0.3: both kept) "
+        f"{missed}/{total['update']}; different facts merged away (0.7 and above) {merged}/{total['different']}"
     )
 
 
@@ -67,7 +69,8 @@ def main() -> None:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     history = [Memory.from_json(line) for line in load(BACKGROUND)]
     report("a new user's store (the pair's memory alone)", asyncio.run(measure(lexical, [])))
-    report(f"among {len(history)} memories of history", asyncio.run(measure(lexical, history)))
+    for size in (10, 30, len(history)):
+        report(f"among {size} memories of history", asyncio.run(measure(lexical, history[:size])))
 
 
 if __name__ == "__main__":

@@ -28,8 +28,8 @@ RECENCY_HALF_LIFE_S = 30 * 86400
 RELATED_SHARE = 0.25  # a matched memory lends this share of its score to memories saved beside it
 RELATED_WINDOW_S = 3600
 # closest() weighs words by idf as if the owner held at least this many memories: over a handful, every word is
-# rare, new words outweigh shared ones and a reworded update scores below 0.3 (bench/merging/bands.py: 15 of 15
-# updates in a new user's store, 2 of 15 with this floor, as among 336 memories of history).
+# rare, the new fact's words outweigh the shared ones and every reworded update scores below 0.3
+# (bench/merging/bands.py: all 15 updates in a new user's store without it, 4 with it, 5 among 336 memories).
 SIMILARITY_CORPUS_FLOOR = 100
 MAX_QUERY_TERMS = 64
 QUERY_HEAD_TAIL_CHARS = 2000  # a pasted log in a message: rank on its start and end
@@ -158,13 +158,15 @@ class MemoryIndex:
         return self._memories.pop(memory_id)
 
     def closest(self, text: str, *, now: float, candidates: int = 20) -> tuple[Memory, float] | None:
-        """The live memory most like ``text``, with its similarity: cosine over distinct stemmed words, idf-weighted.
+        """The live memory most like ``text``, with its similarity in [0, 1]: merge on write's bands read it.
 
-        Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
-        topics" apart from "the search team owns the search topics": what they share is what every memory says.
-        The cosine is the shared words' weight over both texts' self-scores, so it is 1 for the same words and 0
-        for none; idf counts at least ``SIMILARITY_CORPUS_FLOOR`` memories, so the bands (0.3, 0.7) mean the
-        same for a new user as for one with history. Only the best BM25 matches are candidates.
+        A weighted Jaccard over the two texts' distinct stemmed words, each weighing its idf squared: the shared
+        words' weight over the weight of all the words either has, 1 for the same words and 0 for none. Weighting
+        by idf keeps "the payments team owns the payments topics" apart from "the search team owns the search
+        topics": what they share is what every memory says. Jaccard rather than cosine, so one differing word
+        of four ("User's alpha project uses Rust", "User's beta project ...") is 0.6, for the model to judge,
+        not 0.75, the same memory. idf counts at least ``SIMILARITY_CORPUS_FLOOR`` memories, so the bands mean
+        the same for a new user as for one with history. Only the best BM25 matches are candidates.
         """
         words = frozenset(terms(text))
         if not words:
@@ -182,7 +184,7 @@ class MemoryIndex:
         for scored in self.rank(Query(tuple(words)[:MAX_QUERY_TERMS]), now=now, limit=candidates):
             theirs = self._doc_terms[scored.memory.id][0]
             shared = sum(mine[term] for term in theirs if term in mine)
-            similarity = shared / math.sqrt(norm * sum(mine.get(term) or weight(term) for term in theirs))
+            similarity = shared / (norm + sum(mine.get(term) or weight(term) for term in theirs) - shared)
             if best is None or similarity > best[1]:
                 best = (scored.memory, similarity)
         return best

@@ -29,8 +29,8 @@ pytestmark = pytest.mark.anyio
 
 ADA = Identity("ada")
 NOMAD = "The billing service is deployed with Nomad"
-KUBERNETES = "The billing service is now deployed with Kubernetes on GKE"  # lexically 0.6 from NOMAD: judged
-NOMAD_AGAIN = "The user's billing service is deployed with Nomad"  # 0.85: the same memory
+KUBERNETES = "The billing service is now deployed with Kubernetes on GKE"  # 0.42 from NOMAD: judged
+NOMAD_AGAIN = "Nomad deploys the billing service"  # the same words: the same memory, 0.7 and above
 EDITOR = "User edits code in Neovim"  # below 0.3: different, never judged
 AWS = "Deploy target is AWS us-east-1"
 GCP = "We moved the deploy target to GCP europe-west1"  # lexically below 0.3 from AWS; an embedding sees the move
