@@ -123,6 +123,11 @@ class ExtractionSettings(_Section):
     untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 
 
+class HistorySettings(_Section):
+    enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
+    retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -132,6 +137,7 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     sessions: SessionsSettings = SessionsSettings()
     extraction: ExtractionSettings = ExtractionSettings()
+    history: HistorySettings = HistorySettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

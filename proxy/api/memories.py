@@ -21,11 +21,13 @@ from ..services import Services
 from .openapi import document_bytes
 
 JSON = (b"content-type", b"application/json")
+HISTORY_LIMIT = 10
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def memory_routes(services: Services) -> list[Route]:
     memory: MemoryService = services.memory
+    history = services.episodes.history
 
     def caller(request: Request) -> Identity:
         return services.auth.require(request.headers.raw)
@@ -64,8 +66,24 @@ def memory_routes(services: Services) -> list[Route]:
         return _json(body)
 
     async def export(request: Request) -> Response:
-        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(caller(request)))
+        who = caller(request)
+        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(who))
+        if history is not None:  # after the memories: an import reads those and skips these
+            lines += b"".join(orjson.dumps(h.to_json()) + b"\n" for h in await history.export(who))
         return buffered_response(200, [(b"content-type", b"application/x-ndjson")], lines)
+
+    async def search_history(request: Request) -> Response:
+        who = caller(request)
+        params = request.query_params
+        query = params.get("q") or ""
+        if not query.strip():
+            raise InvalidRequest("'q' is required: the words to look for in your past sessions", param="q")
+        limit = _limit(params.get("limit"), default=HISTORY_LIMIT)
+        if history is None:
+            return _json({"count": 0, "history": []})
+        found = await history.search(who, query, limit=limit, person=True)
+        cited = [{**f.citation(), "untrusted": f.line.untrusted} for f in found]
+        return _json({"count": len(cited), "history": cited})
 
     async def import_memories(request: Request) -> Response:
         who = caller(request)
@@ -132,6 +150,7 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
         Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),
+        Route("/memory/history", search_history, methods=["GET"]),
         Route("/memory/import", import_memories, methods=["POST"]),
         Route("/memory/forget-all", forget_all, methods=["POST"]),
     ]
@@ -160,9 +179,9 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     return fields
 
 
-def _limit(value: str | None) -> int:
+def _limit(value: str | None, *, default: int = SEARCH_LIMIT) -> int:
     if value is None or value == "":
-        return SEARCH_LIMIT
+        return default
     try:
         limit = int(value)
     except ValueError:
