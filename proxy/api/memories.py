@@ -82,7 +82,7 @@ def memory_routes(services: Services) -> list[Route]:
         if history is None:
             return _json({"count": 0, "history": []})
         found = await history.search(who, query, limit=limit, person=True)
-        cited = [{**f.citation(), "untrusted": f.line.untrusted} for f in found]
+        cited = [{**f.citation(), "untrusted": f.untrusted} for f in found]
         return _json({"count": len(cited), "history": cited})
 
     async def import_memories(request: Request) -> Response:

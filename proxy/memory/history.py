@@ -83,6 +83,7 @@ class Found:
     line: HistoryLine
     score: float
     snippet: str
+    untrusted: bool = False  # its session took in untrusted content (this line or a later one)
 
     def citation(self) -> dict[str, Any]:
         line = self.line
@@ -144,18 +145,28 @@ class HistoryIndex:
         return True
 
     def search(
-        self, query: str, *, limit: int, since: float = 0.0, untrusted: bool = False, snippet_chars: int = SNIPPET_CHARS
+        self,
+        query: str,
+        *,
+        limit: int,
+        since: float = 0.0,
+        untrusted: bool = False,
+        current: str | None = None,
+        snippet_chars: int = SNIPPET_CHARS,
     ) -> list[Found]:
         """The ``limit`` best lines for ``query`` said at ``since`` or later, best first (newer first on a tie).
 
         ``untrusted``: include sessions that took in untrusted content (a person's search); without it every line
-        of such a session is left out, those said before the taint too (the model's search).
+        of such a session is left out, those said before the taint too (the model's search). ``current``: the
+        session asking, whose newest turn (the question being answered, already in the model's context) is left
+        out; its earlier turns are found like any other session's.
         """
         wanted = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
         if not wanted or not self.lines or limit <= 0:
             return []
         count = min(len(self.lines), len(self._terms))
-        tainted = set() if untrusted else {line.session for line in self.lines[:count] if line.untrusted}
+        tainted = {line.session for line in self.lines[:count] if line.untrusted}
+        newest = max((line.turn for line in self.lines[:count] if line.session == current), default=None)
         average = max(self._total / count, 1.0)
         idf = {t: math.log(1 + (count - self._df[t] + 0.5) / (self._df[t] + 0.5)) for t in wanted if self._df[t]}
         if not idf:
@@ -164,7 +175,9 @@ class HistoryIndex:
         # A store's thread may be adding lines meanwhile (``lines`` first, then ``_terms``): look at those both hold.
         for position in range(min(len(self.lines), len(self._terms))):
             line, counted = self.lines[position], self._terms[position]
-            if line.ts < since or line.session in tainted:
+            if line.ts < since or (line.session in tainted and not untrusted):
+                continue
+            if newest is not None and line.session == current and line.turn == newest:
                 continue
             length = sum(counted.values())
             score = 0.0
@@ -176,7 +189,12 @@ class HistoryIndex:
                 scored.append((score, position))
         scored.sort(key=lambda item: (-item[0], -self.lines[item[1]].ts, -item[1]))
         return [
-            Found(self.lines[p], round(s, 4), snippet(self.lines[p].text, idf.keys(), snippet_chars))
+            Found(
+                self.lines[p],
+                round(s, 4),
+                snippet(self.lines[p].text, idf.keys(), snippet_chars),
+                self.lines[p].session in tainted,
+            )
             for s, p in scored[:limit]
         ]
 

@@ -18,6 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ..config import HistorySettings
 from ..errors import ProxyError
@@ -123,16 +124,21 @@ class HistoryService:
 
     # -- reading ------------------------------------------------------------------------------------------------
 
-    async def search(self, caller: Identity, query: str, *, limit: int, person: bool) -> list[Found]:
+    async def search(
+        self, caller: Identity, query: str, *, limit: int, person: bool, session: str | None = None
+    ) -> list[Found]:
         """The caller's history lines best matching ``query``, with snippets.
 
         ``person``: a person asks (the API), who sees sessions that took in untrusted content too; the model does
-        not (its search could otherwise replay an attacker's words as the user's).
+        not (its search could otherwise replay an attacker's words as the user's). ``session``: the model's own
+        session, whose newest turn (the question it is answering) is left out.
         """
         await self.flush()
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)
-        return await asyncio.to_thread(index.search, query, limit=limit, since=since, untrusted=person)
+        return await asyncio.to_thread(
+            partial(index.search, query, limit=limit, since=since, untrusted=person, current=session)
+        )
 
     async def export(self, caller: Identity) -> list[HistoryLine]:
         """The caller's history in this workspace within retention, oldest first."""

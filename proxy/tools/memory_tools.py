@@ -148,7 +148,7 @@ class MemoryTools:
         if source not in SOURCES:
             raise ToolError(f"'source' must be one of {', '.join(SOURCES)}; got {source!r}")
         if source == "history":
-            return await self._search_history(caller, args)
+            return await self._search_history(caller, session, args)
         query, tag, category = (_optional_text(args, key) for key in ("query", "tag", "category"))
         if category is not None and category not in CATEGORIES:  # the schema leaves it open: say what it takes
             raise ToolError(f"'category' must be one of {', '.join(CATEGORIES)}; got {category!r}")
@@ -164,14 +164,14 @@ class MemoryTools:
                 ]
         return result
 
-    async def _search_history(self, caller: Identity, args: dict[str, Any]) -> dict[str, Any]:
+    async def _search_history(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
         """Seed 004's recall over the raw log: snippets of what was said in this workspace's sessions, each cited
         by session and turn. Sessions that took in untrusted content are left out: only a person searches those."""
         if self.history is None:
             raise ToolError("history is not kept here")
         query = _required_text(args, "query")
         limit = _integer(args, "limit", HISTORY_DEFAULT, low=1, high=SEARCH_MAX)
-        found = await self.history.search(caller, query, limit=limit, person=False)
+        found = await self.history.search(caller, query, limit=limit, person=False, session=session)
         return {"count": len(found), "history": [f.citation() for f in found]}
 
     async def _retrieve(

@@ -109,3 +109,16 @@ def test_a_line_reads_back_from_its_json_and_bad_ones_are_refused() -> None:
     for bad in ({}, {"kind": "history"}, {**original.to_json(), "role": "system"}, {**original.to_json(), "turn": -1}):
         with pytest.raises(ValueError):
             HistoryLine.from_json(bad)
+
+
+def test_the_asking_sessions_newest_turn_is_left_out_its_earlier_turns_are_not() -> None:
+    index = HistoryIndex(
+        [
+            line("my sister lives in Porto", session="now", turn=1),
+            line("where does my sister live?", session="now", turn=2),
+            line("my sister visited Rome", session="before", turn=1),
+        ]
+    )
+    found = index.search("sister", limit=5, current="now")
+    assert {(f.line.session, f.line.turn) for f in found} == {("now", 1), ("before", 1)}
+    assert len(index.search("sister", limit=5)) == 3
