@@ -120,6 +120,9 @@ class HistoryIndex:
         self.lines: list[HistoryLine] = []
         self._terms: list[Counter[str]] = []
         self._df: Counter[str] = Counter()
+        self._postings: dict[str, list[int]] = {}  # term -> positions of the lines holding it
+        self._tainted: set[str] = set()  # sessions with a line said after they took in untrusted content
+        self._newest: dict[str, int] = {}  # session -> its newest turn
         self._total = 0
         self._keys: set[str] = set()
         for line in lines:
@@ -138,9 +141,15 @@ class HistoryIndex:
             return False
         self._keys.add(key)
         counted = Counter(terms(line.text))
+        if line.untrusted:  # first: a search running meanwhile must never see the line before its taint
+            self._tainted.add(line.session)
+        self._newest[line.session] = max(self._newest.get(line.session, 0), line.turn)
+        position = len(self.lines)
         self.lines.append(line)
         self._terms.append(counted)
         self._df.update(counted.keys())
+        for term in counted:
+            self._postings.setdefault(term, []).append(position)
         self._total += sum(counted.values())
         return True
 
@@ -165,15 +174,16 @@ class HistoryIndex:
         if not wanted or not self.lines or limit <= 0:
             return []
         count = min(len(self.lines), len(self._terms))
-        tainted = {line.session for line in self.lines[:count] if line.untrusted}
-        newest = max((line.turn for line in self.lines[:count] if line.session == current), default=None)
+        tainted = self._tainted
+        newest = self._newest.get(current) if current is not None else None
         average = max(self._total / count, 1.0)
         idf = {t: math.log(1 + (count - self._df[t] + 0.5) / (self._df[t] + 0.5)) for t in wanted if self._df[t]}
         if not idf:
             return []
         scored: list[tuple[float, int]] = []
         # A store's thread may be adding lines meanwhile (``lines`` first, then ``_terms``): look at those both hold.
-        for position in range(min(len(self.lines), len(self._terms))):
+        candidates = sorted({p for term in idf for p in self._postings.get(term, ()) if p < count})
+        for position in candidates:
             line, counted = self.lines[position], self._terms[position]
             if line.ts < since or (line.session in tainted and not untrusted):
                 continue

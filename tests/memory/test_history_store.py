@@ -80,6 +80,17 @@ async def test_forget_removes_one_owners_history_only(build: Build) -> None:
     assert texts((await build().view(ADA)).lines) == ["after"]
 
 
+async def test_a_reader_that_read_an_owner_sees_another_processes_forget_and_new_lines(build: Build) -> None:
+    reader, writer = build(), build()
+    await writer.append(ADA, [line("one"), line("two", turn=2)])
+    assert texts((await reader.view(ADA)).lines) == ["one", "two"]
+    await writer.forget(ADA)
+    await writer.append(ADA, [line("three", turn=3), line("four", turn=4)])  # as many rows as before, all new
+    assert texts((await reader.view(ADA)).lines) == ["three", "four"]
+    await writer.append(ADA, [line("five", turn=5)])
+    assert texts((await reader.view(ADA)).lines) == ["three", "four", "five"]
+
+
 async def test_prune_removes_old_lines_of_every_owner(build: Build) -> None:
     store = build()
     await store.append(ADA, [line("old", ts=NOW - 40 * DAY_S), line("new", turn=2)])
