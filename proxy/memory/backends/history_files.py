@@ -4,7 +4,8 @@
   wrote, leaves out lines already kept (by key: a conversation re-sent after a restart adds nothing), writes
   the rest in one ``write`` and fsyncs. A torn last line a crash left is cut off first, never glued to a new one.
 - Readers take no lock: they read the tail the file grew by since their last read (same inode), or all of it
-  when it was replaced (a prune) or removed (forget-all). Only whole lines are read.
+  when it was replaced (a prune) or removed (forget-all). Only whole lines are read. A reader keeps the file it
+  read open, so its inode number cannot be reused by a new file meanwhile (which would pass for the same file).
 - Pruning rewrites a file without its old lines (temp file, fsync, rename, directory fsync), under the lock.
 
 File work runs in a thread, one at a time per owner in this process; an ``OSError`` is a
@@ -47,6 +48,7 @@ class _OwnerHistory:
         self.lock_path = directory / LOCK
         self.index = HistoryIndex()
         self.inode: int | None = None
+        self.handle: int | None = None  # the file `inode` names, held open
         self.offset = 0  # bytes of whole lines read
         self.mutex = threading.Lock()  # this process's threads, one at a time
 
@@ -55,20 +57,29 @@ class _OwnerHistory:
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
-            self.index, self.inode, self.offset = HistoryIndex(), None, 0
+            self._reset(None, None)
             return
-        try:
-            st = os.fstat(fd)
-            if st.st_ino != self.inode or st.st_size < self.offset:
-                self.index, self.inode, self.offset = HistoryIndex(), st.st_ino, 0
-            if st.st_size > self.offset:
-                data = os.pread(fd, st.st_size - self.offset, self.offset)
-                end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn
-                for line in _parse(self.path, data[:end]):
-                    self.index.add(line)
-                self.offset += end
-        finally:
-            os.close(fd)
+        st = os.fstat(fd)
+        if st.st_ino == self.inode and st.st_size >= self.offset:
+            os.close(fd)  # the very file we hold: it only grew
+        else:
+            self._reset(fd, st.st_ino)
+        assert self.handle is not None
+        if st.st_size > self.offset:
+            data = os.pread(self.handle, st.st_size - self.offset, self.offset)
+            end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn
+            for line in _parse(self.path, data[:end]):
+                self.index.add(line)
+            self.offset += end
+
+    def _reset(self, handle: int | None, inode: int | None) -> None:
+        self.close()
+        self.index, self.handle, self.inode, self.offset = HistoryIndex(), handle, inode, 0
+
+    def close(self) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+            self.handle = None
 
     def append(self, lines: Sequence[HistoryLine]) -> int:
         if not lines:
@@ -113,7 +124,7 @@ class _OwnerHistory:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
                 fsync_dir(self.directory)
-            self.index, self.inode, self.offset = HistoryIndex(), None, 0
+            self._reset(None, None)
             return gone
 
     def prune(self, before: float) -> int:
@@ -170,11 +181,22 @@ class FilesHistory:
     async def prune(self, before: float) -> int:
         gone = 0
         for path in await asyncio.to_thread(lambda: sorted(self.root.glob(f"users/*/workspaces/*/{FILE}"))):
-            entry = self._by_dir(path.parent)
-            gone += await _in_thread(entry, lambda e=entry: e.prune(before))  # type: ignore[misc]
+            entry, cached = self._by_dir(path.parent)
+
+            def work(e: _OwnerHistory = entry, keep: bool = cached) -> int:
+                try:
+                    return e.prune(before)
+                finally:
+                    if not keep:
+                        e.close()
+
+            gone += await _in_thread(entry, work)
         return gone
 
     async def aclose(self) -> None:
+        for entry in self._owners.values():
+            with entry.mutex:
+                entry.close()
         self._owners.clear()
 
     def _entry(self, owner: Owner) -> _OwnerHistory:
@@ -183,17 +205,24 @@ class FilesHistory:
         entry = self._owners.get(owner)
         if entry is None:
             entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner))
-            while len(self._owners) > MAX_CACHED_OWNERS:
-                self._owners.popitem(last=False)
+            for oldest in list(self._owners)[: max(0, len(self._owners) - MAX_CACHED_OWNERS)]:
+                gone = self._owners[oldest]
+                if gone.mutex.acquire(blocking=False):  # one a thread is reading stays till a later eviction
+                    try:
+                        gone.close()
+                        del self._owners[oldest]
+                    finally:
+                        gone.mutex.release()
         else:
             self._owners.move_to_end(owner)
         return entry
 
-    def _by_dir(self, directory: Path) -> _OwnerHistory:
+    def _by_dir(self, directory: Path) -> tuple[_OwnerHistory, bool]:
+        """The owner's entry and whether it is cached (one this process has not met is pruned, then closed)."""
         for entry in self._owners.values():
             if entry.directory == directory:
-                return entry
-        return _OwnerHistory(directory)  # an owner this process has not met: prune it without caching it
+                return entry, True
+        return _OwnerHistory(directory), False
 
 
 def _parse(path: Path, data: bytes) -> list[HistoryLine]:
