@@ -142,6 +142,11 @@ class ContextSettings(_Section):
     window_turns: int | None = Field(None, ge=1)  # user turns kept whole; older ones become an overview line each
 
 
+class HistorySettings(_Section):
+    enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
+    retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -152,6 +157,7 @@ class Settings(_Section):
     sessions: SessionsSettings = SessionsSettings()
     extraction: ExtractionSettings = ExtractionSettings()
     context: ContextSettings = ContextSettings()
+    history: HistorySettings = HistorySettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

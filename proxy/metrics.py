@@ -84,6 +84,12 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.history_lines = Counter(
+            "memproxy_history_lines",
+            "Conversation lines for history by what became of them (kept, repeated: already kept, dropped).",
+            ["outcome"],
+            registry=self.registry,
+        )
 
         # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.
         self.recall_outcome = {

@@ -52,6 +52,7 @@ STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
+HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
 SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): above it a new memory replaces the old
 
 
@@ -591,7 +592,11 @@ class MemoryService:
         for them all, not one per line). ``bounded``: at most ``memory.max_import_lines`` lines, else a 400 and
         nothing imported (one request must not hold the store for long); the CLI, on its own store, lifts it.
         """
-        lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
+        lines = [
+            (number, line)
+            for number, line in enumerate(data.splitlines(), 1)
+            if line.strip() and not line.startswith(HISTORY_LINE)  # an export's history lines: not memories
+        ]
         limit = self.settings.max_import_lines
         if bounded and len(lines) > limit:
             raise InvalidRequest(
