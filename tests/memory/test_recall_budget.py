@@ -1,4 +1,5 @@
-"""How recall splits its budgets: the block may fill them on a session's first request; notes have their own.
+"""How recall splits its budgets: the block may fill max_inject_* on a session's first request; notes have their own
+(max_note_*, over the whole session).
 
 Pure: recall driven with in-memory indexes, no server.
 """
@@ -71,16 +72,16 @@ def test_one_note_adds_at_most_note_max_memories() -> None:
 
 
 def test_one_note_holds_within_its_share_of_the_characters() -> None:
-    settings = MemorySettings(max_inject_chars=400)  # a note: 30% of it, room for two dashboards, not three
+    settings = MemorySettings(max_note_chars=800)  # a note: 15% of it, room for two dashboards, not three
     recall = Recall(settings)
     recall(KEY, chat(FIRST), VIEWS, now=NOW)
     later = recall(KEY, chat(FIRST, "Which grafana dashboards chart an error budget?"), VIEWS, now=NOW)
     noted = [i for i in later.ids if i in {m.id for m in DASHBOARDS}]
-    assert len(noted) == 2 and chars(tuple(noted)) <= round(memory_recall.NOTE_SHARE * 400)
+    assert len(noted) == 2 and chars(tuple(noted)) <= round(memory_recall.NOTE_SHARE * 800)
 
 
-def test_a_long_sessions_notes_stop_at_the_budgets_and_every_request_starts_with_the_previous_one() -> None:
-    recall = Recall(MemorySettings())
+def test_a_long_sessions_notes_stop_at_their_budget_and_every_request_starts_with_the_previous_one() -> None:
+    recall = Recall(MemorySettings(max_note_count=10))
     turns = [FIRST]
     previous = recall(KEY, chat(FIRST), VIEWS, now=NOW).payload["messages"]
     noted: list[int] = []
@@ -91,19 +92,37 @@ def test_a_long_sessions_notes_stop_at_the_budgets_and_every_request_starts_with
         assert sent[: len(previous)] == previous  # the block and every earlier note, byte for byte
         previous = sent
         noted.append(len(out.ids) - 10)
-    assert noted == list(range(1, 11)) + [10, 10]  # one note a turn, until the notes hold ten memories
+    assert noted == list(range(1, 11)) + [10, 10]  # one note a turn, until the notes hold max_note_count memories
     assert out.ids[10:] == tuple(m.id for m in PLACES[:10])
-    assert len(out.ids) <= 2 * 10 and chars(out.ids[10:]) <= 2000  # twice the budgets, at most
+
+
+def test_a_sessions_notes_stop_at_max_note_chars() -> None:
+    recall = Recall(MemorySettings(max_note_chars=240))  # a note: 36 characters, room for one place
+    turns = [FIRST]
+    recall(KEY, chat(FIRST), VIEWS, now=NOW)
+    for name in CLUSTERS:
+        turns.append(f"Where does the {name} cluster run?")
+        out = recall(KEY, chat(*turns), VIEWS, now=NOW)
+    noted = out.ids[10:]
+    assert noted[:6] == tuple(m.id for m in PLACES[:6])  # then the seventh, at 34 characters, does not fit...
+    assert "m-26" not in noted and noted[6:] == ("m-29",)  # ...but a shorter one later still does
+    assert chars(noted) <= 240
+
+
+def test_without_a_note_budget_later_turns_get_no_notes_and_the_block_is_the_same() -> None:
+    recall = Recall(MemorySettings(max_note_count=0))
+    first = recall(KEY, chat(FIRST), VIEWS, now=NOW)
+    later = recall(KEY, chat(FIRST, "Where does the zephyr cluster run?"), VIEWS, now=NOW)
+    assert later.ids == first.ids and notes(later.payload) == []
 
 
 def test_a_notes_budget_is_its_own_within_what_the_sessions_notes_have_left() -> None:
-    settings = MemorySettings(max_inject_count=10, max_inject_chars=2000)
-    fresh = memory_recall.note_budget(settings, [])
-    assert (fresh.count, fresh.chars) == (memory_recall.NOTE_MAX, 600)
-    nine = memory_recall.note_budget(settings, PLACES[:9])
-    assert nine.count == 1
+    settings = MemorySettings(max_inject_count=1, max_inject_chars=10, max_note_count=10, max_note_chars=2000)
+    fresh = memory_recall.note_budget(settings, [])  # the block's budgets play no part
+    assert (fresh.count, fresh.chars) == (memory_recall.NOTE_MAX, 300)
+    assert memory_recall.note_budget(settings, PLACES[:9]).count == 1
     long = [Memory(id=f"m-{n}", text="x" * 490) for n in range(4)]
     assert memory_recall.note_budget(settings, long).chars == 2000 - 4 * 490
     spent = memory_recall.note_budget(settings, [*long, Memory(id="m-9", text="y" * 100)])
     assert spent.chars == 0
-    assert memory_recall.note_budget(MemorySettings(max_inject_count=0), []).count == 0
+    assert memory_recall.note_budget(MemorySettings(max_note_count=0), []).count == 0
