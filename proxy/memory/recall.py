@@ -33,7 +33,7 @@ from .records import Memory
 
 RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
 # Block entries score at least this share of the best one. Measured (bench/retrieval/injection.py, dev split):
-# entries under it filled a third of the block and held evidence for under 1% of the questions.
+# entries under it filled a quarter of the block and held evidence for under 1% of the questions.
 BLOCK_FLOOR = 0.4
 NOTE_FLOOR = 0.5  # note entries: at least this share of the best new candidate...
 # ...and a clear match on their own: this share of what one word found in one memory scores. Measured on the dev
