@@ -9,7 +9,7 @@ upstream and a real memproxy in front of it (default settings, a fresh data dir)
 through the management API (``POST /memory/import``, one request per user, so ``ts`` and ``session`` are kept as
 the dataset has them), then asks every question in a new session through ``/v1/chat/completions`` and reads the
 ``[Memories]`` block and any notes off the request the fake upstream received (``GET /_fake/requests``). A
-question's record may carry the turns of its session before it (``context``: chat messages). Two modes:
+question's record may carry the turns of its session before it (``context``: chat messages). Three modes:
 
 - ``first``: the question is its session's first request, its context sent before it in the same request: what
   the block chosen for a conversation finds;
