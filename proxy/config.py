@@ -84,8 +84,10 @@ class MemorySettings(_Section):
         """YAML 1.1 reads a bare `off` as false: `inject_mode: off` must still mean "off"."""
         return "off" if value is False else value
 
-    max_inject_chars: int = Field(2000, ge=0)
+    max_inject_chars: int = Field(2000, ge=0)  # the block: a session's first request may fill these
     max_inject_count: int = Field(10, ge=0)
+    max_note_chars: int = Field(4000, ge=0)  # a session's notes together, beside the block (proxy/memory/recall.py)
+    max_note_count: int = Field(20, ge=0)
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
     # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
