@@ -32,6 +32,7 @@ from ..config import Settings
 from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.history_service import HistoryService
 from ..memory.merging import Judge, Verdict
 from ..memory.provenance import Provenance
 from ..memory.records import Memory
@@ -40,6 +41,7 @@ from ..memory.store import Owner
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
+from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
 from .sessions import Session, SessionTracker
@@ -81,6 +83,7 @@ class EpisodeService:
         metrics: Metrics,
         *,
         proxy_tools: frozenset[str],
+        history: HistoryService | None = None,
     ) -> None:
         self.settings = settings
         self.memory = memory
@@ -90,6 +93,8 @@ class EpisodeService:
         self.metrics = metrics
         self.proxy_tools = proxy_tools
         self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
+        self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
+        self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
         self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
         self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
@@ -109,11 +114,14 @@ class EpisodeService:
         """
         now = time.time()
         observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, called=called)
+        if self._history_turns is not None:
+            self._history_turns.note(observed, messages, now)  # queued: rendered and written in the background
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):
                     self._end_soon(session, "overflow")
                 else:  # the common case under load (one-shot requests): no task, no I/O
+                    self._history_ended(session)
                     self.metrics.sessions_ended.labels("no_extraction").inc()
         return observed.provenance
 
@@ -160,7 +168,12 @@ class EpisodeService:
         settings = self.settings
         return settings.extraction.enabled and session.turns >= settings.sessions.min_turns_for_extraction
 
+    def _history_ended(self, session: Session) -> None:
+        if self._history_turns is not None:
+            self._history_turns.ended(session)
+
     async def _ended(self, session: Session, reason: str) -> Ended:
+        self._history_ended(session)
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
@@ -437,13 +450,18 @@ class EpisodeService:
         return episodes, jobs
 
     async def forget(self, caller: Identity) -> dict[str, int]:
-        """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes.
+        """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes, history.
 
         A job already running when this is called finds its owner forgotten and keeps nothing.
         """
         owner = (caller.user, caller.workspace)
         self._forgotten[owner] = time.time()
         sessions = self.sessions.forget(caller.user, caller.workspace)
+        history = 0
+        if self.history is not None:
+            history = await self.history.forget(caller)  # waits for a write of theirs in flight
+            if self._history_turns is not None:
+                self._history_turns.forget(caller.user, caller.workspace)
         jobs = 0
         for job in await self.jobs.all():
             if (job.user, job.workspace) == owner:
@@ -453,7 +471,7 @@ class EpisodeService:
         store_owner = Owner(caller.user, caller.workspace)
         for episode in list(await self.store.view(store_owner)):
             episodes += await self.store.delete(store_owner, episode.id)
-        return {"sessions": sessions, "jobs": jobs, "episodes": episodes}
+        return {"sessions": sessions, "jobs": jobs, "episodes": episodes, "history": history}
 
     async def approve(self, caller: Identity, ident: str) -> Episode:
         owner = Owner(caller.user, caller.workspace)
@@ -480,6 +498,8 @@ class EpisodeService:
 
     def start(self) -> None:
         self._tasks = [asyncio.ensure_future(self._work()), asyncio.ensure_future(self._sweep())]
+        if self.history is not None:
+            self.history.start()
 
     async def aclose(self) -> None:
         """Stop the worker (a job it was running stays queued) and end every live session: their jobs are kept."""
@@ -491,6 +511,8 @@ class EpisodeService:
         kept = await self._end_all(self.sessions.end_all(), "shutdown")
         if kept:
             log.error("%d sessions could not be queued for extraction at shutdown: their episodes are lost", kept)
+        if self.history is not None:  # after the sessions ended: their last answers are queued
+            await self.history.aclose()
         await self.jobs.aclose()
 
 

@@ -13,7 +13,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import snowballstemmer
@@ -123,6 +123,7 @@ class MemoryIndex:
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
         self._newest: list[Memory] | None = None
         self._held: list[Memory] | None = None
+        self._pinned: list[Memory] | None = None
         self.version = 0  # bumped on every change
         for memory in memories:
             self.put(memory)
@@ -157,7 +158,9 @@ class MemoryIndex:
         self._changed()
         return self._memories.pop(memory_id)
 
-    def closest(self, text: str, *, now: float, candidates: int = 20) -> tuple[Memory, float] | None:
+    def closest(
+        self, text: str, *, now: float, candidates: int = 20, where: Callable[[Memory], bool] | None = None
+    ) -> tuple[Memory, float] | None:
         """The live memory most like ``text``, with its similarity in [0, 1]: merge on write's bands read it.
 
         A weighted Jaccard over the two texts' distinct stemmed words, each weighing its idf squared: the shared
@@ -166,7 +169,8 @@ class MemoryIndex:
         topics": what they share is what every memory says. Jaccard rather than cosine, so one differing word
         of four ("User's alpha project uses Rust", "User's beta project ...") is 0.6, for the model to judge,
         not 0.75, the same memory. idf counts at least ``SIMILARITY_CORPUS_FLOOR`` memories, so the bands mean
-        the same for a new user as for one with history. Only the best BM25 matches are candidates.
+        the same for a new user as for one with history. Only the best BM25 matches are candidates (and of those,
+        only the ones ``where`` takes).
         """
         words = frozenset(terms(text))
         if not words:
@@ -182,6 +186,8 @@ class MemoryIndex:
         norm = sum(mine.values())
         best: tuple[Memory, float] | None = None
         for scored in self.rank(Query(tuple(words)[:MAX_QUERY_TERMS]), now=now, limit=candidates):
+            if where is not None and not where(scored.memory):
+                continue
             theirs = self._doc_terms[scored.memory.id][0]
             shared = sum(mine[term] for term in theirs if term in mine)
             similarity = shared / (norm + sum(mine.get(term) or weight(term) for term in theirs) - shared)
@@ -202,6 +208,13 @@ class MemoryIndex:
             held = (m for m in self._memories.values() if m.held and m.live)
             self._held = sorted(held, key=lambda m: (m.created, m.number), reverse=True)
         return self._held
+
+    def pinned(self) -> list[Memory]:
+        """Live pinned memories that are not held, oldest first: the order they were pinned in, as a fact file."""
+        if self._pinned is None:
+            pinned = (self._memories[memory_id] for memory_id in self._lengths if self._memories[memory_id].pinned)
+            self._pinned = sorted(pinned, key=lambda m: (m.created, m.number))
+        return self._pinned
 
     def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
         """The live memories that share a word with the query, best first."""
@@ -318,5 +331,5 @@ class MemoryIndex:
                 self._postings[term][memory_id] = self._weight(tf, length)
 
     def _changed(self) -> None:
-        self._newest = self._held = None
+        self._newest = self._held = self._pinned = None
         self.version += 1
