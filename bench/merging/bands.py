@@ -16,6 +16,8 @@ import argparse
 import asyncio
 import sys
 from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -25,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from proxy.memory.merging import band  # noqa: E402
 from proxy.memory.ranking import MemoryIndex  # noqa: E402
 from proxy.memory.records import Memory  # noqa: E402
-from proxy.memory.similarity import Similarity, lexical  # noqa: E402
+from proxy.memory.similarity import Similarity, embedded, lexical  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BACKGROUND = HERE.parent / "retrieval" / "memories.jsonl"
@@ -37,10 +39,14 @@ def load(path: Path) -> list[dict[str, str]]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
-async def measure(similarity: Similarity, background: list[Memory]) -> dict[str, Counter[str]]:
+async def measure(
+    similarity: Similarity, background: list[Memory], embed: Callable[[Memory], Awaitable[Memory]] | None = None
+) -> dict[str, Counter[str]]:
     found: dict[str, Counter[str]] = {label: Counter() for label in LABELS}
     for number, pair in enumerate(load(HERE / "pairs.jsonl")):
         existing = Memory(f"m-{100_000 + number}", pair["existing"], created=1.0)
+        if embed is not None:
+            existing = await embed(existing)
         view = MemoryIndex([*background, existing])
         match = await similarity(pair["new"], view, now=2.0)
         score = match[1] if match is not None else 0.0
@@ -66,11 +72,37 @@ def report(title: str, found: dict[str, Counter[str]]) -> None:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--embeddings",
+        metavar="MODEL",
+        help="also with this embedding model's cosine (sentence-transformers/all-MiniLM-L6-v2; "
+        "pip install 'memproxy-gateway[embeddings]')",
+    )
+    args = parser.parse_args()
     history = [Memory.from_json(line) for line in load(BACKGROUND)]
     report("a new user's store (the pair's memory alone)", asyncio.run(measure(lexical, [])))
     for size in (10, 30, len(history)):
         report(f"among {size} memories of history", asyncio.run(measure(lexical, history[:size])))
+    if args.embeddings:
+        asyncio.run(with_embeddings(args.embeddings, history))
+
+
+async def with_embeddings(model: str, history: list[Memory]) -> None:
+    from proxy.memory.embeddings import Embeddings
+
+    embeddings = Embeddings(model, deadline_s=60.0)
+
+    async def embed(memory: Memory) -> Memory:
+        [vector] = await embeddings.embed([memory.text])
+        return replace(memory, embedding=vector)
+
+    vectors = await embeddings.embed([m.text for m in history])
+    history = [replace(m, embedding=v) for m, v in zip(history, vectors, strict=True)]
+    similarity = embedded(embeddings)
+    report(f"{model}: a new user's store", await measure(similarity, [], embed))
+    report(f"{model}: among {len(history)} memories of history", await measure(similarity, history, embed))
+    embeddings.close()
 
 
 if __name__ == "__main__":

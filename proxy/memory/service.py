@@ -42,7 +42,7 @@ from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
-from .similarity import Similarity, lexical
+from .similarity import Similarity, embedded, lexical
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set
@@ -107,12 +107,13 @@ class MemoryService:
         sessions: SessionState | None = None,
         details: DetailStore | None = None,
         embeddings: Embeddings | None = None,
-        similarity: Similarity = lexical,
+        similarity: Similarity | None = None,
     ) -> None:
         self.store = store
         self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
         self.embeddings = embeddings  # None: lexical ranking only
-        self.similarity = similarity  # merge on write decides by it (memory/similarity.py: embeddings plug in here)
+        # Merge on write decides by it (memory/similarity.py): the embeddings' cosine when they are on, else words.
+        self.similarity = similarity or (embedded(embeddings) if embeddings is not None else lexical)
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings

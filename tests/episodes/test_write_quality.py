@@ -25,6 +25,8 @@ from proxy.memory.store import MemoryStore
 from proxy.metrics import Metrics
 from proxy.testing.extractor import FakeExtractor
 
+from ..embedding_model import embeddings, requires_model
+
 pytestmark = pytest.mark.anyio
 
 ADA = Identity("ada")
@@ -40,11 +42,13 @@ Build = Callable[..., EpisodeService]
 
 
 def build_service(
-    store: MemoryStore, episodes: EpisodeStore, jobs: JobQueue, settings_path: Path, **options: object
+    store: MemoryStore, episodes: EpisodeStore, jobs: JobQueue, settings_path: Path, **options: Any
 ) -> EpisodeService:
-    similarity = options.pop("similarity", lexical)
+    similarity, embedded = options.pop("similarity", None), options.pop("embeddings", None)
     settings = load_settings(overrides={"store.path": str(settings_path), **options})
-    memory = MemoryService(store, settings.memory, Metrics(), episodes=episodes, similarity=similarity)  # type: ignore[arg-type]
+    memory = MemoryService(
+        store, settings.memory, Metrics(), episodes=episodes, similarity=similarity, embeddings=embedded
+    )
     return EpisodeService(
         settings, memory, episodes, jobs, FakeExtractor(), memory.metrics, proxy_tools=frozenset({"memory_store"})
     )
@@ -54,7 +58,7 @@ def build_service(
 async def build(tmp_path: Path) -> AsyncIterator[Build]:
     built: list[EpisodeService] = []
 
-    def make(**options: object) -> EpisodeService:
+    def make(**options: Any) -> EpisodeService:
         built.append(build_service(FilesStore(tmp_path), FilesEpisodes(tmp_path), JobQueue(tmp_path), tmp_path,
                                    **options))  # fmt: skip
         return built[-1]
@@ -204,6 +208,23 @@ async def test_with_embeddings_a_move_told_in_other_words_is_judged_and_supersed
     await extract(embedded, "s4", GCP)
     assert model(embedded).judged == [(GCP, AWS)]
     assert await live(embedded) == [GCP]
+
+
+@requires_model
+async def test_with_the_embedding_model_a_move_told_in_other_words_is_judged_and_supersedes(build: Build) -> None:
+    model_embeddings = embeddings()
+    try:
+        service = build(embeddings=model_embeddings)
+        await extract(service, "s1", AWS)
+        await extract(service, "s2", EDITOR)  # nothing like it: added, nobody asked
+        model(service).verdicts.append("update")
+        await extract(service, "s3", GCP)
+        assert model(service).judged == [(GCP, AWS)]
+        assert await live(service) == sorted([EDITOR, GCP])
+        stored = await everything(service)
+        assert stored[AWS].superseded_by == stored[GCP].id and stored[GCP].embedding is not None
+    finally:
+        model_embeddings.close()
 
 
 async def test_equal_thresholds_never_ask_the_model(build: Build) -> None:

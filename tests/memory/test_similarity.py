@@ -5,7 +5,7 @@ import pytest
 from proxy.memory.merging import band
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Memory
-from proxy.memory.similarity import lexical
+from proxy.memory.similarity import calibrated, lexical
 
 pytestmark = pytest.mark.anyio
 
@@ -66,3 +66,12 @@ async def test_a_reworded_update_is_judged_for_a_new_user_as_for_one_with_histor
     existing, new = "The billing service is deployed with Nomad", "The billing service moved from Nomad to Kubernetes"
     alone, with_history = await similarity(existing, new), await similarity(existing, new, among=UNRELATED)
     assert band(alone) == band(with_history) == "judge"
+
+
+@pytest.mark.parametrize(
+    ("cosine", "expected"), [(-0.2, 0.0), (0.0, 0.0), (0.2, 0.15), (0.4, 0.3), (0.65, 0.5), (0.9, 0.7), (1.0, 1.0)]
+)
+async def test_an_embedding_cosine_is_calibrated_onto_the_bands(cosine: float, expected: float) -> None:
+    """all-MiniLM-L6-v2 puts different facts up to 0.4 and restatements from 0.9: those become 0.3 and 0.7."""
+    assert calibrated(cosine) == pytest.approx(expected)
+    assert [band(calibrated(c)) for c in (0.39, 0.5, 0.9)] == ["different", "judge", "same"]
