@@ -90,6 +90,7 @@ class MemorySettings(_Section):
     max_note_count: int = Field(20, ge=0)
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
+    store_deadline_ms: float = Field(250, gt=0)  # a chat request waits this long for the store, else no memory
     # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
     # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
     pinned_user_chars: int = Field(1200, ge=0)

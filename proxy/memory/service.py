@@ -2,7 +2,7 @@
 
 The chat pipeline, the management API and the CLI call this, never a store directly, so validation,
 the secret scan, scopes, isolation and the admin rule for global memories are decided here once.
-Chat requests fail open: a store that errors or is slower than ``STORE_DEADLINE_S`` costs the
+Chat requests fail open: a store that errors or is slower than ``memory.store_deadline_ms`` costs the
 request its memory, never the request itself.
 """
 
@@ -50,7 +50,6 @@ if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model 
 
 log = logging.getLogger("proxy.memory")
 
-STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
@@ -163,12 +162,12 @@ class MemoryService:
             views = self._cached_views(caller)
             episodes = await self._episode_index(caller, wait=False)
             if views is None or (episodes is None and self.episodes is not None):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     views = views if views is not None else await self.views(caller)
                     episodes = await self._episode_index(caller, wait=True)
             key = (caller.user, caller.workspace, session)
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     await self._read_session(key)
             semantic = None
             if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
@@ -252,7 +251,7 @@ class MemoryService:
         if not self.sessions.shared:
             return
         try:
-            async with asyncio.timeout(STORE_DEADLINE_S):
+            async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                 for key in changed:
                     state = self.recall.export(key)
                     if state is not None:

@@ -280,7 +280,7 @@ class BrokenStore:
 def test_a_failing_or_slow_store_costs_the_memory_not_the_request(
     fake_upstream: FakeUpstream, start_proxy: RunProxy, store: BrokenStore, user: str
 ) -> None:
-    with start_proxy(fake_upstream.base_url, store=store) as url:
+    with start_proxy(fake_upstream.base_url, {"memory.store_deadline_ms": 250}, store=store) as url:
         raw = ask(sdk(url, user), SYSTEM, user_says())
         metrics = httpx.get(url.removesuffix("/v1") + "/metrics").text
         management = api(url, user, "POST", "/memory/memories", json={"text": TABS})
