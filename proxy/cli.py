@@ -340,7 +340,8 @@ def memories_import(source: Any, **who: Any) -> None:
 @_who
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def memories_forget_all(yes: bool, **who: Any) -> None:
-    """Delete everything of the user's in this workspace (memories, episodes, pending jobs) and their user-wide ones."""
+    """Delete everything of the user's in this workspace (memories, episodes, pending jobs, history) and their
+    user-wide ones."""
     if not yes:
         click.confirm("Delete every memory of this user in this workspace and their user-wide ones?", abort=True)
 
@@ -348,7 +349,10 @@ def memories_forget_all(yes: bool, **who: Any) -> None:
         return await service.memory.forget_all(caller), await service.forget(caller)
 
     deleted, forgotten = _run(who, forget, episodes=True)
-    click.echo(f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs")
+    click.echo(
+        f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs, "
+        f"{forgotten['history']} history lines"
+    )
 
 
 # -- episodes -------------------------------------------------------------------------------------------------
@@ -424,6 +428,8 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
             return await action(service, caller)
         finally:
             await service.jobs.aclose()
+            if service.history is not None:
+                await service.history.aclose()
             await memory.aclose()
 
     return _sync(run())

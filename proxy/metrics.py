@@ -84,6 +84,19 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.extraction_judgements = Counter(
+            "memproxy_extraction_judgements",
+            "Extraction model calls judging a fact against a memory in the 0.3-0.7 similarity band, by verdict "
+            "(same, update, different; unreadable and failed count as different: both memories are kept).",
+            ["verdict"],
+            registry=self.registry,
+        )
+        self.history_lines = Counter(
+            "memproxy_history_lines",
+            "Conversation lines for history by what became of them (kept, repeated: already kept, dropped).",
+            ["outcome"],
+            registry=self.registry,
+        )
 
         # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.
         self.recall_outcome = {

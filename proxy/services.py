@@ -24,9 +24,12 @@ from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
+from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.history import HistoryStore
+from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
 from .memory.service import MemoryService
 from .memory.session_state import InProcessSessionState, SessionState
@@ -152,6 +155,15 @@ def build_detail_store(settings: Settings, database: Database | None = None) -> 
     return PostgresDetails(database)
 
 
+def build_history_store(settings: Settings, database: Database | None = None) -> HistoryStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesHistory(Path(settings.store.path))
+    from .memory.backends.pg_history import PostgresHistory
+
+    return PostgresHistory(database)
+
+
 def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
     """Blocks, notes and kept turns: shared through PostgreSQL by replicas, else in this process's memory."""
     if database is None:
@@ -209,6 +221,7 @@ def build_services(
     metrics = Metrics()
     store = store if store is not None else build_store(settings, database, metrics)
     sessions = build_session_state(settings, database)
+    history = HistoryService(build_history_store(settings, database), settings.history, metrics)
     memory = MemoryService(
         store,
         settings.memory,
@@ -228,10 +241,10 @@ def build_services(
         litellm=litellm,
         memory=memory,
         metrics=metrics,
-        tools=MemoryTools(memory),
+        tools=MemoryTools(memory, history),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=HiddenTurns(shared=sessions),
-        episodes=episode_service(settings, memory, extractor, metrics, database),
+        episodes=episode_service(settings, memory, extractor, metrics, database, history),
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
@@ -246,9 +259,13 @@ def episode_service(
     extractor: Extractor | None = None,
     metrics: Metrics | None = None,
     database: Database | None = None,
+    history: HistoryService | None = None,
 ) -> EpisodeService:
-    """Sessions, jobs and episodes over ``memory``'s store (the CLI builds one too, to approve and list)."""
+    """Sessions, jobs, episodes and history over ``memory``'s store (the CLI builds one too, to approve, list and
+    forget)."""
     assert memory.episodes is not None
+    if history is None:
+        history = HistoryService(build_history_store(settings, database), settings.history, metrics or memory.metrics)
     return EpisodeService(
         settings,
         memory,
@@ -257,4 +274,5 @@ def episode_service(
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
+        history=history,
     )

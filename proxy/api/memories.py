@@ -22,11 +22,13 @@ from ..services import Services
 from .openapi import document_bytes
 
 JSON = (b"content-type", b"application/json")
+HISTORY_LIMIT = 10
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def memory_routes(services: Services) -> list[Route]:
     memory: MemoryService = services.memory
+    history = services.episodes.history
 
     def caller(request: Request) -> Identity:
         return services.auth.require(request.headers.raw)
@@ -77,11 +79,26 @@ def memory_routes(services: Services) -> list[Route]:
     async def export(request: Request) -> Response:
         who = caller(request)
         lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(who))
+        if history is not None:  # after the memories: an import reads those and skips these
+            lines += b"".join(orjson.dumps(h.to_json()) + b"\n" for h in await history.export(who))
         headers = [(b"content-type", b"application/x-ndjson")]
         if memory.details is not None:  # offloaded tool outputs are not memories: counted, not exported
             count = await memory.details.count(Owner(who.user, who.workspace))
             headers.append((b"x-memproxy-details", str(count).encode()))
         return buffered_response(200, headers, lines)
+
+    async def search_history(request: Request) -> Response:
+        who = caller(request)
+        params = request.query_params
+        query = params.get("q") or ""
+        if not query.strip():
+            raise InvalidRequest("'q' is required: the words to look for in your past sessions", param="q")
+        limit = _limit(params.get("limit"), default=HISTORY_LIMIT)
+        if history is None:
+            return _json({"count": 0, "history": []})
+        found = await history.search(who, query, limit=limit, person=True)
+        cited = [{**f.citation(), "untrusted": f.untrusted} for f in found]
+        return _json({"count": len(cited), "history": cited})
 
     async def import_memories(request: Request) -> Response:
         who = caller(request)
@@ -151,6 +168,7 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/pinned", list_pinned, methods=["GET"]),
         Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),
+        Route("/memory/history", search_history, methods=["GET"]),
         Route("/memory/import", import_memories, methods=["POST"]),
         Route("/memory/forget-all", forget_all, methods=["POST"]),
     ]
@@ -179,9 +197,9 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     return fields
 
 
-def _limit(value: str | None) -> int:
+def _limit(value: str | None, *, default: int = SEARCH_LIMIT) -> int:
     if value is None or value == "":
-        return SEARCH_LIMIT
+        return default
     try:
         limit = int(value)
     except ValueError:

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..memory.history import ROLES
 from ..memory.records import CATEGORIES, CONFIDENCE_BY_SOURCE, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, SCOPES
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 
@@ -161,7 +162,12 @@ _SCHEMAS: dict[str, Any] = {
             "ok": {"const": True},
             "deleted": {"type": "integer", "description": "memories"},
             "forgotten": _object(
-                {"sessions": {"type": "integer"}, "jobs": {"type": "integer"}, "episodes": {"type": "integer"}}
+                {
+                    "sessions": {"type": "integer"},
+                    "jobs": {"type": "integer"},
+                    "episodes": {"type": "integer"},
+                    "history": {"type": "integer", "description": "conversation lines"},
+                }
             ),
         }
     ),
@@ -233,6 +239,17 @@ _SCHEMAS: dict[str, Any] = {
             "jobs": {"type": "array", "items": _ref("Job"), "description": "extraction jobs not done yet"},
         }
     ),
+    "Citation": _object(
+        {
+            "session": {"type": "string"},
+            "turn": {"type": "integer", "minimum": 0, "description": "the session's user turn (1: the first)"},
+            "role": {"enum": list(ROLES)},
+            "ts": _TIME,
+            "text": {"type": "string", "description": "a window of the line around the words that matched"},
+            "untrusted": {"type": "boolean", "description": "its session took in untrusted content"},
+        }
+    ),
+    "HistoryList": _object({"count": {"type": "integer"}, "history": {"type": "array", "items": _ref("Citation")}}),
     "Approved": _object({"ok": {"const": True}, "id": {"type": "string"}, "episode": _ref("Episode")}),
     "Rejected": _object({"ok": {"const": True}, "id": {"type": "string"}, "deleted": {"const": True}}),
 }
@@ -334,11 +351,27 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/export": {
         "get": _operation(
-            "Your memories (this workspace and user-wide) as JSONL",
+            "Your memories (this workspace and user-wide) as JSONL, then your history in this workspace",
             {
-                "description": "one memory per line",
+                "description": 'one memory per line, then one history line per line ({"kind": "history", ...}, '
+                "skipped by an import)",
                 "content": {"application/x-ndjson": {"schema": _ref("Memory")}},
             },
+        )
+    },
+    "/memory/history": {
+        "get": _operation(
+            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn",
+            _json(_ref("HistoryList"), "the lines found"),
+            parameters=[
+                {"name": "q", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "default": 10},
+                    "description": "out of range: 400",
+                },
+            ],
         )
     },
     "/memory/import": {
@@ -353,7 +386,7 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/forget-all": {
         "post": {
-            "summary": "Delete your memories here and user-wide, your episodes, pending jobs and live sessions",
+            "summary": "Delete your memories here and user-wide, episodes, pending jobs, live sessions and history",
             "requestBody": {
                 "required": True,
                 "content": {"application/json": {"schema": _object({"confirm": {"const": True}})}},

@@ -33,6 +33,10 @@ RELATED_SHARE = 0.35  # a matched memory lends this share of its score to memori
 RELATED_WINDOW_S = 3600
 SALIENT_WEIGHT = 2.0  # a name or a number in the query (Atlas, 6432, CI) counts this much more than a plain word
 MONTH_WEIGHT = 0.6  # a query naming a month: memories saved in that month score 60% more
+# closest() weighs words by idf as if the owner held at least this many memories: over a handful, every word is
+# rare, the new fact's words outweigh the shared ones and every reworded update scores below 0.3
+# (bench/merging/bands.py: all 15 updates in a new user's store without it, 4 with it, 5 among 336 memories).
+SIMILARITY_CORPUS_FLOOR = 100
 MAX_QUERY_TERMS = 64
 QUERY_HEAD_TAIL_CHARS = 2000  # a pasted log in a message: rank on its start and end
 # Past this many memories, words in more than COMMON_SHARE of them are skipped: they barely move BM25 and
@@ -231,16 +235,21 @@ class MemoryIndex:
     def closest(
         self, text: str, *, now: float, candidates: int = 20, where: Callable[[Memory], bool] | None = None
     ) -> tuple[Memory, float] | None:
-        """The live memory most like ``text``, with its similarity: cosine over distinct stemmed words, idf-weighted.
+        """The live memory most like ``text``, with its similarity in [0, 1]: merge on write's bands read it.
 
-        Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
-        topics" apart from "the search team owns the search topics": what they share is what every memory says.
-        Only the best BM25 matches are candidates (and of those, only the ones ``where`` takes).
+        A weighted Jaccard over the two texts' distinct stemmed words, each weighing its idf squared: the shared
+        words' weight over the weight of all the words either has, 1 for the same words and 0 for none. Weighting
+        by idf keeps "the payments team owns the payments topics" apart from "the search team owns the search
+        topics": what they share is what every memory says. Jaccard rather than cosine, so one differing word
+        of four ("User's alpha project uses Rust", "User's beta project ...") is 0.6, for the model to judge,
+        not 0.75, the same memory. idf counts at least ``SIMILARITY_CORPUS_FLOOR`` memories, so the bands mean
+        the same for a new user as for one with history. Only the best BM25 matches are candidates (and of those,
+        only the ones ``where`` takes).
         """
         words = frozenset(terms(text))
         if not words:
             return None
-        count = len(self._lengths)
+        count = max(len(self._lengths), SIMILARITY_CORPUS_FLOOR)
         postings = self._postings
 
         def weight(term: str) -> float:
@@ -255,7 +264,7 @@ class MemoryIndex:
                 continue
             theirs = self._doc_terms[scored.memory.id][0]
             shared = sum(mine[term] for term in theirs if term in mine)
-            similarity = shared / math.sqrt(norm * sum(mine.get(term) or weight(term) for term in theirs))
+            similarity = shared / (norm + sum(mine.get(term) or weight(term) for term in theirs) - shared)
             if best is None or similarity > best[1]:
                 best = (scored.memory, similarity)
         return best

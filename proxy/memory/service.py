@@ -2,7 +2,7 @@
 
 The chat pipeline, the management API and the CLI call this, never a store directly, so validation,
 the secret scan, scopes, isolation and the admin rule for global memories are decided here once.
-Chat requests fail open: a store that errors or is slower than ``STORE_DEADLINE_S`` costs the
+Chat requests fail open: a store that errors or is slower than ``memory.store_deadline_ms`` costs the
 request its memory, never the request itself.
 """
 
@@ -35,12 +35,14 @@ from .caller import Identity
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
+from .merging import Judge, band, protects, settle
 from .pins import PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
+from .similarity import Similarity, embedded, lexical
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 
 if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set
@@ -48,11 +50,10 @@ if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model 
 
 log = logging.getLogger("proxy.memory")
 
-STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
-SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): above it a new memory replaces the old
+HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +106,13 @@ class MemoryService:
         sessions: SessionState | None = None,
         details: DetailStore | None = None,
         embeddings: Embeddings | None = None,
+        similarity: Similarity | None = None,
     ) -> None:
         self.store = store
         self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
         self.embeddings = embeddings  # None: lexical ranking only
+        # Merge on write decides by it (memory/similarity.py): the embeddings' cosine when they are on, else words.
+        self.similarity = similarity or (embedded(embeddings) if embeddings is not None else lexical)
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
@@ -158,12 +162,12 @@ class MemoryService:
             views = self._cached_views(caller)
             episodes = await self._episode_index(caller, wait=False)
             if views is None or (episodes is None and self.episodes is not None):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     views = views if views is not None else await self.views(caller)
                     episodes = await self._episode_index(caller, wait=True)
             key = (caller.user, caller.workspace, session)
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     await self._read_session(key)
             semantic = None
             if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
@@ -247,7 +251,7 @@ class MemoryService:
         if not self.sessions.shared:
             return
         try:
-            async with asyncio.timeout(STORE_DEADLINE_S):
+            async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                 for key in changed:
                     state = self.recall.export(key)
                     if state is not None:
@@ -265,13 +269,17 @@ class MemoryService:
         origin: str,
         session: str | None = None,
         provenance: Provenance = TRUSTED,
+        judge: Judge | None = None,
     ) -> Stored:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
 
-        Supersede instead of duplicate (seed 003): a near-duplicate in the same place is replaced, and the very
-        same memory stored again (a client retrying a request) is left as it is. A held write (``provenance``
-        of an untrusted session) replaces nothing: it is stored beside whatever it resembles, for a person to
-        approve.
+        Supersede instead of duplicate (seed 003) by seed 002's bands (:mod:`proxy.memory.merging`): a memory
+        in the same place at or above ``memory.merge_threshold`` is superseded by a new wording and left as it
+        is by the very same one (a client retrying a request); below it the new memory is added, except that
+        between ``memory.add_threshold`` and it, ``judge`` (the extraction job's model, never a request's) is
+        asked whether the new one is the same, an update or different. An extracted fact never supersedes a
+        stated memory. A held write (``provenance`` of an untrusted session) replaces nothing: it is stored
+        beside whatever it resembles, for a person to approve.
         """
         try:
             draft = check_draft(fields, session=session or caller.session, origin=origin, provenance=provenance)
@@ -281,17 +289,17 @@ class MemoryService:
             raise
         [draft] = await self._embedded([draft])
         if not draft.pinned:
-            return await self._add(owner, draft)
+            return await self._add(owner, draft, judge)
         async with self._pinning:
             try:
-                return await self._add(owner, draft)
+                return await self._add(owner, draft, judge)
             except PinRefused:
                 self.metrics.writes.labels("rejected").inc()
                 raise
 
-    async def _add(self, owner: Owner, draft: MemoryDraft) -> Stored:
+    async def _add(self, owner: Owner, draft: MemoryDraft, judge: Judge | None) -> Stored:
         view = await self.store.view(owner)
-        match = view.closest(draft.text, now=time.time())
+        match = await self.similarity(draft.text, view, now=time.time())
         cap = cap_for(draft.scope, self.settings)
         if draft.provenance.held:
             if draft.pinned:  # refused now rather than at approval: a duplicate, or no room left
@@ -305,13 +313,15 @@ class MemoryService:
             memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
             self.metrics.writes.labels("held").inc()
             return Stored(memory)
-        previous = None
-        if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
+        previous, found = None, "different"
+        if match is not None and _same_place(match[0], draft):
             previous = match[0]
+            found = band(match[1], add_threshold=self.settings.add_threshold,
+                         merge_threshold=self.settings.merge_threshold)  # fmt: skip
         if draft.pinned and view.pinned():  # a pin near another pin replaces that one, whatever else is nearer
             near = view.closest(draft.text, now=time.time(), candidates=100, where=lambda m: m.pinned)
-            if near is not None and near[1] >= SUPERSEDE_SIMILARITY:
-                previous = near[0]
+            if near is not None and near[1] >= self.settings.merge_threshold:
+                previous, found = near[0], "same"
         if previous is not None and previous.pinned and not draft.pinned:
             # A pin is replaced by a pin or a person, never by a passing write: that is stored beside it.
             if _same_memory(previous, draft):
@@ -319,6 +329,7 @@ class MemoryService:
                 return Stored(previous, unchanged=True)
             previous = None
         if draft.pinned:
+            previous = previous if found == "same" else None  # a pin replaces only the same memory, never asks
             replacing = previous.id if previous is not None and previous.pinned else None
             if previous is not None and same_text(previous.text, draft.text):
                 replacing = None  # the same pin again: a duplicate, refused
@@ -330,11 +341,18 @@ class MemoryService:
                     return Stored(pinned)
                 previous = None  # deleted meanwhile: stored anew
         elif previous is not None:
-            weaker = draft.source == "extracted" and previous.confidence > draft.confidence
-            if _same_memory(previous, draft) or weaker:
-                # An extracted fact near one the user or model stated is merged into it, never replacing it.
+            if _same_memory(previous, draft):
                 self.metrics.writes.labels("unchanged").inc()
                 return Stored(previous, unchanged=True)
+            verdict = await judge(draft.text, previous) if found == "judge" and judge is not None else None
+            protected = protects(previous, extracted=draft.origin == "extraction", source=draft.source,
+                                 confidence=draft.confidence)  # fmt: skip
+            action = settle(found, verdict, protected=protected)  # type: ignore[arg-type]
+            if action == "merge":
+                self.metrics.writes.labels("unchanged").inc()
+                return Stored(previous, unchanged=True)
+            if action == "add":
+                previous = None
         supersedes = (previous.id,) if previous is not None else ()
         memory = await self.store.add(owner, draft, max_total=self.settings.max_total, supersedes=supersedes)
         self.metrics.writes.labels("stored").inc()
@@ -511,9 +529,9 @@ class MemoryService:
             approved = replace(memory, provenance=memory.provenance.approved())
             async with self._pinning:
                 view = await self.store.view(owner)
-                match = view.closest(memory.text, now=time.time()) if memory.live else None
+                match = await self.similarity(memory.text, view, now=time.time()) if memory.live else None
                 previous = None
-                if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], memory):
+                if match is not None and match[1] >= self.settings.merge_threshold and _same_place(match[0], memory):
                     previous = match[0]
                 if previous is not None and previous.pinned and not memory.pinned:
                     previous = None  # a pin is replaced by a pin or a person
@@ -591,7 +609,11 @@ class MemoryService:
         for them all, not one per line). ``bounded``: at most ``memory.max_import_lines`` lines, else a 400 and
         nothing imported (one request must not hold the store for long); the CLI, on its own store, lifts it.
         """
-        lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
+        lines = [
+            (number, line)
+            for number, line in enumerate(data.splitlines(), 1)
+            if line.strip() and not line.startswith(HISTORY_LINE)  # an export's history lines: not memories
+        ]
         limit = self.settings.max_import_lines
         if bounded and len(lines) > limit:
             raise InvalidRequest(

@@ -31,11 +31,14 @@ from ..memory.provenance import TRUSTED, Provenance
 from ..memory.records import CATEGORIES, Memory, format_ts
 
 if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
+    from ..memory.history_service import HistoryService
     from ..memory.service import MemoryService
 
 log = logging.getLogger("proxy.memory.tools")
 
 EPISODES_FOUND = 3
+HISTORY_DEFAULT = 5  # seed 004's recall_memory default
+SOURCES = ("memories", "history")
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50
 PAGE_DEFAULT = 2000
@@ -73,7 +76,13 @@ SCHEMAS: dict[str, ToolSpec] = {
     "memory_search": _function(  # category unconstrained here (memory_store shows the enum); checked when called
         "memory_search",
         "",
-        {"query": {"type": "string"}, "tag": {"type": "string"}, "category": _TEXT, "limit": {"type": "integer"}},
+        {
+            "query": {"type": "string"},
+            "tag": {"type": "string"},
+            "category": _TEXT,
+            "limit": {"type": "integer"},
+            "source": {"type": "string", "enum": list(SOURCES)},  # history: past sessions' words, cited
+        },
         [],
     ),
     "memory_retrieve": _function(
@@ -94,8 +103,9 @@ _Tool = Callable[[Identity, str, Provenance, dict[str, Any]], Coroutine[Any, Any
 class MemoryTools:
     """Runs the model's calls for one caller and session; results are the JSON text of a ``role: tool`` message."""
 
-    def __init__(self, service: MemoryService) -> None:
+    def __init__(self, service: MemoryService, history: HistoryService | None = None) -> None:
         self.service = service
+        self.history = history
         self._run: dict[str, _Tool] = {
             "memory_store": self._store,
             "memory_search": self._search,
@@ -142,6 +152,11 @@ class MemoryTools:
     async def _search(
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
     ) -> dict[str, Any]:
+        source = _optional_text(args, "source") or "memories"
+        if source not in SOURCES:
+            raise ToolError(f"'source' must be one of {', '.join(SOURCES)}; got {source!r}")
+        if source == "history":
+            return await self._search_history(caller, session, args)
         query, tag, category = (_optional_text(args, key) for key in ("query", "tag", "category"))
         if category is not None and category not in CATEGORIES:  # the schema leaves it open: say what it takes
             raise ToolError(f"'category' must be one of {', '.join(CATEGORIES)}; got {category!r}")
@@ -156,6 +171,16 @@ class MemoryTools:
                     {"id": e.id, "date": format_ts(e.created_at)[:10], "summary": e.summary} for e in episodes
                 ]
         return result
+
+    async def _search_history(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Seed 004's recall over the raw log: snippets of what was said in this workspace's sessions, each cited
+        by session and turn. Sessions that took in untrusted content are left out: only a person searches those."""
+        if self.history is None:
+            raise ToolError("history is not kept here")
+        query = _required_text(args, "query")
+        limit = _integer(args, "limit", HISTORY_DEFAULT, low=1, high=SEARCH_MAX)
+        found = await self.history.search(caller, query, limit=limit, person=False, session=session)
+        return {"count": len(found), "history": [f.citation() for f in found]}
 
     async def _retrieve(
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]

@@ -134,6 +134,8 @@ async def test_real_answers_match_the_documented_schemas(app, document) -> None:
         headers=ADA | {"x-memory-session": "s2"},
     )
     await call("get", "/memory/sessions")
+    await call("get", "/memory/history", params={"q": "question", "limit": "3"})
+    await call("get", "/memory/history")  # 400: no q
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s1/end")
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s2/end")
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s3/end")  # 404

@@ -408,13 +408,14 @@ def test_the_schemas_offer_the_designed_contract_and_nothing_else() -> None:
     }
     assert offered == {
         "memory_store": ({"text", "tags", "scope", "category", "pin"}, {"text"}),
-        "memory_search": ({"query", "tag", "category", "limit"}, set()),
+        "memory_search": ({"query", "tag", "category", "limit", "source"}, set()),  # source: memories | history
         "memory_delete": ({"id"}, {"id"}),
         "memory_retrieve": ({"id", "offset", "limit"}, {"id"}),
     }
     store = SCHEMAS["memory_store"].parameters["properties"]
     assert store["category"]["enum"] == list(CATEGORIES)  # the kinds of fact worth saving (seed 003)
     assert store["scope"]["enum"] == ["workspace", "user", "session"]  # never global: tools cannot write it
+    assert SCHEMAS["memory_search"].parameters["properties"]["source"]["enum"] == ["memories", "history"]
 
 
 def test_the_store_description_keeps_the_seeds_guidance() -> None:

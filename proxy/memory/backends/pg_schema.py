@@ -111,6 +111,24 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
+        "0008_history",
+        """
+        CREATE TABLE history (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            key text NOT NULL,  -- HistoryLine.key: a line seen again (a re-sent conversation) is not kept twice
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            session text NOT NULL,
+            ts double precision NOT NULL,
+            seq bigserial,  -- arrival order
+            body jsonb NOT NULL,  -- HistoryLine.to_json(): already redacted
+            PRIMARY KEY (owner_key, key)
+        );
+        CREATE INDEX history_owner_seq ON history (owner_key, seq);
+        CREATE INDEX history_ts ON history (ts);  -- retention
+        """,
+    ),
+    (
         "0009_details",
         """
         CREATE TABLE details (
