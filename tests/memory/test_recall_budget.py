@@ -58,7 +58,8 @@ def test_a_full_block_still_leaves_room_for_a_note_on_a_later_turn() -> None:
     recall = Recall(MemorySettings())
     first = recall(KEY, chat(FIRST), VIEWS, now=NOW)
     later = recall(KEY, chat(FIRST, "Where does the zephyr cluster run?"), VIEWS, now=NOW)
-    assert later.ids[:10] == first.ids and later.ids[10:] == ("m-20",)
+    # The note leads with what the new question asks; the conversation before it may add a topic the block left out.
+    assert later.ids[:10] == first.ids and later.ids[10] == "m-20"
     assert later.payload["messages"][1] == first.payload["messages"][1]  # the block, byte for byte
     assert len(notes(later.payload)) == 1 and "The zephyr cluster runs in rack 20" in notes(later.payload)[0]
 
@@ -92,8 +93,10 @@ def test_a_long_sessions_notes_stop_at_their_budget_and_every_request_starts_wit
         assert sent[: len(previous)] == previous  # the block and every earlier note, byte for byte
         previous = sent
         noted.append(len(out.ids) - 10)
-    assert noted == list(range(1, 11)) + [10, 10]  # one note a turn, until the notes hold max_note_count memories
-    assert out.ids[10:] == tuple(m.id for m in PLACES[:10])
+    # One note a turn, until the notes hold max_note_count memories. The first also takes the kafka topic the block
+    # left out: the conversation before the newest message is part of the query.
+    assert noted == list(range(2, 11)) + [10, 10, 10]
+    assert out.ids[10:] == ("m-20", "m-1", *(m.id for m in PLACES[1:9]))
 
 
 def test_a_sessions_notes_stop_at_max_note_chars() -> None:
