@@ -184,7 +184,12 @@ class ScriptedUpstream:
             return httpx.Response(404, json={"error": error | {"param": None, "code": None}})
         body = orjson.loads(request.content)
         script = self.script
-        offered = {tool.get("function", {}).get("name") for tool in body.get("tools") or () if isinstance(tool, dict)}
+        declared = body.get("tools")  # whatever the client sent: the proxy passes odd tools through untouched
+        offered = {
+            tool["function"].get("name")
+            for tool in (declared if isinstance(declared, list) else ())
+            if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
+        }
         kind = script["kind"]
         if kind == "error":
             error = {"error": {"message": "bad", "type": "invalid_request_error", "param": None, "code": None}}
