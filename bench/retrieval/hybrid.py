@@ -47,7 +47,7 @@ RESULTS = HERE.parent / "results" / "retrieval_hybrid.json"
 NOW = parse_ts("2026-10-01T09:00:00Z")
 TYPES = ("single", "multi", "temporal", "followup")
 DEPTH = 10
-WEIGHTS = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+WEIGHTS = (1.0, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 FLOORS = (0.0, 0.1, 0.2, 0.3)
 RRF_KS = (10, 30, 60)
 
@@ -130,27 +130,29 @@ async def main() -> int:
         query_wall.append(1000 * (time.perf_counter() - wall))
         query_cpu.append(1000 * (time.process_time() - cpu))
 
-    def lexical(q: dict[str, Any]) -> list[Scored]:  # as recall ranks: the question in its conversation
+    def lexical(q: dict[str, Any]) -> tuple[Query, list[Scored]]:  # as recall ranks: the question in its conversation
         messages = [*q["context"], {"role": "user", "content": q["question"]}]
-        return indexes[q["user"]].rank(conversation_query(messages, len(messages) - 1), now=NOW, limit=DEPTH)
+        query = conversation_query(messages, len(messages) - 1)
+        return query, indexes[q["user"]].rank(query, now=NOW, limit=DEPTH)
 
     def semantic(q: dict[str, Any]) -> list[Scored]:
         bound = embeddings.bind(qvectors[q["id"]])
         return bound.similar([indexes[q["user"]]], limit=DEPTH, visible=lambda m: True)
 
-    cache = {q["id"]: (lexical(q), semantic(q)) for q in questions}
+    cache = {q["id"]: (*lexical(q), semantic(q)) for q in questions}
 
     def weighted(weight: float, floor: float) -> Ranker:
         def rank(q: dict[str, Any]) -> list[str]:
-            lex, sem = cache[q["id"]]
+            query, lex, sem = cache[q["id"]]
             unit = rare_word_score(len(indexes[q["user"]]))
-            return [s.memory.id for s in fuse_weighted(lex, sem, unit=unit, limit=DEPTH, weight=weight, floor=floor)]
+            fused = fuse_weighted(lex, sem, unit=unit, query=query, limit=DEPTH, weight=weight, floor=floor)
+            return [s.memory.id for s in fused]
 
         return rank
 
     def rrf(k: int) -> Ranker:
         def rank(q: dict[str, Any]) -> list[str]:
-            lex, sem = cache[q["id"]]
+            _, lex, sem = cache[q["id"]]
             return [s.memory.id for s in fuse_reciprocal_rank(lex, sem, limit=DEPTH, k=k)]
 
         return rank
@@ -168,8 +170,8 @@ async def main() -> int:
     from proxy.memory import fusion
 
     variants: dict[str, Ranker] = {
-        "lexical": lambda q: [s.memory.id for s in cache[q["id"]][0]],
-        "cosine only": lambda q: [s.memory.id for s in cache[q["id"]][1]],
+        "lexical": lambda q: [s.memory.id for s in cache[q["id"]][1]],
+        "cosine only": lambda q: [s.memory.id for s in cache[q["id"]][2]],
         f"weighted (shipped: weight {fusion.SEMANTIC_WEIGHT}, floor {fusion.SEMANTIC_FLOOR})": weighted(
             fusion.SEMANTIC_WEIGHT, fusion.SEMANTIC_FLOOR
         ),
@@ -187,10 +189,11 @@ async def main() -> int:
         for q in sample:
             index = indexes[q["user"]] if size is None else _grown(indexes[q["user"]], size)
             bound = embeddings.bind(qvectors[q["id"]])
-            lex = index.rank(Query.of(q["question"]), now=NOW, limit=DEPTH)
+            query = Query.of(q["question"])
+            lex = index.rank(query, now=NOW, limit=DEPTH)
             embeddings.vectors(index)  # the matrix is built once per index version, not per request
             start = time.perf_counter()
-            bound.fuse(lex, [index], limit=DEPTH, visible=lambda m: True)
+            bound.fuse(lex, [index], query=query, limit=DEPTH, visible=lambda m: True)
             timings.append(1000 * (time.perf_counter() - start))
         if size is not None:
             index.put(index.newest()[0])  # a write: the next request gathers the owner's vectors again

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .fusion import cosine, fuse_weighted, rare_word_score
-from .ranking import MemoryIndex, Scored
+from .ranking import MemoryIndex, Query, Scored
 from .records import Embedding, Memory
 from .store import MemoryStore, Owner
 
@@ -256,8 +256,15 @@ class Bound:
         return found[:limit]
 
     def fuse(
-        self, lexical: list[Scored], views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool]
+        self,
+        lexical: list[Scored],
+        views: Sequence[MemoryIndex],
+        *,
+        query: Query,
+        limit: int,
+        visible: Callable[[Memory], bool],
     ) -> list[Scored]:
+        """``lexical`` (ranked by ``query``) fused with the memories nearest this vector (``fuse_weighted``)."""
         semantic = self.similar(views, limit=limit, visible=visible)
         unit = rare_word_score(sum(len(view) for view in views))
-        return fuse_weighted(lexical, semantic, unit=unit, limit=max(limit, len(lexical)))
+        return fuse_weighted(lexical, semantic, unit=unit, query=query, limit=max(limit, len(lexical)))

@@ -171,6 +171,16 @@ class Query:
                     weighed[term] = weight * salience
         return cls(tuple(weighed), tuple(weighed.values()), frozenset(months))
 
+    def lift(self, memory: Memory) -> float:
+        """What :meth:`MemoryIndex.rank` multiplies a memory's score by for this query alone (a month the query
+        names lifts the memories saved in it): fusion multiplies the semantic part by it too."""
+        return 1 + MONTH_WEIGHT if self.months and saved_month(memory.created) in self.months else 1.0
+
+
+def saved_month(created: float) -> int:
+    """The month (UTC) a memory saved at ``created`` was saved in: what a month named in a query matches."""
+    return datetime.fromtimestamp(max(created, 0.0), UTC).month
+
 
 @dataclass(frozen=True, slots=True)
 class Scored:
@@ -381,7 +391,7 @@ class MemoryIndex:
             self._tags.setdefault(term, set()).add(memory.id)
         if memory.session is not None:
             self._sessions.setdefault(memory.session, set()).add(memory.id)
-        self._months[memory.id] = datetime.fromtimestamp(max(memory.created, 0.0), UTC).month
+        self._months[memory.id] = saved_month(memory.created)
         self._reweigh_if_drifted()
 
     def _unindex(self, memory_id: str) -> None:

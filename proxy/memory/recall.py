@@ -348,7 +348,7 @@ def _ranked(
 ) -> list[Scored]:
     ranked = [s for view in views for s in view.rank(query, now=now, limit=limit) if visible(s.memory)]
     ranked.sort(key=lambda s: s.score, reverse=True)
-    return ranked if semantic is None else semantic.fuse(ranked, views, limit=limit, visible=visible)
+    return ranked if semantic is None else semantic.fuse(ranked, views, query=query, limit=limit, visible=visible)
 
 
 def _newest(views: Sequence[MemoryIndex], visible: Callable[[Memory], bool], n: int) -> list[Memory]:

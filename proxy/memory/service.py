@@ -473,11 +473,12 @@ class MemoryService:
             newest.sort(key=lambda m: (m.created, m.number), reverse=True)
             return newest[:limit]
         now = time.time()
-        ranked = [s for view in views for s in view.rank(Query.of(query), now=now, limit=MAX_SEARCH_LIMIT)]
+        ranking = Query.of(query)
+        ranked = [s for view in views for s in view.rank(ranking, now=now, limit=MAX_SEARCH_LIMIT)]
         ranked.sort(key=lambda s: s.score, reverse=True)
         semantic = await self._semantic(caller, views, query)
         if semantic is not None:
-            ranked = semantic.fuse(ranked, views, limit=MAX_SEARCH_LIMIT, visible=wanted)
+            ranked = semantic.fuse(ranked, views, query=ranking, limit=MAX_SEARCH_LIMIT, visible=wanted)
         found = {s.memory.id: s.memory for s in ranked if wanted(s.memory)}
         needle = query.casefold()
         for view in views:
