@@ -96,15 +96,16 @@ def create_app(services: Services) -> Starlette:
     async def metrics(request: Request) -> Response:
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
 
+    # The model APIs first: every request is matched against the routes in order, and theirs are the busy ones.
+    app.add_route("/v1/chat/completions", chat_completions, methods=["POST"])
+    app.add_route("/v1/responses", responses, methods=["POST"])
+    app.add_route("/v1/messages", messages, methods=["POST"])
+    app.add_route("/chat/completions", chat_completions, methods=["POST"])
+    app.add_route("/responses", responses, methods=["POST"])
+    app.add_route("/messages", messages, methods=["POST"])
     app.add_route("/healthz", healthz, methods=["GET"])
     app.add_route("/metrics", metrics, methods=["GET"])
     for route in memory_routes(services):
         app.router.routes.append(route)
-    app.add_route("/v1/chat/completions", chat_completions, methods=["POST"])
-    app.add_route("/chat/completions", chat_completions, methods=["POST"])
-    app.add_route("/v1/responses", responses, methods=["POST"])
-    app.add_route("/responses", responses, methods=["POST"])
-    app.add_route("/v1/messages", messages, methods=["POST"])
-    app.add_route("/messages", messages, methods=["POST"])
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

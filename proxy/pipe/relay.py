@@ -336,10 +336,18 @@ async def sse_batches(upstream: httpx.Response, max_event_bytes: int = MAX_EVENT
     """The upstream's events as they arrive; an event over ``max_event_bytes`` raises :class:`StreamProtocolError`,
     which :func:`relay_events` turns into the stream's error event."""
     decoder = SSEDecoder(max_event_bytes)
-    async for raw in upstream.aiter_bytes():
+    async for raw in _body(upstream):
         items = decoder.feed(raw)
         if items:
             yield items
     tail = decoder.flush()
     if tail:
         yield tail
+
+
+def _body(upstream: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as it arrives: straight from the transport, unless it is compressed (httpx decodes it then)."""
+    stream = upstream.stream
+    if upstream.headers.get("content-encoding", "identity") == "identity" and isinstance(stream, httpx.AsyncByteStream):
+        return stream.__aiter__()
+    return upstream.aiter_bytes()
