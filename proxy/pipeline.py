@@ -10,6 +10,7 @@ case the dialect re-encodes the parsed body with memory in place.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -102,9 +103,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
-            answer = splitter.answer_text
-            ids = partial(_streamed_link, splitter)
-            work = stream(splitter, hops, payload, body, loop, prepared.headers)
+            streamed = StreamedAnswer(splitter)
+            answer, ids = streamed.answer_text, streamed.link
+            work = stream(splitter, hops, payload, body, loop, prepared.headers, streamed.end)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, prepared.headers)
@@ -149,8 +150,34 @@ def _session(
     return session, None, ()
 
 
-def _streamed_link(splitter: Splitter) -> ChainLink:
-    return ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+@dataclass(slots=True)
+class StreamedAnswer:
+    """What a session keeps of a streamed answer: its splitter while it streams, then only its text and ids.
+
+    A splitter holds every event's parsed state (a Responses stream's whole final response, tools echo and all);
+    a session kept it for its idle timeout, and with a conversation per request those piled up until the
+    collector's full passes over them took a tenth of the proxy's CPU.
+    """
+
+    splitter: Splitter | None
+    text: str | None = None
+    ids: ChainLink | None = None
+
+    def end(self) -> None:
+        """The stream is over, however it ended: keep what was relayed, let the splitter go."""
+        splitter, self.splitter = self.splitter, None
+        if splitter is not None:
+            self.text = splitter.answer_text()
+            self.ids = ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+
+    def answer_text(self) -> str | None:
+        return self.splitter.answer_text() if self.splitter is not None else self.text
+
+    def link(self) -> ChainLink:
+        if self.splitter is not None:
+            return ChainLink(self.splitter.response_id, self.splitter.chain_id, self.splitter.called)
+        assert self.ids is not None
+        return self.ids
 
 
 def _whole_link(reader: AnswerReader, body: bytes) -> ChainLink:

@@ -181,8 +181,10 @@ def stream_response(
     headers: RawHeaders,
     close: Callable[[], Awaitable[None]],
     after: AfterHop | None = None,
+    ended: Callable[[], None] | None = None,
 ) -> EventStream:
-    response = EventStream(partial(relay_events, batches, normaliser, close, after))
+    """``ended`` is called once the stream is over, however it ended (the client gone too)."""
+    response = EventStream(partial(relay_events, batches, normaliser, close, after, ended))
     response.raw_headers = [*(header for header in headers if header[0] != b"content-type"), *STREAM_HEADERS]
     return response
 
@@ -238,6 +240,7 @@ async def relay_events(
     normaliser: StreamSplitter,
     close: Callable[[], Awaitable[None]],
     after: AfterHop | None,
+    ended: Callable[[], None] | None,
     write: Write,
 ) -> None:
     """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event.
@@ -252,6 +255,8 @@ async def relay_events(
     finally:
         for closer in closers:
             await closer()
+        if ended is not None:
+            ended()
 
 
 async def _relay(
