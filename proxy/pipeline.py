@@ -49,6 +49,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
+    conversation: Sequence[dict[str, Any]] | None = None
+    read = payload  # the payload `conversation` was read from
     if caller is not None:
         conversation = dialect.messages(payload)
         session, chain, called = _session(services, dialect, caller, payload, conversation)
@@ -63,7 +65,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:
             payload = restored
-    prepared = await services.memory.prepare(caller, dialect.messages(payload), session, tools=tools_on)
+    messages = conversation if conversation is not None and payload is read else dialect.messages(payload)
+    prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
     placement = prepared.placement
     if chained:  # the block went upstream with the chain's first request and is stored there: notes only
         placement = Placement(None, placement.notes)

@@ -87,12 +87,23 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def close_quietly(response: httpx.Response) -> None:
+async def close_quietly(response: httpx.Response, *, shielded: bool = True) -> None:
+    """Close an upstream response, never raising. ``shielded`` from anyio's cancellation, which Starlette's
+    ``StreamingResponse`` delivers again at every await until the task leaves its scope. The relay's own responses
+    (:class:`EventStream`, :func:`unless_disconnected`) are cancelled natively and once, so their close runs to its
+    end unshielded: the shield's cancel scope cost more than the close itself."""
+    if not shielded:
+        await _close(response)
+        return
     with anyio.CancelScope(shield=True):
-        try:
-            await response.aclose()
-        except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
-            log.debug("closing the upstream response failed", exc_info=True)
+        await _close(response)
+
+
+async def _close(response: httpx.Response) -> None:
+    try:
+        await response.aclose()
+    except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
+        log.debug("closing the upstream response failed", exc_info=True)
 
 
 def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response:
