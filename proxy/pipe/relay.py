@@ -52,33 +52,62 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(parts)
 
 
-async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
-    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+class Departure:
+    """The client's disconnect, watched by one task for as long as the request runs: the wait for the upstream and
+    the stream after it share it. When the client leaves, the request's task is cancelled (COMPAT J1), unless
+    ``settled`` says nothing is left to stop.
 
     Only for requests whose body has been read: the watcher consumes ASGI messages.
     """
-    task = asyncio.current_task()
-    assert task is not None
-    gone = False
 
-    async def watch() -> None:
-        nonlocal gone
+    __slots__ = ("gone", "settled", "_task", "_watcher")
+
+    def __init__(self, receive: Receive) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._task = task
+        self.gone = False
+        self.settled = False
+        self._watcher = asyncio.ensure_future(self._watch(receive))
+
+    async def _watch(self, receive: Receive) -> None:
         await _disconnected(receive)
-        gone = True
-        task.cancel()
+        if not self.settled:
+            self.gone = True
+            self._task.cancel()
 
-    watcher = asyncio.ensure_future(watch())
+    def left(self) -> bool:
+        """Whether a ``CancelledError`` just met was the client leaving; that cancel is then taken back."""
+        return self.gone and self._task.uncancel() == 0
+
+    def stop(self) -> None:
+        self._watcher.cancel()
+
+
+async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
+    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+
+    An :class:`EventStream` it returns goes on watching with the same task.
+    """
+    departure = Departure(receive)
     try:
         result = await work
     except asyncio.CancelledError:
-        if gone and task.uncancel() == 0:
+        departure.stop()
+        if departure.left():
             raise ClientGone from None
         raise
-    finally:
-        watcher.cancel()
-    if gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
-        task.uncancel()
+    except BaseException:
+        departure.stop()
+        raise
+    if departure.gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
+        departure.stop()
+        departure.left()
         raise ClientGone
+    if isinstance(result, EventStream) and result.departure is None:
+        result.departure = departure
+    else:
+        departure.stop()
     return result
 
 
@@ -206,44 +235,34 @@ Write = Callable[[bytes, bool], Awaitable[None]]  # a chunk of the body, and whe
 class EventStream(Response):
     """A streamed body written by ``relay(write)`` as it comes, the client's disconnect ending it (COMPAT J1).
 
-    Starlette's ``StreamingResponse`` does the same with an anyio task group per response and one ASGI message more
-    (the empty last one); this watches with one plain task and sends the last chunk as the last message, which
-    took a tenth of the proxy's CPU per streamed request off."""
+    Starlette's ``StreamingResponse`` does the same with an anyio task group and a second task per response, and one
+    ASGI message more (the empty last one, a write of its own); this goes on with the :class:`Departure` that watched
+    the wait for the upstream, and sends the stream's end with its last events."""
 
     def __init__(self, relay: Callable[[Write], Awaitable[None]], status_code: int = 200) -> None:
         self.relay = relay
         self.status_code = status_code
         self.background = None
         self.raw_headers: RawHeaders = []
+        self.departure: Departure | None = None  # the watch begun while the upstream was awaited, if one was
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        ended = gone = False
+        departure = self.departure or Departure(receive)
 
         async def write(chunk: bytes, last: bool) -> None:
-            nonlocal ended
             if last:
-                ended = True  # from here on a disconnect changes nothing: the upstream is closed anyway
+                departure.settled = True  # from here on a disconnect changes nothing: the upstream is closed anyway
             await send({"type": "http.response.body", "body": chunk, "more_body": not last})
 
-        async def watch() -> None:
-            nonlocal gone
-            await _disconnected(receive)
-            if not ended:
-                gone = True
-                task.cancel()
-
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        watcher = asyncio.ensure_future(watch())
         try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
             await self.relay(write)
         except asyncio.CancelledError:
-            if gone and task.uncancel() == 0:
+            if departure.left():
                 return  # the client left: the relay closed the upstream on its way out
             raise
         finally:
-            watcher.cancel()
+            departure.stop()
 
 
 async def relay_events(
