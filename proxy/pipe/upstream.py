@@ -11,6 +11,7 @@ upstream said them.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import httpx
@@ -22,7 +23,6 @@ from .headers import RawHeaders
 MAX_URLS = 1_000
 MAX_CONNECTIONS = 1_000
 KEEPALIVE_S = 30.0
-HTTP_11 = {"http_version": b"HTTP/1.1"}
 
 
 class Upstream:
@@ -95,7 +95,9 @@ class Upstream:
             )
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise translate_transport_error(exc) from exc
-        extensions = {**HTTP_11, "reason_phrase": answer.reason.encode()} if answer.reason else HTTP_11
+        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+        if answer.reason:
+            extensions["reason_phrase"] = answer.reason.encode()
         return httpx.Response(
             answer.status, headers=answer.raw_headers, stream=AiohttpResponseStream(answer), extensions=extensions
         )
