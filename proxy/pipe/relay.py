@@ -1,9 +1,10 @@
 """Moving bytes between the client and the upstream: bodies in, responses out, disconnects watched.
 
-Starlette cancels a streaming response's body iterator when the client goes away (ASGI spec
-2.3); before that point, :func:`unless_disconnected` does the same for the wait on the
-upstream (COMPAT J1, J3). Upstream responses are always closed, shielded from cancellation,
-so an abandoned request stops costing tokens.
+When the client goes away (ASGI spec 2.3: uvicorn says so only through ``receive``), one
+:class:`Departure` per request cancels it: during the wait for the upstream (:func:`unless_disconnected`,
+COMPAT J1, J3) and then during the stream it relays (:class:`EventStream`). Starlette's
+``StreamingResponse`` does the same for bodies passed through untouched. Upstream responses are always
+closed, so an abandoned request stops costing tokens.
 """
 
 from __future__ import annotations
