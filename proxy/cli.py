@@ -166,7 +166,7 @@ def _who(function: Callable[..., Any]) -> Callable[..., Any]:
 
 @main.group()
 def memories() -> None:
-    """List, search, add, delete, approve, export and import memories in the configured store."""
+    """List, search, add, delete, approve, export and import memories in the configured store; pin and edit them."""
 
 
 @memories.command("list")
@@ -200,12 +200,81 @@ def memories_search(query: str, limit: int, as_json: bool, **who: Any) -> None:
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 5).")
 @click.option("--category", help="preference, pattern, correction, fact (default), instruction or convention.")
 @click.option("--scope", help="workspace (default), user, session or global.")
-def memories_add(text: str, tags: tuple[str, ...], category: str | None, scope: str | None, **who: Any) -> None:
+@click.option("--pin", is_flag=True, help="Pin it: always in the block (scope user or workspace), within its cap.")
+def memories_add(
+    text: str, tags: tuple[str, ...], category: str | None, scope: str | None, pin: bool, **who: Any
+) -> None:
     """Store TEXT as a memory (checked and scanned like every write)."""
-    fields = {"text": text, "tags": list(tags), "category": category, "scope": scope}
+    fields = {"text": text, "tags": list(tags), "category": category, "scope": scope, "pinned": pin}
     stored = _run(who, lambda service, caller: service.add(caller, fields, origin="cli"))
     superseded = f" (supersedes {stored.superseded.id})" if stored.superseded is not None else ""
     click.echo(stored.memory.id + superseded)
+
+
+@memories.command("pin")
+@_who
+@click.argument("text")
+@click.option(
+    "--scope",
+    type=click.Choice(["workspace", "user"]),
+    default="workspace",
+    show_default=True,
+    help="user: the user's profile, in every workspace; workspace: this workspace's environment.",
+)
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 5).")
+@click.option("--category", help="preference, pattern, correction, fact (default), instruction or convention.")
+def memories_pin(text: str, scope: str, tags: tuple[str, ...], category: str | None, **who: Any) -> None:
+    """Pin TEXT: it opens every block from the next session on (refused past its cap, or when pinned already)."""
+    fields = {"text": text, "tags": list(tags), "category": category, "scope": scope, "pinned": True}
+    stored = _run(who, lambda service, caller: service.add(caller, fields, origin="cli"))
+    superseded = f" (supersedes {stored.superseded.id})" if stored.superseded is not None else ""
+    click.echo(stored.memory.id + superseded)
+
+
+@memories.command("pinned")
+@_who
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def memories_pinned(as_json: bool, **who: Any) -> None:
+    """The pinned facts: the user's profile, then this workspace's environment, each with its cap."""
+    places = _run(who, lambda service, caller: service.pinned(caller))
+    if as_json:
+        click.echo(orjson.dumps({place.scope: place.to_json() for place in places}).decode())
+        return
+    for place in places:
+        listed = place.to_json()
+        click.echo(f"{place.cap.place}: {listed['chars']} of {listed['cap']} characters ({place.cap.setting})")
+        for memory in place.memories:
+            click.echo(f"{memory.id}\t{memory.category}\t{memory.text}")
+
+
+@memories.command("unpin")
+@_who
+@click.argument("memory_id")
+def memories_unpin(memory_id: str, **who: Any) -> None:
+    """Unpin MEMORY_ID: it stays a memory, recalled when relevant."""
+    _run(who, lambda service, caller: service.edit(caller, memory_id, {"pinned": False}))
+    click.echo(f"unpinned {memory_id}")
+
+
+@memories.command("edit")
+@_who
+@click.argument("memory_id")
+@click.option("--text", help="The new text (checked and scanned like a new memory).")
+@click.option("--tag", "tags", multiple=True, help="The new tags (repeatable, at most 5).")
+@click.option("--category", help="The new category.")
+@click.option("--pin/--unpin", "pinned", default=None, help="Pin it (within its cap) or unpin it.")
+def memories_edit(
+    memory_id: str, text: str | None, tags: tuple[str, ...], category: str | None, pinned: bool | None, **who: Any
+) -> None:
+    """Edit MEMORY_ID in place; a session's frozen block shows the change from its next block."""
+    fields: dict[str, Any] = {"text": text, "category": category, "pinned": pinned}
+    if tags:
+        fields["tags"] = list(tags)
+    changes = {key: value for key, value in fields.items() if value is not None}
+    if not changes:
+        _fail("nothing to edit: give --text, --tag, --category, --pin or --unpin")
+    edited = _run(who, lambda service, caller: service.edit(caller, memory_id, changes))
+    click.echo(f"edited {edited.id}{' (pinned)' if edited.pinned else ''}")
 
 
 @memories.command("delete")
@@ -271,7 +340,8 @@ def memories_import(source: Any, **who: Any) -> None:
 @_who
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def memories_forget_all(yes: bool, **who: Any) -> None:
-    """Delete everything of the user's in this workspace (memories, episodes, pending jobs) and their user-wide ones."""
+    """Delete everything of the user's in this workspace (memories, episodes, pending jobs, history) and their
+    user-wide ones."""
     if not yes:
         click.confirm("Delete every memory of this user in this workspace and their user-wide ones?", abort=True)
 
@@ -279,7 +349,10 @@ def memories_forget_all(yes: bool, **who: Any) -> None:
         return await service.memory.forget_all(caller), await service.forget(caller)
 
     deleted, forgotten = _run(who, forget, episodes=True)
-    click.echo(f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs")
+    click.echo(
+        f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs, "
+        f"{forgotten['history']} history lines"
+    )
 
 
 # -- episodes -------------------------------------------------------------------------------------------------
@@ -333,7 +406,7 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
     from .memory.service import MemoryService
-    from .services import build_database, build_episode_store, build_store, episode_service
+    from .services import build_database, build_detail_store, build_episode_store, build_store, episode_service
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
 
@@ -347,12 +420,16 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
             finally:
                 await memory.aclose()
         episode_store = build_episode_store(settings, database)
-        memory = MemoryService(build_store(settings, database), settings.memory, episodes=episode_store)
+        details = build_detail_store(settings, database)  # forget-all removes offloaded tool outputs too
+        store = build_store(settings, database)
+        memory = MemoryService(store, settings.memory, episodes=episode_store, details=details)
         service = episode_service(settings, memory, database=database)
         try:
             return await action(service, caller)
         finally:
             await service.jobs.aclose()
+            if service.history is not None:
+                await service.history.aclose()
             await memory.aclose()
 
     return _sync(run())

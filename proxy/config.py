@@ -14,7 +14,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
@@ -68,6 +68,13 @@ class StoreSettings(_Section):
     dsn: str | None = None
 
 
+class EmbeddingSettings(_Section):
+    # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
+    # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
+    model: str | None = None
+    deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
+
+
 class MemorySettings(_Section):
     inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
 
@@ -77,11 +84,32 @@ class MemorySettings(_Section):
         """YAML 1.1 reads a bare `off` as false: `inject_mode: off` must still mean "off"."""
         return "off" if value is False else value
 
-    max_inject_chars: int = Field(2000, ge=0)
+    max_inject_chars: int = Field(2000, ge=0)  # the block: a session's first request may fill these
     max_inject_count: int = Field(10, ge=0)
+    max_note_chars: int = Field(4000, ge=0)  # a session's notes together, beside the block (proxy/memory/recall.py)
+    max_note_count: int = Field(20, ge=0)
     max_total: int = Field(500, gt=0)
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
+    store_deadline_ms: float = Field(250, gt=0)  # a chat request waits this long for the store, else no memory
+    # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
+    # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
+    pinned_user_chars: int = Field(1200, ge=0)
+    pinned_env_chars: int = Field(800, ge=0)
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
+    embeddings: EmbeddingSettings = EmbeddingSettings()
+    # Merge on write (seed 002's bands, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
+    # closest one: at or above merge_threshold the same memory, below add_threshold a different one, and between the
+    # two the extraction job asks its model (same, update, different).
+    merge_threshold: float = Field(0.7, ge=0, le=1)
+    add_threshold: float = Field(0.3, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _bands_in_order(self) -> MemorySettings:
+        if self.add_threshold > self.merge_threshold:
+            raise ValueError(
+                f"add_threshold ({self.add_threshold}) must not be above merge_threshold ({self.merge_threshold})"
+            )
+        return self
 
 
 class ToolsSettings(_Section):
@@ -123,6 +151,18 @@ class ExtractionSettings(_Section):
     untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
 
 
+class ContextSettings(_Section):
+    """Opt-in rewrites of what goes upstream (seeds 001 and 004): null leaves the client's conversation whole."""
+
+    offload_chars: int | None = Field(None, ge=1)  # an earlier turn's tool result longer than this becomes a MemoryRef
+    window_turns: int | None = Field(None, ge=1)  # user turns kept whole; older ones become an overview line each
+
+
+class HistorySettings(_Section):
+    enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
+    retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -132,6 +172,8 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     sessions: SessionsSettings = SessionsSettings()
     extraction: ExtractionSettings = ExtractionSettings()
+    context: ContextSettings = ContextSettings()
+    history: HistorySettings = HistorySettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

@@ -52,6 +52,12 @@ class MemoryRejected(InvalidRequest):
     code = "memory_rejected"
 
 
+class PinRefused(MemoryRejected):
+    """A pin past its cap (``pinned_cap_exceeded``) or already pinned (``duplicate_pin``); nothing was stored."""
+
+    status = 409
+
+
 class MemoryNotFound(InvalidRequest):
     status = 404
     code = "memory_not_found"

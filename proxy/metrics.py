@@ -29,7 +29,7 @@ class Metrics:
         )
         self.writes = Counter(
             "memproxy_memory_writes",
-            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved).",
+            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved, edited).",
             ["result"],
             registry=self.registry,
         )
@@ -81,6 +81,19 @@ class Metrics:
         self.extraction_facts = Counter(
             "memproxy_extraction_facts",
             "Extracted facts by what became of them (stored, superseded, merged, rejected).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.extraction_judgements = Counter(
+            "memproxy_extraction_judgements",
+            "Extraction model calls judging a fact against a memory in the 0.3-0.7 similarity band, by verdict "
+            "(same, update, different; unreadable and failed count as different: both memories are kept).",
+            ["verdict"],
+            registry=self.registry,
+        )
+        self.history_lines = Counter(
+            "memproxy_history_lines",
+            "Conversation lines for history by what became of them (kept, repeated: already kept, dropped).",
             ["outcome"],
             registry=self.registry,
         )

@@ -70,7 +70,12 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     placement = prepared.placement
     if chained:  # the block went upstream with the chain's first request and is stored there: notes only
         placement = Placement(None, placement.notes)
+    sent = payload
     payload = dialect.inject(payload, placement)
+    headers_out = prepared.headers
+    if caller is not None and services.context.enabled:  # offload and window: only what goes upstream changes
+        payload, context_headers = await services.context.rewrite(dialect, sent, payload, caller, session)
+        headers_out = [*headers_out, *context_headers]
     loop = None
     if plan is not None and caller is not None:
         payload = dialect.offer(payload, plan)
@@ -108,10 +113,10 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
             streamed = StreamedAnswer(splitter)
             answer, ids = streamed.answer_text, streamed.link
-            work = stream(splitter, hops, payload, body, loop, prepared.headers, streamed.end)
+            work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
-            work = complete(reader, hops, payload, body, loop, prepared.headers)
+            work = complete(reader, hops, payload, body, loop, headers_out)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)

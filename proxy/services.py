@@ -18,12 +18,18 @@ from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
+from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
+from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
+from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.history import HistoryStore
+from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
 from .memory.service import MemoryService
 from .memory.session_state import InProcessSessionState, SessionState
@@ -32,14 +38,16 @@ from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
 from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
+from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
 
-if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg: only a postgres store loads them
+if TYPE_CHECKING:  # the PostgreSQL modules import asyncpg, embeddings numpy: only their settings load them
     from .memory.backends.postgres import Database
+    from .memory.embeddings import Embeddings
 
 
 @dataclass
@@ -55,6 +63,7 @@ class Services:
     hidden_turns: HiddenTurns
     episodes: EpisodeService
     auth: Authenticator
+    context: ContextTiers  # offload and window (context.*), off unless configured
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -66,6 +75,8 @@ class Services:
             await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
             await self.auth.keyring.start()
+        if self.memory.embeddings is not None:
+            await self.memory.embeddings.start()  # the model loaded before the first request
         self.episodes.start()
         return self
 
@@ -105,6 +116,17 @@ def build_store(settings: Settings, database: Database | None = None, metrics: M
     return PostgresStore(database)
 
 
+def build_embeddings(settings: Settings) -> Embeddings | None:
+    """The embedding model for hybrid ranking (``memory.embeddings.model``), else None: numpy and the model are
+    never imported on the lexical path."""
+    chosen = settings.memory.embeddings
+    if chosen.model is None:
+        return None
+    from .memory.embeddings import Embeddings
+
+    return Embeddings(chosen.model, deadline_s=chosen.deadline_ms / 1000)
+
+
 def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:
     database = database or build_database(settings)
     if database is None:
@@ -121,6 +143,25 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     from .memory.backends.pg_keys import PostgresKeys
 
     return PostgresKeys(database)
+
+
+def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
+    """Offloaded tool outputs, beside the owner's memories (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesDetails(Path(settings.store.path))
+    from .memory.backends.pg_details import PostgresDetails
+
+    return PostgresDetails(database)
+
+
+def build_history_store(settings: Settings, database: Database | None = None) -> HistoryStore:
+    database = database or build_database(settings)
+    if database is None:
+        return FilesHistory(Path(settings.store.path))
+    from .memory.backends.pg_history import PostgresHistory
+
+    return PostgresHistory(database)
 
 
 def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
@@ -180,6 +221,7 @@ def build_services(
     metrics = Metrics()
     store = store if store is not None else build_store(settings, database, metrics)
     sessions = build_session_state(settings, database)
+    history = HistoryService(build_history_store(settings, database), settings.history, metrics)
     memory = MemoryService(
         store,
         settings.memory,
@@ -187,7 +229,11 @@ def build_services(
         tools=settings.tools.enabled,
         episodes=build_episode_store(settings, database),
         sessions=sessions,
+        details=build_detail_store(settings, database),
+        embeddings=build_embeddings(settings),
     )
+    proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
     return Services(
         settings=settings,
         upstream=upstream,
@@ -195,13 +241,14 @@ def build_services(
         litellm=litellm,
         memory=memory,
         metrics=metrics,
-        tools=MemoryTools(memory),
+        tools=MemoryTools(memory, history),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=HiddenTurns(shared=sessions),
-        episodes=episode_service(settings, memory, extractor, metrics, database),
+        episodes=episode_service(settings, memory, extractor, metrics, database, history),
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
+        context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
         database=database,
     )
 
@@ -212,9 +259,13 @@ def episode_service(
     extractor: Extractor | None = None,
     metrics: Metrics | None = None,
     database: Database | None = None,
+    history: HistoryService | None = None,
 ) -> EpisodeService:
-    """Sessions, jobs and episodes over ``memory``'s store (the CLI builds one too, to approve and list)."""
+    """Sessions, jobs, episodes and history over ``memory``'s store (the CLI builds one too, to approve, list and
+    forget)."""
     assert memory.episodes is not None
+    if history is None:
+        history = HistoryService(build_history_store(settings, database), settings.history, metrics or memory.metrics)
     return EpisodeService(
         settings,
         memory,
@@ -223,4 +274,5 @@ def episode_service(
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
+        history=history,
     )

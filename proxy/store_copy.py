@@ -22,10 +22,13 @@ import asyncpg
 from .episodes.jobs import JobQueue
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore, owner_dir
+from .memory.backends.history_files import FILE as HISTORY_FILE
+from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
 from .memory.episodes import Episode
+from .memory.history import HistoryLine
 from .memory.records import Memory
 from .memory.store import GLOBAL, Owner
 
@@ -38,17 +41,19 @@ class CopyReport:
     episodes: int = 0
     jobs: int = 0
     keys: int = 0
+    history: int = 0  # conversation lines
     skipped: int = 0  # already in the database
     unknown: list[str] = field(default_factory=list)  # memory directories whose owner names are not known
 
     def summary(self) -> str:
         line = (
-            f"copied {self.memories} memories, {self.episodes} episodes, {self.jobs} jobs, {self.keys} keys;"
-            f" skipped {self.skipped} already there"
+            f"copied {self.memories} memories, {self.episodes} episodes, {self.jobs} jobs, {self.keys} keys,"
+            f" {self.history} history lines; skipped {self.skipped} already there"
         )
         if self.unknown:
             line += (
-                f"\nnot copied: {len(self.unknown)} memory folder(s) whose user or workspace is not named anywhere"
+                f"\nnot copied: {len(self.unknown)} memory or history folder(s) whose user or workspace is not named"
+                " anywhere"
                 f" in the store ({', '.join(self.unknown[:5])}): name them with --user and --workspace"
             )
         return line
@@ -92,6 +97,17 @@ async def copy_store(
             continue
         memories[known] = sorted(await files.view(known), key=lambda m: m.number)
     await files.aclose()
+    said: dict[Owner, list[HistoryLine]] = {}
+    history = FilesHistory(root)
+    for path in sorted(root.glob(f"**/{HISTORY_FILE}")):
+        directory = path.parent.relative_to(root)
+        known = owners.get(directory)
+        if known is None or known.user is None or known.workspace is None:
+            if str(directory) not in report.unknown:
+                report.unknown.append(str(directory))
+            continue
+        said[known] = list((await history.view(known)).lines)
+    await history.aclose()
 
     async with database.transaction() as conn:
         for owner, found in memories.items():
@@ -119,6 +135,22 @@ async def copy_store(
             )
             report.jobs += done.endswith(" 1")
             report.skipped += done.endswith(" 0")
+        for owner, lines in said.items():
+            added = await conn.fetch(
+                "INSERT INTO history (owner_key, key, user_name, workspace, session, ts, body)"
+                " SELECT $1, k, $2, $3, s, t, b FROM unnest($4::text[], $5::text[], $6::float8[], $7::jsonb[])"
+                " WITH ORDINALITY AS l(k, s, t, b, ord) ORDER BY ord"
+                " ON CONFLICT (owner_key, key) DO NOTHING RETURNING key",
+                owner_key(owner),
+                owner.user,
+                owner.workspace,
+                [line.key for line in lines],
+                [line.session for line in lines],
+                [line.ts for line in lines],
+                [line.to_json() for line in lines],
+            )
+            report.history += len(added)
+            report.skipped += len(lines) - len(added)
         copied_keys = 0
         for key in keys:
             done = await conn.execute(
@@ -159,7 +191,17 @@ async def _copy_memories(conn: asyncpg.Connection, owner: Owner, memories: list[
         "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body, changed)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         [
-            (m.id, m.number, key, owner.user, owner.workspace, m.created, m.superseded_by, m.to_json(), version)
+            (
+                m.id,
+                m.number,
+                key,
+                owner.user,
+                owner.workspace,
+                m.created,
+                m.superseded_by,
+                m.to_json(embedding=True),
+                version,
+            )
             for m in fresh
         ],
     )

@@ -93,7 +93,7 @@ def test_forget_all_asks_first(tmp_path: Path) -> None:
     assert code == 1 and run(tmp_path, "memories", "list", "--user", "ada")[1]
     assert (
         run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[1]
-        == "deleted 1 memories, 0 episodes, 0 pending jobs\n"
+        == "deleted 1 memories, 0 episodes, 0 pending jobs, 0 history lines\n"
     )
     assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
 
@@ -122,3 +122,31 @@ def test_a_limit_inside_the_range_is_honoured(tmp_path: Path) -> None:
     run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
     run(tmp_path, "memories", "add", "Staging DB is Postgres 16", "--user", "ada")
     assert len(run(tmp_path, "memories", "list", "--user", "ada", "--limit", "1")[1].splitlines()) == 1
+
+
+def test_pin_list_edit_and_unpin_pinned_facts(tmp_path: Path) -> None:
+    assert run(tmp_path, "memories", "pin", "Ada writes Go", "--scope", "user", "--user", "ada")[:2] == (0, "m-1\n")
+    assert run(tmp_path, "memories", "add", "Deploys go to Fly.io", "--pin", "--user", "ada")[:2] == (0, "m-2\n")
+    code, out, _ = run(tmp_path, "memories", "pinned", "--user", "ada")
+    assert code == 0 and out.splitlines() == [
+        "the user's profile: 13 of 1200 characters (memory.pinned_user_chars)",
+        "m-1\tfact\tAda writes Go",
+        "the workspace's environment: 20 of 800 characters (memory.pinned_env_chars)",
+        "m-2\tfact\tDeploys go to Fly.io",
+    ]
+    code, _, err = run(tmp_path, "memories", "pin", "ada writes go", "--scope", "user", "--user", "ada")
+    assert code == 2 and err.startswith("memproxy: already pinned as m-1")
+    assert run(tmp_path, "memories", "pin", "x" * 450, "--user", "ada")[0] == 0
+    assert run(tmp_path, "memories", "pin", "y" * 400, "--user", "ada")[0] == 2  # 20 + 450 + 400 > 800
+    assert run(tmp_path, "memories", "edit", "m-2", "--text", "Deploys go to Fly.io from main", "--user", "ada")[
+        :2
+    ] == (
+        0,
+        "edited m-2 (pinned)\n",
+    )
+    assert run(tmp_path, "memories", "unpin", "m-1", "--user", "ada")[:2] == (0, "unpinned m-1\n")
+    code, out, _ = run(tmp_path, "memories", "pinned", "--user", "ada", "--json")
+    listed = orjson.loads(out)
+    assert listed["user"]["memories"] == []
+    assert [m["text"] for m in listed["workspace"]["memories"]][0] == "Deploys go to Fly.io from main"
+    assert run(tmp_path, "memories", "edit", "m-2", "--user", "ada")[0] == 2  # nothing to edit

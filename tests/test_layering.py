@@ -8,12 +8,23 @@ scanning are the foundation everyone may use.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
 EDGES = ("proxy.app", "proxy.pipeline", "proxy.services", "proxy.cli", "proxy.demo", "proxy.api", "proxy.__main__")
 HTTP = ("starlette", "fastapi", "uvicorn")
-PACKAGES = ("proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.memory", "proxy.episodes", "proxy.auth")
+PACKAGES = (
+    "proxy.pipe",
+    "proxy.dialects",
+    "proxy.tools",
+    "proxy.memory",
+    "proxy.episodes",
+    "proxy.auth",
+    "proxy.context",
+)
 
 # module prefix -> prefixes it must never import (its own subtree is always allowed)
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -51,6 +62,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     ),
     "proxy.tools": (*EDGES, "proxy.episodes", "proxy.auth", "proxy.memory.backends", "proxy.testing"),
     "proxy.auth": (*EDGES, "proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.episodes", "proxy.testing"),
+    # Pure planning of offload and window on the chat-shaped view: the dialects apply it, so it sits below them.
+    "proxy.context": (*EDGES, *HTTP, *(p for p in PACKAGES if p != "proxy.context"), "proxy.testing"),
     "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.testing"),
 }
 FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")
@@ -120,3 +133,19 @@ def test_the_check_catches_a_memory_module_importing_the_http_layer() -> None:
         planted.unlink()
     assert "proxy.memory._planted_for_test imports proxy.pipe.relay (proxy.memory must not)" in found
     assert "proxy.memory._planted_for_test imports starlette (proxy.memory must not)" in found
+
+
+def test_the_lexical_path_never_loads_the_embedding_model(tmp_path: Path) -> None:
+    """With ``memory.embeddings.model`` unset, a running app has imported neither numpy nor the model's code."""
+    script = f"""
+import sys
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.services import build_services
+create_app(build_services(load_settings(overrides={{"store.path": {str(tmp_path)!r}}})))
+loaded = ("numpy", "tokenizers", "safetensors", "threadpoolctl", "proxy.memory.embeddings", "proxy.memory.encoder")
+print(",".join(name for name in loaded if name in sys.modules))
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == ""

@@ -14,14 +14,18 @@ from proxy.cli import main
 from proxy.episodes.jobs import JobQueue, new_job
 from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
+from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.pg_memories import PostgresStore
 from proxy.memory.backends.postgres import Database
 from proxy.memory.episodes import Episode, episode_id
-from proxy.memory.records import MemoryDraft
+from proxy.memory.history import HistoryLine
+from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
 ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "default")
+EMBEDDING = Embedding("sentence-transformers/all-MiniLM-L6-v2", bytes(768))
 T0 = 1_700_000_000.0
 
 
@@ -35,11 +39,12 @@ async def fill(root: Path) -> dict[str, str]:
     ids = {}
     for owner, text, scope in [
         (ADA, "Staging runs Postgres 15", "workspace"),
-        (ADA_USER, "Ada prefers tabs", "user"),
+        (ADA_USER, "Ada prefers tabs", "user"),  # embedded: the copy keeps its vector
         (BOB, "Bob deploys with Nomad", "workspace"),
         (GLOBAL, "The office is in Lisbon", "global"),
     ]:
-        ids[text] = (await store.add(owner, draft(text, scope), max_total=100)).id
+        embedding = EMBEDDING if scope == "user" else None
+        ids[text] = (await store.add(owner, draft(text, scope, embedding=embedding), max_total=100)).id
     newer = await store.add(
         ADA, draft("Staging runs Postgres 16"), max_total=100, supersedes=[ids["Staging runs Postgres 15"]]
     )
@@ -75,6 +80,10 @@ async def fill(root: Path) -> dict[str, str]:
         )
     )
     await create_key(FilesKeys(root), "ada", "personal")
+    history = FilesHistory(root)
+    await history.append(ADA, [HistoryLine("s1", 1, "user", T0, "Which Postgres runs staging?")])
+    await history.append(BOB, [HistoryLine("s9", 1, "user", T0, "How do we deploy?")])
+    await history.aclose()
     return ids
 
 
@@ -88,44 +97,49 @@ async def read(dsn: str) -> dict[str, object]:
     try:
         counts = {
             table: await conn.fetchval(f"SELECT count(*) FROM {table}")  # noqa: S608 - the tables named here
-            for table in ("memories", "episodes", "extraction_jobs", "api_keys")
+            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history")
         }
     finally:
         await conn.close()
     database = Database(dsn)
     store = PostgresStore(database)
+    history = PostgresHistory(database)
     try:
+        said = [line.text for line in (await history.view(ADA)).lines]
         ada = {m.text: m for m in await store.view(ADA)}
-        user_wide = [m.text for m in await store.view(ADA_USER)]
+        user_wide = [(m.text, m.embedding) for m in await store.view(ADA_USER)]
         bob = [m.text for m in await store.view(BOB)]
         fresh = await store.add(BOB, draft("Bob's laptop is a ThinkPad"), max_total=100)
     finally:
+        await history.aclose()
         await store.aclose()
-    return {"counts": counts, "ada": ada, "user": user_wide, "bob": bob, "fresh": fresh}
+    return {"counts": counts, "ada": ada, "user": user_wide, "bob": bob, "fresh": fresh, "said": said}
 
 
 def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: Path, pg_dsn: str) -> None:
     ids = asyncio.run(fill(tmp_path))
     code, out = copy(tmp_path, pg_dsn, "--user", "bob")
     assert code == 0, out
-    assert out.strip() == "copied 5 memories, 1 episodes, 1 jobs, 1 keys; skipped 0 already there"
+    assert out.strip() == "copied 5 memories, 1 episodes, 1 jobs, 1 keys, 2 history lines; skipped 0 already there"
 
     found = asyncio.run(read(pg_dsn))
-    assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1}
+    assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
+    assert found["said"] == ["Which Postgres runs staging?"]
     ada = found["ada"]
     assert isinstance(ada, dict)
     old, new = ada["Staging runs Postgres 15"], ada["Staging runs Postgres 16"]
     assert (old.id, new.id) == (ids["Staging runs Postgres 15"], ids["Staging runs Postgres 16"])
     assert old.superseded_by == new.id and new.use_count == 3 and new.origin == old.origin
-    assert found["user"] == ["Ada prefers tabs"] and found["bob"] == ["Bob deploys with Nomad"]
+    assert found["user"] == [("Ada prefers tabs", EMBEDDING)] and found["bob"] == ["Bob deploys with Nomad"]
     fresh = found["fresh"]
     assert fresh.number > max(int(i.removeprefix("m-")) for i in ids.values())  # type: ignore[union-attr]
 
     code, out = copy(tmp_path, pg_dsn, "--user", "bob")
     assert code == 0, out
-    assert out.strip() == "copied 0 memories, 0 episodes, 0 jobs, 0 keys; skipped 8 already there"
+    assert out.strip() == "copied 0 memories, 0 episodes, 0 jobs, 0 keys, 0 history lines; skipped 10 already there"
     # one memory more: the one the first read added; nothing copied twice
-    assert asyncio.run(read(pg_dsn))["counts"] == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1}
+    counts = asyncio.run(read(pg_dsn))["counts"]
+    assert counts == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
 
 
 def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: Path, pg_dsn: str) -> None:
@@ -133,8 +147,8 @@ def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: P
     code, out = copy(tmp_path, pg_dsn)  # bob has no episode, job or key: his folder's names are unknown
     assert code == 0, out
     first, second = out.strip().splitlines()
-    assert first == "copied 4 memories, 1 episodes, 1 jobs, 1 keys; skipped 0 already there"
-    assert second.startswith("not copied: 1 memory folder(s)") and "--user and --workspace" in second
+    assert first == "copied 4 memories, 1 episodes, 1 jobs, 1 keys, 1 history lines; skipped 0 already there"
+    assert second.startswith("not copied: 1 memory or history folder(s)") and "--user and --workspace" in second
 
 
 def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:

@@ -16,16 +16,19 @@ from .. import client_json
 from ..errors import InvalidRequest, MethodNotAllowed, UnknownRoute
 from ..memory.caller import Identity
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, as_json, search_limit
+from ..memory.store import Owner
 from ..pipe.relay import buffered_response, read_body
 from ..services import Services
 from .openapi import document_bytes
 
 JSON = (b"content-type", b"application/json")
+HISTORY_LIMIT = 10
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def memory_routes(services: Services) -> list[Route]:
     memory: MemoryService = services.memory
+    history = services.episodes.history
 
     def caller(request: Request) -> Identity:
         return services.auth.require(request.headers.raw)
@@ -56,6 +59,16 @@ def memory_routes(services: Services) -> list[Route]:
         deleted = await memory.delete(caller(request), request.path_params["memory_id"])
         return _json({"ok": True, "id": deleted.id})
 
+    async def edit_memory(request: Request) -> Response:
+        who = caller(request)
+        fields = await _json_body(request, services.settings.server.max_body_bytes)
+        edited = await memory.edit(who, request.path_params["memory_id"], fields)
+        return _json({"ok": True, "id": edited.id, "memory": edited.to_json()})
+
+    async def list_pinned(request: Request) -> Response:
+        places = await memory.pinned(caller(request))
+        return _json({place.scope: place.to_json() for place in places})
+
     async def approve_memory(request: Request) -> Response:
         approved = await memory.approve(caller(request), request.path_params["memory_id"])
         body = {"ok": True, "id": approved.memory.id, "memory": approved.memory.to_json()}
@@ -64,8 +77,28 @@ def memory_routes(services: Services) -> list[Route]:
         return _json(body)
 
     async def export(request: Request) -> Response:
-        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(caller(request)))
-        return buffered_response(200, [(b"content-type", b"application/x-ndjson")], lines)
+        who = caller(request)
+        lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(who))
+        if history is not None:  # after the memories: an import reads those and skips these
+            lines += b"".join(orjson.dumps(h.to_json()) + b"\n" for h in await history.export(who))
+        headers = [(b"content-type", b"application/x-ndjson")]
+        if memory.details is not None:  # offloaded tool outputs are not memories: counted, not exported
+            count = await memory.details.count(Owner(who.user, who.workspace))
+            headers.append((b"x-memproxy-details", str(count).encode()))
+        return buffered_response(200, headers, lines)
+
+    async def search_history(request: Request) -> Response:
+        who = caller(request)
+        params = request.query_params
+        query = params.get("q") or ""
+        if not query.strip():
+            raise InvalidRequest("'q' is required: the words to look for in your past sessions", param="q")
+        limit = _limit(params.get("limit"), default=HISTORY_LIMIT)
+        if history is None:
+            return _json({"count": 0, "history": []})
+        found = await history.search(who, query, limit=limit, person=True)
+        cited = [{**f.citation(), "untrusted": f.untrusted} for f in found]
+        return _json({"count": len(cited), "history": cited})
 
     async def import_memories(request: Request) -> Response:
         who = caller(request)
@@ -82,6 +115,7 @@ def memory_routes(services: Services) -> list[Route]:
                 param="confirm",
             )
         deleted = await memory.forget_all(who)
+        services.context.forget(who.user, who.workspace)
         await services.hidden_turns.forget((who.user, who.workspace))
         forgotten = await services.episodes.forget(who)
         return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
@@ -130,8 +164,11 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/memories", list_memories, methods=["GET"]),
         Route("/memory/memories", add_memory, methods=["POST"]),
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
+        Route("/memory/memories/{memory_id}", edit_memory, methods=["PATCH"]),
+        Route("/memory/pinned", list_pinned, methods=["GET"]),
         Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),
+        Route("/memory/history", search_history, methods=["GET"]),
         Route("/memory/import", import_memories, methods=["POST"]),
         Route("/memory/forget-all", forget_all, methods=["POST"]),
     ]
@@ -160,9 +197,9 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     return fields
 
 
-def _limit(value: str | None) -> int:
+def _limit(value: str | None, *, default: int = SEARCH_LIMIT) -> int:
     if value is None or value == "":
-        return SEARCH_LIMIT
+        return default
     try:
         limit = int(value)
     except ValueError:

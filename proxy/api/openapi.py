@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..memory.history import ROLES
 from ..memory.records import CATEGORIES, CONFIDENCE_BY_SOURCE, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, SCOPES
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 
@@ -37,6 +38,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         401: "no identity, or (auth.mode: keys) no valid memproxy key",
         403: "a global memory without an admin key, or a personal key naming another user",
         404: "not found here",
+        409: "a pin past its cap (pinned_cap_exceeded) or already pinned (duplicate_pin): nothing stored",
         405: "this path does not take this method",
         413: "the body is over server.max_body_bytes",
         503: "the memory store failed",
@@ -86,6 +88,7 @@ _SCHEMAS: dict[str, Any] = {
             "untrusted": {"type": "boolean", "description": "written by a session that took in untrusted content"},
             "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it saw"},
             "user_approved": {"type": "boolean", "description": "a person approved it: an untrusted one is held till"},
+            "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
         }
     ),
     "NewMemory": _object(
@@ -99,8 +102,39 @@ _SCHEMAS: dict[str, Any] = {
             "scope": {"enum": list(SCOPES), "default": "workspace"},
             "category": {"enum": list(CATEGORIES), "default": "fact"},
             "source": {"enum": list(CONFIDENCE_BY_SOURCE), "default": "explicit"},
+            "pinned": {
+                "type": "boolean",
+                "default": False,
+                "description": "pin it (scope user: the user's profile; workspace: the workspace's environment); "
+                "`pin` is taken too",
+            },
         },
         required=("text",),
+    ),
+    "MemoryEdit": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
+            "tags": {"type": "array", "maxItems": MAX_TAGS, "items": {"type": "string", "maxLength": MAX_TAG_CHARS}},
+            "category": {"enum": list(CATEGORIES)},
+            "pinned": {"type": "boolean", "description": "false unpins it; true pins it, within its place's cap"},
+        },
+        "description": "only the fields to change; any other field is a 400",
+    },
+    "Edited": _object({"ok": {"const": True}, "id": {"type": "string"}, "memory": _ref("Memory")}),
+    "PinnedPlace": _object(
+        {
+            "cap": {"type": "integer", "description": "characters of text its pins may hold"},
+            "setting": {"enum": ["memory.pinned_user_chars", "memory.pinned_env_chars"]},
+            "chars": {"type": "integer", "description": "characters its pins hold"},
+            "memories": {"type": "array", "items": _ref("Memory"), "description": "oldest first, as blocks show them"},
+        }
+    ),
+    "PinnedList": _object(
+        {
+            "user": {**_ref("PinnedPlace"), "description": "the user's profile, in every workspace"},
+            "workspace": {**_ref("PinnedPlace"), "description": "this workspace's environment"},
+        }
     ),
     "MemoryList": _object({"count": {"type": "integer"}, "memories": {"type": "array", "items": _ref("Memory")}}),
     "Stored": _object(
@@ -128,7 +162,12 @@ _SCHEMAS: dict[str, Any] = {
             "ok": {"const": True},
             "deleted": {"type": "integer", "description": "memories"},
             "forgotten": _object(
-                {"sessions": {"type": "integer"}, "jobs": {"type": "integer"}, "episodes": {"type": "integer"}}
+                {
+                    "sessions": {"type": "integer"},
+                    "jobs": {"type": "integer"},
+                    "episodes": {"type": "integer"},
+                    "history": {"type": "integer", "description": "conversation lines"},
+                }
             ),
         }
     ),
@@ -200,6 +239,17 @@ _SCHEMAS: dict[str, Any] = {
             "jobs": {"type": "array", "items": _ref("Job"), "description": "extraction jobs not done yet"},
         }
     ),
+    "Citation": _object(
+        {
+            "session": {"type": "string"},
+            "turn": {"type": "integer", "minimum": 0, "description": "the session's user turn (1: the first)"},
+            "role": {"enum": list(ROLES)},
+            "ts": _TIME,
+            "text": {"type": "string", "description": "a window of the line around the words that matched"},
+            "untrusted": {"type": "boolean", "description": "its session took in untrusted content"},
+        }
+    ),
+    "HistoryList": _object({"count": {"type": "integer"}, "history": {"type": "array", "items": _ref("Citation")}}),
     "Approved": _object({"ok": {"const": True}, "id": {"type": "string"}, "episode": _ref("Episode")}),
     "Rejected": _object({"ok": {"const": True}, "id": {"type": "string"}, "deleted": {"const": True}}),
 }
@@ -263,7 +313,7 @@ _PATHS: dict[str, Any] = {
             "responses": {
                 "201": _json(_ref("Stored"), "stored"),
                 "200": _json(_ref("Stored"), "already stored: the existing memory"),
-                **_errors(*_COMMON, 413),
+                **_errors(*_COMMON, 409, 413),
             },
         },
     },
@@ -273,6 +323,21 @@ _PATHS: dict[str, Any] = {
             _json(_ref("Deleted"), "deleted"),
             404,
             parameters=[_path_id("memory_id", "m-<n>")],
+        ),
+        "patch": _operation(
+            "Edit one of your memories in place (same id): text, tags, category, pinned; checked and scanned as new",
+            _json(_ref("Edited"), "edited; a session's frozen block shows it from its next block"),
+            404,
+            409,
+            413,
+            parameters=[_path_id("memory_id", "m-<n>")],
+            requestBody={"required": True, "content": {"application/json": {"schema": _ref("MemoryEdit")}}},
+        ),
+    },
+    "/memory/pinned": {
+        "get": _operation(
+            "Your pinned facts: the user's profile and this workspace's environment, with their caps",
+            _json(_ref("PinnedList"), "pinned facts by place"),
         )
     },
     "/memory/memories/{memory_id}/approve": {
@@ -280,16 +345,33 @@ _PATHS: dict[str, Any] = {
             "Approve a held memory: it may be injected and searched from now on",
             _json(_ref("Stored"), "approved"),
             404,
+            409,
             parameters=[_path_id("memory_id", "m-<n>")],
         )
     },
     "/memory/export": {
         "get": _operation(
-            "Your memories (this workspace and user-wide) as JSONL",
+            "Your memories (this workspace and user-wide) as JSONL, then your history in this workspace",
             {
-                "description": "one memory per line",
+                "description": 'one memory per line, then one history line per line ({"kind": "history", ...}, '
+                "skipped by an import)",
                 "content": {"application/x-ndjson": {"schema": _ref("Memory")}},
             },
+        )
+    },
+    "/memory/history": {
+        "get": _operation(
+            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn",
+            _json(_ref("HistoryList"), "the lines found"),
+            parameters=[
+                {"name": "q", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "default": 10},
+                    "description": "out of range: 400",
+                },
+            ],
         )
     },
     "/memory/import": {
@@ -304,7 +386,7 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/forget-all": {
         "post": {
-            "summary": "Delete your memories here and user-wide, your episodes, pending jobs and live sessions",
+            "summary": "Delete your memories here and user-wide, episodes, pending jobs, live sessions and history",
             "requestBody": {
                 "required": True,
                 "content": {"application/json": {"schema": _object({"confirm": {"const": True}})}},

@@ -16,9 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..context.edits import ContextEdits
 from ..errors import ProxyError
 from ..memory.block import Placement
 from ..pipe.relay import StreamSplitter
+from .views import View
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +210,15 @@ class Dialect(Protocol):
 
     def error_body(self, error: ProxyError) -> bytes:
         """An error response's body in the format's own shape."""
+        ...
+
+    def context_view(self, payload: dict[str, Any]) -> View:
+        """:meth:`messages` with where each came from in the format's own list (what context edits index)."""
+        ...
+
+    def rewrite_context(self, payload: dict[str, Any], edits: ContextEdits) -> dict[str, Any]:
+        """The request with offloaded tool results replaced and a cut's turns replaced by the overview, in the
+        format's own shapes; the same body when there is nothing to change."""
         ...
 
 

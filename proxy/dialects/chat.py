@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import client_json
+from ..context.edits import ContextEdits
 from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
 from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec
 from .chat_answer import ChatAnswers, answer_text, visible_reason
 from .chat_stream import ChunkNormaliser
+from .views import View
 
 MAX_TOOLS = 128  # OpenAI rejects more (`array_above_max_length`, COMPAT E6)
 
@@ -176,6 +178,23 @@ def next_payload(payload: dict[str, Any], steps: Sequence[HiddenStep]) -> dict[s
     return {**payload, "messages": [*payload["messages"], *added]}
 
 
+def rewrite_context(payload: dict[str, Any], edits: ContextEdits) -> dict[str, Any]:
+    """Offloaded results replaced in place; a cut's dropped turns replaced by the overview, a message in the
+    instructions' role right after them (and after the instructions the dropped turns held)."""
+    if edits.empty:
+        return payload
+    messages = [
+        {**message, "content": edits.replacements[index]} if index in edits.replacements else message
+        for index, message in enumerate(payload["messages"])
+    ]
+    if edits.cut > 0 and edits.overview is not None:
+        lead, role = block_position(messages)
+        instructions = [m for m in messages[lead : edits.cut] if m.get("role") in INSTRUCTION_ROLES]
+        overview = {"role": role, "content": edits.overview}
+        messages = [*messages[:lead], *instructions, overview, *messages[edits.cut :]]
+    return {**payload, "messages": messages}
+
+
 class ChatDialect:
     """``/v1/chat/completions``."""
 
@@ -194,10 +213,17 @@ class ChatDialect:
     next_payload = staticmethod(next_payload)
     visible_reason = staticmethod(visible_reason)
 
+    rewrite_context = staticmethod(rewrite_context)
+
     @staticmethod
     def messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = payload["messages"]
         return messages
+
+    @staticmethod
+    def context_view(payload: dict[str, Any]) -> View:
+        messages: list[dict[str, Any]] = payload["messages"]
+        return View(messages, list(range(len(messages))))
 
     @staticmethod
     def answer_text(body: bytes) -> str | None:

@@ -28,7 +28,7 @@ from ..errors import InvalidRequest
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
-from .messages_input import inject, text_block, view
+from .messages_input import inject, rewrite_context, text_block, view
 from .messages_restore import restore, tool_result, tool_use
 from .messages_stream import MessageEvents
 
@@ -154,6 +154,8 @@ class MessagesDialect:
     next_payload = staticmethod(next_payload)
     visible_reason = staticmethod(visible_reason)
     error_body = staticmethod(error_body)
+    rewrite_context = staticmethod(rewrite_context)
+    context_view = staticmethod(view)
 
     @staticmethod
     def reader(hidden: frozenset[str], previous: str | None = None) -> MessageAnswers:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..context.edits import ContextEdits
 from ..memory.block import Placement
 from .views import View
 
@@ -103,3 +104,30 @@ def inject(payload: dict[str, Any], placement: Placement) -> dict[str, Any]:
             messages[position] = {**messages[position], "content": with_notes(messages[position].get("content"), texts)}
         injected["messages"] = messages
     return injected
+
+
+def rewrite_context(payload: dict[str, Any], edits: ContextEdits) -> dict[str, Any]:
+    """Offloaded outputs replaced in their ``tool_result`` blocks; a cut's dropped messages replaced by the
+    overview, a text block at the end of ``system`` (the kept messages still open with a user turn)."""
+    if edits.empty:
+        return payload
+    viewed = view(payload)
+    messages = list(payload.get("messages") or ())
+    for index, text in edits.replacements.items():
+        position = viewed.positions[index] if 0 <= index < len(viewed.positions) else -1
+        call_id = viewed.messages[index].get("tool_call_id") if position >= 0 else None
+        message = messages[position] if position >= 0 else None
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            continue
+        blocks = [
+            {**block, "content": text}
+            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") == call_id
+            else block
+            for block in message["content"]
+        ]
+        messages[position] = {**message, "content": blocks}
+    rewritten = {**payload, "messages": messages}
+    if edits.cut > 0 and edits.overview is not None and viewed.positions[edits.cut] >= 0:
+        rewritten["messages"] = messages[viewed.positions[edits.cut] :]
+        rewritten["system"] = [*system_blocks(payload.get("system")), text_block(edits.overview)]
+    return rewritten

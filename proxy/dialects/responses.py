@@ -34,7 +34,7 @@ from .. import client_json
 from ..errors import InvalidRequest, ProxyError
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .responses_answer import ResponsesAnswers
-from .responses_input import inject, input_items, view
+from .responses_input import inject, input_items, rewrite_context, view
 from .responses_items import HopRecord, output_texts
 from .responses_restore import call_item, output_item, restore
 from .responses_stream import ResponseEvents
@@ -181,6 +181,8 @@ class ResponsesDialect:
     next_payload = staticmethod(next_payload)
     visible_reason = staticmethod(visible_reason)
     error_body = staticmethod(error_body)
+    rewrite_context = staticmethod(rewrite_context)
+    context_view = staticmethod(view)
 
     @staticmethod
     def reader(hidden: frozenset[str], previous: str | None = None) -> ResponsesAnswers:

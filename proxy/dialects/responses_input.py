@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ..context.edits import ContextEdits
 from ..memory.block import INSTRUCTION_ROLES, Placement
 from .views import View
 
@@ -151,3 +152,25 @@ def inject(payload: dict[str, Any], placement: Placement) -> dict[str, Any]:
         start = before
     merged += items[start:]
     return {**payload, "input": merged}
+
+
+def rewrite_context(payload: dict[str, Any], edits: ContextEdits) -> dict[str, Any]:
+    """Offloaded outputs replaced in their ``*_call_output`` items; a cut's dropped items (reasoning and all)
+    replaced by the overview, a ``developer`` item after the leading instruction items (and the instruction
+    items the dropped turns held)."""
+    if edits.empty:
+        return payload
+    positions = view(payload).positions
+    items = list(input_items(payload))
+    for index, text in edits.replacements.items():
+        position = positions[index] if 0 <= index < len(positions) else -1
+        kind = item_kind(items[position]) if position >= 0 else None
+        if kind is not None and kind.endswith("_call_output"):
+            items[position] = {**items[position], "output": text}
+    if edits.cut > 0 and edits.overview is not None and positions[edits.cut] >= 0:
+        cut, lead = positions[edits.cut], block_position(items)
+        instructions = [
+            item for item in items[lead:cut] if item_kind(item) == "message" and item.get("role") in INSTRUCTION_ROLES
+        ]
+        items = [*items[:lead], *instructions, developer(edits.overview), *items[cut:]]
+    return {**payload, "input": items}

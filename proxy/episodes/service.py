@@ -32,13 +32,18 @@ from ..config import Settings
 from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.history_service import HistoryService
+from ..memory.merging import Judge, Verdict
 from ..memory.provenance import Provenance
+from ..memory.records import Memory
 from ..memory.service import MemoryService
 from ..memory.store import Owner
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
+from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
+from .judgement import judgement_messages, parse_verdict
 from .sessions import Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .untrusted import UntrustedTools
@@ -49,6 +54,10 @@ MAX_KEYS = 10_000
 MAX_SWEEP_S = 30.0  # the idle sweep runs at least this often...
 MIN_SWEEP_S = 0.2  # ...and at most this often
 MAX_WAIT_S = 60.0  # the worker looks for jobs other processes queued at least this often
+
+
+class _Forgotten(Exception):
+    """The job's user forgot everything while one of its facts was being judged: keep nothing more."""
 
 
 class SessionNotFound(InvalidRequest):
@@ -74,6 +83,7 @@ class EpisodeService:
         metrics: Metrics,
         *,
         proxy_tools: frozenset[str],
+        history: HistoryService | None = None,
     ) -> None:
         self.settings = settings
         self.memory = memory
@@ -83,6 +93,8 @@ class EpisodeService:
         self.metrics = metrics
         self.proxy_tools = proxy_tools
         self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
+        self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
+        self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
         self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
         self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
@@ -102,11 +114,14 @@ class EpisodeService:
         """
         now = time.time()
         observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, called=called)
+        if self._history_turns is not None:
+            self._history_turns.note(observed, messages, now)  # queued: rendered and written in the background
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):
                     self._end_soon(session, "overflow")
                 else:  # the common case under load (one-shot requests): no task, no I/O
+                    self._history_ended(session)
                     self.metrics.sessions_ended.labels("no_extraction").inc()
         return observed.provenance
 
@@ -153,7 +168,12 @@ class EpisodeService:
         settings = self.settings
         return settings.extraction.enabled and session.turns >= settings.sessions.min_turns_for_extraction
 
+    def _history_ended(self, session: Session) -> None:
+        if self._history_turns is not None:
+            self._history_turns.ended(session)
+
     async def _ended(self, session: Session, reason: str) -> Ended:
+        self._history_ended(session)
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
@@ -313,7 +333,7 @@ class EpisodeService:
             await self.jobs.done(job.id)
             return False
         if episode.provenance.replayable:
-            await self._remember(episode)
+            await self._remember(episode, judge=self._judge(job), since=job.created_at)
         await self.jobs.done(job.id)
         self.metrics.extraction_jobs.labels("done").inc()
         held = "" if episode.provenance.replayable else " (untrusted: held for approval)"
@@ -359,14 +379,18 @@ class EpisodeService:
             model=model,
         )
 
-    async def _remember(self, episode: Episode) -> None:
-        """Replayable facts become memories through the one write path: scan, then merge or supersede.
+    async def _remember(self, episode: Episode, *, judge: Judge | None = None, since: float | None = None) -> None:
+        """Replayable facts become memories through the one write path: scan, then merge, supersede or add.
 
         They carry the episode's provenance: an approved episode's facts are approved too (and say where they
-        came from), so they are injected and searched like any trusted memory.
+        came from), so they are injected and searched like any trusted memory. ``judge`` settles the middle
+        similarity band (the job's own model; an approval, on a person's request, goes without and keeps both).
+        ``since``: the job's start; a forget-all after it stops the remaining facts (judging them takes a while).
         """
         caller = Identity(episode.user, episode.workspace)
         for fact in episode.facts:
+            if since is not None and since <= self._forgotten.get((episode.user, episode.workspace), 0.0):
+                return
             try:
                 stored = await self.memory.add(
                     caller,
@@ -374,13 +398,48 @@ class EpisodeService:
                     origin="extraction",
                     session=episode.session_id,
                     provenance=episode.provenance,
+                    judge=judge,
                 )
+            except _Forgotten:
+                return
             except MemoryRejected as exc:
                 self.metrics.extraction_facts.labels("rejected").inc()
                 log.warning("episode %s: a fact was not stored: %s", episode.id, exc.message)
                 continue
             outcome = "merged" if stored.unchanged else "superseded" if stored.superseded else "stored"
             self.metrics.extraction_facts.labels(outcome).inc()
+
+    def _judge(self, job: Job) -> Judge:
+        """Asks the job's extraction model whether a fact is the same as, updates or differs from a memory.
+
+        Any failure (the call, or an answer that is not the verdict asked for) is ``different``: both are kept,
+        and the job goes on; its episode is written already, and a lost judgement only costs a near-duplicate.
+        """
+
+        async def judge(fact: str, memory: Memory) -> Verdict:
+            try:
+                answer = await self.extractor.extract(
+                    judgement_messages(fact, memory.text), session_model=job.model, client_key=self.key_of(job.user)
+                )
+            except Exception as exc:  # noqa: BLE001 - the safe fallback, whatever went wrong
+                answer = None
+                self.metrics.extraction_judgements.labels("failed").inc()
+                log.warning("extraction job %s: judging a fact against %s failed, both kept: %s", job.id, memory.id,
+                            getattr(exc, "message", None) or type(exc).__name__)  # fmt: skip
+            if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+                raise _Forgotten  # while the model thought: the fact must not be written now
+            if answer is None:
+                return "different"
+            self.metrics.extraction_tokens.labels("prompt").inc(answer.prompt_tokens)
+            self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)
+            verdict = parse_verdict(answer.text)
+            self.metrics.extraction_judgements.labels(verdict or "unreadable").inc()
+            if verdict is None:
+                log.warning("extraction job %s: the judgement of a fact against %s was unreadable, both kept",
+                            job.id, memory.id)  # fmt: skip
+            return verdict or "different"
+
+        return judge
 
     # -- management ---------------------------------------------------------------------------------------
 
@@ -391,13 +450,18 @@ class EpisodeService:
         return episodes, jobs
 
     async def forget(self, caller: Identity) -> dict[str, int]:
-        """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes.
+        """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes, history.
 
         A job already running when this is called finds its owner forgotten and keeps nothing.
         """
         owner = (caller.user, caller.workspace)
         self._forgotten[owner] = time.time()
         sessions = self.sessions.forget(caller.user, caller.workspace)
+        history = 0
+        if self.history is not None:
+            history = await self.history.forget(caller)  # waits for a write of theirs in flight
+            if self._history_turns is not None:
+                self._history_turns.forget(caller.user, caller.workspace)
         jobs = 0
         for job in await self.jobs.all():
             if (job.user, job.workspace) == owner:
@@ -407,7 +471,7 @@ class EpisodeService:
         store_owner = Owner(caller.user, caller.workspace)
         for episode in list(await self.store.view(store_owner)):
             episodes += await self.store.delete(store_owner, episode.id)
-        return {"sessions": sessions, "jobs": jobs, "episodes": episodes}
+        return {"sessions": sessions, "jobs": jobs, "episodes": episodes, "history": history}
 
     async def approve(self, caller: Identity, ident: str) -> Episode:
         owner = Owner(caller.user, caller.workspace)
@@ -434,6 +498,8 @@ class EpisodeService:
 
     def start(self) -> None:
         self._tasks = [asyncio.ensure_future(self._work()), asyncio.ensure_future(self._sweep())]
+        if self.history is not None:
+            self.history.start()
 
     async def aclose(self) -> None:
         """Stop the worker (a job it was running stays queued) and end every live session: their jobs are kept."""
@@ -445,6 +511,8 @@ class EpisodeService:
         kept = await self._end_all(self.sessions.end_all(), "shutdown")
         if kept:
             log.error("%d sessions could not be queued for extraction at shutdown: their episodes are lost", kept)
+        if self.history is not None:  # after the sessions ended: their last answers are queued
+            await self.history.aclose()
         await self.jobs.aclose()
 
 

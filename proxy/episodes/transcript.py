@@ -80,6 +80,46 @@ def tool_names(messages: Sequence[dict[str, Any]]) -> set[str]:
     return names
 
 
+def spoken(
+    message: Any, called: dict[str, str], proxy_tools: Collection[str], *, max_tool_chars: int, max_chars: int
+) -> list[tuple[str, str]]:
+    """One message as history keeps it: ``(role, text)`` lines, role ``user``, ``assistant`` or ``tool``.
+
+    The same rules as the transcript: instructions (and the proxy's block and notes among them) and the proxy's
+    own tool calls and results are left out, secrets are masked, long texts cut. ``called`` maps call ids to tool
+    names, kept across the calls for one conversation (a result names only its call's id).
+    """
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return []
+    role = message["role"]
+    if role == "user":
+        text = _content(message)
+        return [("user", _clean(text, max_chars))] if text.strip() else []
+    if role == "assistant":
+        lines = []
+        text, refusal = _content(message), message.get("refusal")
+        if text.strip():
+            lines.append(("assistant", _clean(text, max_chars)))
+        elif isinstance(refusal, str) and refusal.strip():
+            lines.append(("assistant", "refused: " + _clean(refusal, max_chars)))
+        for call_id, name, arguments in _calls(message):
+            if not name:
+                continue
+            if call_id is not None:
+                called[call_id] = name
+            if name not in proxy_tools:
+                lines.append(("assistant", f"called {_name(name)}({_one_line(_clean(arguments, ARGUMENT_CHARS))})"))
+        return lines
+    if role in ("tool", "function"):
+        call_id = message.get("tool_call_id")
+        name = (called.get(call_id) if isinstance(call_id, str) else None) or message.get("name")
+        if isinstance(name, str) and name in proxy_tools:
+            return []
+        label = f"{_name(name)}: " if isinstance(name, str) and name else ""
+        return [("tool", label + _output(message, max_tool_chars))]
+    return []
+
+
 def extraction_messages(transcript: str) -> list[dict[str, str]]:
     framed = _TRANSCRIPT_END.sub("[/transcript]", transcript)  # the transcript cannot close its own frame
     return [

@@ -4,10 +4,15 @@ Providers cache the longest unchanged prefix of a request. So a session's block 
 its first request, and re-sent byte-identical; memories that become relevant later go into a short
 note just before the newest user message, and a note once sent is re-sent at the same place. Every
 request's prefix then equals the previous request. The block is only rebuilt when one of its
-memories is deleted or superseded: forgetting wins over caching.
+memories is deleted or superseded: forgetting wins over caching. Pinned facts open it, chosen with it
+(a pin added mid-session shows in the next session's block), outside the ranked budgets.
 
-Budgets (``memory.max_inject_count`` and ``max_inject_chars`` of memory text) hold for everything a
-request carries, block and notes together. Pure: the caller hands in the owners' indexes.
+Budgets: the block may fill ``memory.max_inject_count`` and ``max_inject_chars`` (of memory text) on the session's
+first request, so a first question gets the best memories there are. Notes have budgets of their own: a session's
+notes together carry at most ``max_note_count`` memories and ``max_note_chars`` characters, one note at most
+``NOTE_MAX`` memories within ``NOTE_SHARE`` of those characters. A note is re-sent on every later request, so without
+the session's cap a long session's notes would grow without bound; past it, the memory tools find the rest.
+Pure: the caller hands in the owners' indexes.
 """
 
 from __future__ import annotations
@@ -24,15 +29,22 @@ import orjson
 from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
+from .fusion import Semantic
+from .pins import NO_PINS, Pinned
 from .ranking import MemoryIndex, Query, Scored
 from .records import Memory
 
 RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
-BLOCK_FLOOR = 0.4  # block entries score at least this share of the best one
-BLOCK_SHARE = 0.6  # of the budgets: the rest is kept for notes, as the conversation moves on
+# Block entries score at least this share of the best one. Measured (bench/retrieval/injection.py, dev split):
+# entries under it filled a quarter of the block and held evidence for under 1% of the questions.
+BLOCK_FLOOR = 0.4
 NOTE_FLOOR = 0.5  # note entries: at least this share of the best new candidate...
-NOTE_RARE_WORD = 0.8  # ...and a clear match on their own: this share of what one word found in one memory scores
-NOTE_MAX = 3
+# ...and a clear match on their own: this share of what one word found in one memory scores. Measured on the dev
+# split (injection.py, modes session and long): 0.8 left half the evidence a note could bring behind; 0.5 keeps
+# chit-chat out and finds nearly all of what no bar at all finds.
+NOTE_RARE_WORD = 0.5
+NOTE_MAX = 3  # memories one note adds, at most...
+NOTE_SHARE = 0.15  # ...within this share of max_note_chars: one turn never takes the session's whole note budget
 EPISODES_MAX = 2  # episode summaries in a block: the most relevant ones, else the newest one
 EPISODES_SHARE = 1 / 3  # of max_inject_chars, at most, for them
 MAX_SESSIONS = 10_000
@@ -57,12 +69,14 @@ class _Session:
     episodes: list[Episode] = field(default_factory=list)
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
     tools: bool = False  # the block's text ends with the line on the memory tools
+    pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
 
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
     placement: Placement
     ids: tuple[str, ...]
+    pinned: int = 0  # how many of ``ids`` are pinned facts (they come first)
 
 
 class Recall:
@@ -82,12 +96,16 @@ class Recall:
         visible: Callable[[Memory], bool] = lambda memory: True,
         episodes: EpisodeIndex | None = None,
         tools: bool | None = None,
+        semantic: Semantic | None = None,
+        pinned: Pinned = NO_PINS,
     ) -> Recalled:
         """This session's block and notes for a request's messages (a dialect's chat-shaped view).
 
         ``episodes``: the owner's episodes; the block shows the most relevant replayable ones. ``tools``: whether
         this request gets the memory tools (None: the default given at construction); a model without them gets
-        the same block without the line on them.
+        the same block without the line on them. ``semantic``: the newest user message's embedding, when
+        embeddings are on, fused with the lexical ranking. ``pinned``: the pinned facts, already within their
+        caps, that a block chosen now opens with (``visible`` should leave them out of the ranking).
         """
         tools = self.tools if tools is None else tools
         newest = newest_user_message(messages)
@@ -99,12 +117,14 @@ class Recall:
 
         session = self._sessions.get(session_key)
         turn = _digest(messages[newest])
-        if session is None or not all(live(m) for m in session.block):
+        if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
-            block = self._choose_block(Query.of(text), views, now, visible)
+            block = self._choose_block(Query.of(text), views, now, visible, semantic)
             shown = self._choose_episodes(text, episodes, block) if episodes else []
-            rendered = render_block(block, episodes=shown, tools=tools) if block or shown else None
-            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools)
+            rendered = None
+            if block or shown or not pinned.empty:
+                rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
+            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools, pinned=pinned)
             self._remember(session_key, session)
             self._changed.add(session_key)
             session.last_turn = turn
@@ -113,22 +133,25 @@ class Recall:
             if session.tools != tools:  # the session changed models: same memories, the tools line added or gone
                 session.tools = tools
                 if session.text is not None:
-                    session.text = render_block(session.block, episodes=session.episodes, tools=tools)
+                    session.text = render_block(
+                        session.block, episodes=session.episodes, tools=tools, pinned=session.pinned
+                    )
         if self._forget_dead_notes(session, live):
             self._changed.add(session_key)
         if session.last_turn != turn:
             session.last_turn = turn
             if not any(note.before == newest and note.digest == turn for note in session.notes):
                 query = Query.of(message_text(messages[newest]))
-                if self._add_note(session, newest, turn, query, views, now, visible):
+                if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
 
-        notes, ids = [], [m.id for m in session.block] + [e.id for e in session.episodes]
+        pins = [m.id for m in session.pinned.memories]
+        notes, ids = [], pins + [m.id for m in session.block] + [e.id for e in session.episodes]
         for note in session.notes:
             if note.before < len(messages) and _digest(messages[note.before]) == note.digest:
                 notes.append((note.before, note.text))
                 ids += [m.id for m in note.memories]
-        return Recalled(Placement(session.text, tuple(notes)), tuple(ids))
+        return Recalled(Placement(session.text, tuple(notes)), tuple(ids), len(pins))
 
     def forget_session(self, key: tuple[str, ...]) -> None:
         """A new conversation under a name an older one had: its block is chosen afresh."""
@@ -167,6 +190,10 @@ class Recall:
                 for n in session.notes
             ],
             "last_turn": session.last_turn.hex() if session.last_turn is not None else None,
+            "pinned": {
+                "profile": [m.to_json() for m in session.pinned.profile],
+                "environment": [m.to_json() for m in session.pinned.environment],
+            },
         }
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
@@ -177,6 +204,11 @@ class Recall:
             note.text = n["text"]
             notes.append(note)
         last = state.get("last_turn")
+        pins = state.get("pinned") or {}  # absent in state written before pins
+        pinned = Pinned(
+            tuple(Memory.from_json(m) for m in pins.get("profile", ())),
+            tuple(Memory.from_json(m) for m in pins.get("environment", ())),
+        )
         session = _Session(
             [Memory.from_json(m) for m in state["block"]],
             state["text"],
@@ -184,6 +216,7 @@ class Recall:
             [Episode.from_json(e) for e in state["episodes"]],
             last_turn=bytes.fromhex(last) if last else None,
             tools=state["tools"],
+            pinned=pinned,
         )
         self._remember(key, session)
 
@@ -195,14 +228,18 @@ class Recall:
     # -- choosing -------------------------------------------------------------------------------------------
 
     def _choose_block(
-        self, query: Query, views: Sequence[MemoryIndex], now: float, visible: Callable[[Memory], bool]
+        self,
+        query: Query,
+        views: Sequence[MemoryIndex],
+        now: float,
+        visible: Callable[[Memory], bool],
+        semantic: Semantic | None = None,
     ) -> list[Memory]:
         if self.settings.inject_mode == "recent_only":
             budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
             return budget.fill(_newest(views, visible, self.settings.max_inject_count))
-        count, chars = self.settings.max_inject_count, self.settings.max_inject_chars
-        budget = _Budget(max(1, round(BLOCK_SHARE * count)) if count else 0, round(BLOCK_SHARE * chars))
-        ranked = _ranked(query, views, now, self.settings.max_inject_count, visible)
+        budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
+        ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
             best = ranked[0].score
             return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
@@ -231,16 +268,18 @@ class Recall:
         views: Sequence[MemoryIndex],
         now: float,
         visible: Callable[[Memory], bool],
+        semantic: Semantic | None = None,
     ) -> bool:
         """Whether a note was added."""
         if self.settings.inject_mode != "relevant":
             return False
-        shown = {m.id for m in session.block} | {m.id for note in session.notes for m in note.memories}
-        budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
-        budget.spend([*session.block, *(m for note in session.notes for m in note.memories)])
-        budget.count -= len(session.episodes)
-        budget.chars -= sum(len(episode_summary(e)) for e in session.episodes)
-        fresh = [s for s in _ranked(query, views, now, NOTE_MAX + len(shown), visible) if s.memory.id not in shown]
+        noted = [m for note in session.notes for m in note.memories]
+        budget = note_budget(self.settings, noted)
+        if budget.count <= 0:
+            return False
+        shown = {m.id for m in session.block} | {m.id for m in noted}
+        ranked = _ranked(query, views, now, NOTE_MAX + len(shown), visible, semantic)
+        fresh = [s for s in ranked if s.memory.id not in shown]
         if not fresh:
             return False
         count = sum(len(view) for view in views)
@@ -269,13 +308,20 @@ class Recall:
             self._sessions.popitem(last=False)
 
 
+def note_budget(settings: MemorySettings, noted: Sequence[Memory]) -> _Budget:
+    """What the next note may add, given the memories the session's notes already carry.
+
+    Its own budget, never the block's: at most ``NOTE_MAX`` memories and ``NOTE_SHARE`` of ``max_note_chars``,
+    within what the session's notes together have left of ``max_note_count`` and ``max_note_chars``.
+    """
+    count, chars = settings.max_note_count, settings.max_note_chars
+    count_left, chars_left = count - len(noted), chars - sum(len(m.text) for m in noted)
+    return _Budget(max(0, min(NOTE_MAX, count_left)), max(0, min(round(NOTE_SHARE * chars), chars_left)))
+
+
 class _Budget:
     def __init__(self, count: int, chars: int) -> None:
         self.count, self.chars = count, chars
-
-    def spend(self, memories: Sequence[Memory]) -> None:
-        self.count -= len(memories)
-        self.chars -= sum(len(m.text) for m in memories)
 
     def fill(self, candidates: Iterable[Memory], *, limit: int | None = None) -> list[Memory]:
         """Take candidates in order while they fit; one too long to fit is skipped, not a stop."""
@@ -292,11 +338,16 @@ class _Budget:
 
 
 def _ranked(
-    query: Query, views: Sequence[MemoryIndex], now: float, limit: int, visible: Callable[[Memory], bool]
+    query: Query,
+    views: Sequence[MemoryIndex],
+    now: float,
+    limit: int,
+    visible: Callable[[Memory], bool],
+    semantic: Semantic | None = None,
 ) -> list[Scored]:
     ranked = [s for view in views for s in view.rank(query, now=now, limit=limit) if visible(s.memory)]
     ranked.sort(key=lambda s: s.score, reverse=True)
-    return ranked
+    return ranked if semantic is None else semantic.fuse(ranked, views, limit=limit, visible=visible)
 
 
 def _newest(views: Sequence[MemoryIndex], visible: Callable[[Memory], bool], n: int) -> list[Memory]:

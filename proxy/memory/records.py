@@ -4,11 +4,14 @@ The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) ex
 ``category``, ``source``, ``confidence``, ``superseded_by``, ``use_count``, ``last_used`` and the
 ``session`` it was saved in (so memories of one conversation can lend each other weight), and with where it
 came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``user_approved``
-(:mod:`proxy.memory.provenance`).
+(:mod:`proxy.memory.provenance`), and whether it is ``pinned`` (seed 002's fact files: always in the block,
+:mod:`proxy.memory.pins`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import re
 import time
@@ -22,6 +25,7 @@ from .provenance import TRUSTED, Provenance
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
 SCOPES = ("workspace", "user", "session", "global")
+PIN_SCOPES = ("user", "workspace")  # the user's profile and the workspace's environment (seed 002's user.md, env.md)
 # How sure we are of a memory, by how it was learned (seed 003); `extracted` comes from episode extraction.
 CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "extracted": 0.6}
 MAX_TEXT_CHARS = 500
@@ -30,6 +34,32 @@ MAX_TAG_CHARS = 50
 MAX_SESSION_CHARS = 200  # as the X-Memory-Session header
 MAX_CLOCK_SKEW_S = 86400.0  # an imported `ts` may be this far ahead of our clock, no further
 MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes str.isdigit() but not int()
+
+
+@dataclass(frozen=True, slots=True)
+class Embedding:
+    """A memory's vector from ``memory.embeddings.model`` (:mod:`.embeddings`): unit length, float16 little-endian.
+
+    Stored with the memory as base64 (768 bytes for a 384-wide model, 1 KB on disk) and named by its model, so a
+    memory embedded by another model is embedded again rather than compared across models.
+    """
+
+    model: str
+    vector: bytes
+
+    def to_json(self) -> dict[str, str]:
+        return {"model": self.model, "f16": base64.b64encode(self.vector).decode("ascii")}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Embedding | None:
+        """None for anything malformed: an embedding can always be computed again, a memory line is never lost."""
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("model"), str) or not isinstance(obj.get("f16"), str):
+            return None
+        try:
+            vector = base64.b64decode(obj["f16"], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        return cls(obj["model"], vector) if vector and len(vector) % 2 == 0 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +78,8 @@ class Memory:
     last_used: float | None = None
     origin: str = "api"
     provenance: Provenance = TRUSTED
+    embedding: Embedding | None = None
+    pinned: bool = False
 
     @property
     def live(self) -> bool:
@@ -64,8 +96,10 @@ class Memory:
         match = MEMORY_ID.fullmatch(self.id)
         return int(match.group(1)) if match else 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, embedding: bool = False) -> dict[str, Any]:
+        """The memory as JSON; its ``embedding`` only for the stores (``embedding=True``): API answers, tool results
+        and exports leave it out (an import embeds again)."""
+        line = {
             "id": self.id,
             "scope": self.scope,
             "text": self.text,
@@ -80,7 +114,11 @@ class Memory:
             "last_used": None if self.last_used is None else format_ts(self.last_used),
             "origin": self.origin,
             **self.provenance.to_json(),
+            "pinned": self.pinned,
         }
+        if embedding and self.embedding is not None:
+            line["embedding"] = self.embedding.to_json()
+        return line
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Memory:
@@ -98,6 +136,9 @@ class Memory:
         if isinstance(use_count, bool) or not isinstance(use_count, int):
             raise ValueError("use_count must be an integer")
         last_used = obj.get("last_used")
+        pinned = obj.get("pinned", False)
+        if not isinstance(pinned, bool):
+            raise ValueError("pinned must be a boolean")
         memory_id, text = _text(obj, "id"), _text(obj, "text")
         if memory_id is None or text is None:
             raise ValueError("id and text are required")
@@ -118,6 +159,8 @@ class Memory:
             last_used=parse_ts(last_used) if last_used is not None else None,
             origin=_text(obj, "origin") or "api",  # lines from before origins were recorded: see ORIGINS
             provenance=Provenance.of_memory(obj),
+            embedding=Embedding.from_json(obj.get("embedding")),
+            pinned=pinned,
         )
 
     def used(self, now: float) -> Memory:
@@ -138,6 +181,8 @@ class MemoryDraft:
     created: float | None = None  # kept on import; now otherwise
     origin: str = "api"
     provenance: Provenance = TRUSTED
+    embedding: Embedding | None = None  # computed before the write when embeddings are on
+    pinned: bool = False
 
     def stored_as(self, memory_id: str, now: float) -> Memory:
         return Memory(
@@ -152,6 +197,8 @@ class MemoryDraft:
             session=self.session,
             origin=self.origin,
             provenance=self.provenance,
+            embedding=self.embedding,
+            pinned=self.pinned,
         )
 
 
@@ -186,6 +233,7 @@ def check_draft(
         if isinstance(given, bool) or not isinstance(given, int | float) or not 0 <= given <= 1:
             raise MemoryRejected("'confidence' must be a number from 0 to 1", param="confidence")
         confidence = float(given)
+    pinned = check_pinned(fields, scope)
     for part in (text, *tags):
         finding = scan(part)
         if finding is not None:
@@ -195,7 +243,28 @@ def check_draft(
     created = None
     if imported:
         session, created = _check_imported(fields, time.time() if now is None else now)
-    return MemoryDraft(text, scope, tags, category, source, confidence, session, created, origin, provenance)
+    return MemoryDraft(
+        text, scope, tags, category, source, confidence, session, created, origin, provenance, pinned=pinned
+    )
+
+
+def check_pinned(fields: Mapping[str, Any], scope: str) -> bool:
+    """``pinned`` (the record's name; ``pin`` as the model's tool says it): a boolean, and only where a pin lives."""
+    given = fields.get("pinned")
+    name = "pinned"
+    if given is None:
+        given, name = fields.get("pin"), "pin"
+    if given is None:
+        return False
+    if not isinstance(given, bool):
+        raise MemoryRejected(f"'{name}' must be true or false", param=name)
+    if given and scope not in PIN_SCOPES:
+        raise MemoryRejected(
+            f"a pinned fact belongs to the user's profile (scope user) or the workspace's environment "
+            f"(scope workspace), not scope {scope}",
+            param="scope",
+        )
+    return given
 
 
 def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, float | None]:

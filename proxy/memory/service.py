@@ -2,7 +2,7 @@
 
 The chat pipeline, the management API and the CLI call this, never a store directly, so validation,
 the secret scan, scopes, isolation and the admin rule for global memories are decided here once.
-Chat requests fail open: a store that errors or is slower than ``STORE_DEADLINE_S`` costs the
+Chat requests fail open: a store that errors or is slower than ``memory.store_deadline_ms`` costs the
 request its memory, never the request itself.
 """
 
@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -24,28 +24,36 @@ from ..errors import (
     InvalidRequest,
     MemoryNotFound,
     MemoryRejected,
+    PinRefused,
     ProxyError,
     StoreUnavailable,
     UntrustedSession,
 )
 from ..metrics import Metrics
-from .block import Placement
+from .block import Placement, message_text, newest_user_message
 from .caller import Identity
+from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
+from .fusion import Semantic
+from .merging import Judge, band, protects, settle
+from .pins import PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
+from .similarity import Similarity, embedded, lexical
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
+
+if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set
+    from .embeddings import Embeddings
 
 log = logging.getLogger("proxy.memory")
 
-STORE_DEADLINE_S = 0.25
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
-SUPERSEDE_SIMILARITY = 0.7  # seed 002's merge-on-write threshold (cosine): above it a new memory replaces the old
+HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +69,23 @@ class Stored:
     memory: Memory
     superseded: Memory | None = None  # the near-duplicate it replaced
     unchanged: bool = False  # the same memory was there already (a retried store): nothing written
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedPlace:
+    """One place's pinned facts (the user's profile, the workspace's environment) and its cap."""
+
+    scope: str
+    cap: PinCap
+    memories: list[Memory]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cap": self.cap.chars,
+            "setting": self.cap.setting,
+            "chars": sum(len(m.text) for m in self.memories),
+            "memories": [m.to_json() for m in self.memories],
+        }
 
 
 @dataclass(slots=True)
@@ -79,8 +104,15 @@ class MemoryService:
         tools: bool = False,
         episodes: EpisodeStore | None = None,
         sessions: SessionState | None = None,
+        details: DetailStore | None = None,
+        embeddings: Embeddings | None = None,
+        similarity: Similarity | None = None,
     ) -> None:
         self.store = store
+        self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
+        self.embeddings = embeddings  # None: lexical ranking only
+        # Merge on write decides by it (memory/similarity.py): the embeddings' cosine when they are on, else words.
+        self.similarity = similarity or (embedded(embeddings) if embeddings is not None else lexical)
         self.sessions: SessionState = sessions or InProcessSessionState()  # blocks and notes shared by replicas
         self.episodes = episodes  # None: no episode summaries in blocks or search
         self.settings = settings
@@ -89,6 +121,7 @@ class MemoryService:
         self._uses: dict[Owner, dict[str, tuple[int, float]]] = {}  # use counts not written yet
         self._flushing: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._pinning = asyncio.Lock()  # a pin's cap check and its write, one at a time (pins are rare)
 
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
@@ -129,21 +162,26 @@ class MemoryService:
             views = self._cached_views(caller)
             episodes = await self._episode_index(caller, wait=False)
             if views is None or (episodes is None and self.episodes is not None):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     views = views if views is not None else await self.views(caller)
                     episodes = await self._episode_index(caller, wait=True)
             key = (caller.user, caller.workspace, session)
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
-                async with asyncio.timeout(STORE_DEADLINE_S):
+                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                     await self._read_session(key)
+            semantic = None
+            if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
+                semantic = await self._semantic(caller, views, message_text(messages[newest]))
             recalled: Recalled = self.recall(
                 key,
                 messages,
                 views,
                 now=time.time(),
-                visible=lambda m: m.scope != "session" or m.session == session,
+                visible=lambda m: not m.pinned and (m.scope != "session" or m.session == session),
                 episodes=episodes,
                 tools=tools,
+                semantic=semantic,
+                pinned=self._pins(views),
             )
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"
@@ -160,7 +198,41 @@ class MemoryService:
             return Prepared(recalled.placement)
         self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
-        return Prepared(recalled.placement, [(b"x-memproxy-injected", ",".join(recalled.ids).encode())])
+        headers = [(b"x-memproxy-injected", ",".join(recalled.ids).encode())]
+        if recalled.pinned:
+            headers.append((b"x-memproxy-pinned", str(recalled.pinned).encode()))
+        return Prepared(recalled.placement, headers)
+
+    def _pins(self, views: Sequence[MemoryIndex]) -> Pinned:
+        """What a block chosen now opens with: the user's profile and the workspace's environment, within their caps
+        (``views`` in :func:`owners_visible_to`'s order)."""
+        environment, profile = views[0], views[1]
+        return Pinned(
+            fit(profile.pinned(), self.settings.pinned_user_chars),
+            fit(environment.pinned(), self.settings.pinned_env_chars),
+        )
+
+    async def _semantic(self, caller: Identity, views: Sequence[MemoryIndex], text: str) -> Semantic | None:
+        """With embeddings on: the query's vector, bound to the owners' memory vectors (and any owner's memories
+        written before embeddings were on get embedded in the background)."""
+        if self.embeddings is None or not text:
+            return None
+        for owner, view in zip(owners_visible_to(caller.user, caller.workspace), views, strict=True):
+            self.embeddings.backfill(self.store, owner, view)
+        vector = await self.embeddings.query(text)
+        return None if vector is None else self.embeddings.bind(vector)
+
+    async def _embedded(self, drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+        """Drafts with their embeddings, computed before the write; without them if the model fails (they are
+        embedded in the background later)."""
+        if self.embeddings is None or not drafts:
+            return list(drafts)
+        try:
+            embedded = await self.embeddings.embed([draft.text for draft in drafts])
+        except Exception:  # noqa: BLE001 - the memory matters more than its vector
+            log.warning("could not embed %d memories before writing them", len(drafts), exc_info=True)
+            return list(drafts)
+        return [replace(draft, embedding=e) for draft, e in zip(drafts, embedded, strict=True)]
 
     async def _read_session(self, key: tuple[str, ...]) -> None:
         """This replica holds no copy of the session, or another replica changed it: take the shared one."""
@@ -179,7 +251,7 @@ class MemoryService:
         if not self.sessions.shared:
             return
         try:
-            async with asyncio.timeout(STORE_DEADLINE_S):
+            async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
                 for key in changed:
                     state = self.recall.export(key)
                     if state is not None:
@@ -197,13 +269,17 @@ class MemoryService:
         origin: str,
         session: str | None = None,
         provenance: Provenance = TRUSTED,
+        judge: Judge | None = None,
     ) -> Stored:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
 
-        Supersede instead of duplicate (seed 003): a near-duplicate in the same place is replaced, and the very
-        same memory stored again (a client retrying a request) is left as it is. A held write (``provenance``
-        of an untrusted session) replaces nothing: it is stored beside whatever it resembles, for a person to
-        approve.
+        Supersede instead of duplicate (seed 003) by seed 002's bands (:mod:`proxy.memory.merging`): a memory
+        in the same place at or above ``memory.merge_threshold`` is superseded by a new wording and left as it
+        is by the very same one (a client retrying a request); below it the new memory is added, except that
+        between ``memory.add_threshold`` and it, ``judge`` (the extraction job's model, never a request's) is
+        asked whether the new one is the same, an update or different. An extracted fact never supersedes a
+        stated memory. A held write (``provenance`` of an untrusted session) replaces nothing: it is stored
+        beside whatever it resembles, for a person to approve.
         """
         try:
             draft = check_draft(fields, session=session or caller.session, origin=origin, provenance=provenance)
@@ -211,9 +287,23 @@ class MemoryService:
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
+        [draft] = await self._embedded([draft])
+        if not draft.pinned:
+            return await self._add(owner, draft, judge)
+        async with self._pinning:
+            try:
+                return await self._add(owner, draft, judge)
+            except PinRefused:
+                self.metrics.writes.labels("rejected").inc()
+                raise
+
+    async def _add(self, owner: Owner, draft: MemoryDraft, judge: Judge | None) -> Stored:
         view = await self.store.view(owner)
-        match = view.closest(draft.text, now=time.time())
+        match = await self.similarity(draft.text, view, now=time.time())
+        cap = cap_for(draft.scope, self.settings)
         if draft.provenance.held:
+            if draft.pinned:  # refused now rather than at approval: a duplicate, or no room left
+                check_pin(view.pinned(), draft.text, cap)
             same = [m for m in view.held() if _same_place(m, draft) and _same_memory(m, draft)]
             if match is not None and _same_place(match[0], draft) and _same_memory(match[0], draft):
                 same.append(match[0])  # already there, word for word: nothing to hold, nothing changed
@@ -223,18 +313,101 @@ class MemoryService:
             memory = await self.store.add(owner, draft, max_total=self.settings.max_total)
             self.metrics.writes.labels("held").inc()
             return Stored(memory)
-        previous = None
-        if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], draft):
+        previous, found = None, "different"
+        if match is not None and _same_place(match[0], draft):
             previous = match[0]
-            weaker = draft.source == "extracted" and previous.confidence > draft.confidence
-            if _same_memory(previous, draft) or weaker:
-                # An extracted fact near one the user or model stated is merged into it, never replacing it.
+            found = band(match[1], add_threshold=self.settings.add_threshold,
+                         merge_threshold=self.settings.merge_threshold)  # fmt: skip
+        if draft.pinned and view.pinned():  # a pin near another pin replaces that one, whatever else is nearer
+            near = view.closest(draft.text, now=time.time(), candidates=100, where=lambda m: m.pinned)
+            if near is not None and near[1] >= self.settings.merge_threshold:
+                previous, found = near[0], "same"
+        if previous is not None and previous.pinned and not draft.pinned:
+            # A pin is replaced by a pin or a person, never by a passing write: that is stored beside it.
+            if _same_memory(previous, draft):
                 self.metrics.writes.labels("unchanged").inc()
                 return Stored(previous, unchanged=True)
+            previous = None
+        if draft.pinned:
+            previous = previous if found == "same" else None  # a pin replaces only the same memory, never asks
+            replacing = previous.id if previous is not None and previous.pinned else None
+            if previous is not None and same_text(previous.text, draft.text):
+                replacing = None  # the same pin again: a duplicate, refused
+            check_pin(view.pinned(), draft.text, cap, replacing=replacing)
+            if previous is not None and not previous.pinned and _same_memory(previous, draft):
+                pinned = replace(previous, pinned=True)  # stored already: pinned where it is
+                if previous.id in await self.store.replace(owner, [pinned]):
+                    self.metrics.writes.labels("stored").inc()
+                    return Stored(pinned)
+                previous = None  # deleted meanwhile: stored anew
+        elif previous is not None:
+            if _same_memory(previous, draft):
+                self.metrics.writes.labels("unchanged").inc()
+                return Stored(previous, unchanged=True)
+            verdict = await judge(draft.text, previous) if found == "judge" and judge is not None else None
+            protected = protects(previous, extracted=draft.origin == "extraction", source=draft.source,
+                                 confidence=draft.confidence)  # fmt: skip
+            action = settle(found, verdict, protected=protected)  # type: ignore[arg-type]
+            if action == "merge":
+                self.metrics.writes.labels("unchanged").inc()
+                return Stored(previous, unchanged=True)
+            if action == "add":
+                previous = None
         supersedes = (previous.id,) if previous is not None else ()
         memory = await self.store.add(owner, draft, max_total=self.settings.max_total, supersedes=supersedes)
         self.metrics.writes.labels("stored").inc()
         return Stored(memory, previous)
+
+    async def edit(self, caller: Identity, memory_id: str, fields: Mapping[str, Any]) -> Memory:
+        """A person changes a memory in place (same id): its ``text``, ``tags``, ``category``, or ``pinned``.
+
+        Checked and scanned like a new memory; a pin edited or made must fit its place's cap and duplicate no other
+        pin. A frozen block keeps what it showed: the change shows from the session's next block.
+        """
+        unknown = sorted(set(fields) - {"text", "tags", "category", "pinned", "pin"})
+        if unknown:
+            raise InvalidRequest(
+                f"only text, tags, category and pinned can be edited, not {', '.join(unknown)}", param=unknown[0]
+            )
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            memory = (await self.store.view(owner)).get(memory_id)
+            if memory is None:
+                continue
+            if owner == GLOBAL and not caller.admin:
+                raise AdminOnly("global memories can only be edited with the admin key (X-Memory-Admin-Key)")
+            if not memory.live:
+                superseded = f"{memory_id} was superseded by {memory.superseded_by}; edit that one"
+                raise InvalidRequest(superseded, param="id", code="superseded")
+            merged: dict[str, Any] = {"text": memory.text, "tags": list(memory.tags), "category": memory.category}
+            pinned = fields.get("pinned", fields.get("pin"))
+            merged |= {"scope": memory.scope, "pinned": memory.pinned if pinned is None else pinned}
+            merged |= {key: fields[key] for key in ("text", "tags", "category") if fields.get(key) is not None}
+            try:
+                draft = check_draft(merged, session=memory.session)
+            except ProxyError:
+                self.metrics.writes.labels("rejected").inc()
+                raise
+            edited = replace(memory, text=draft.text, tags=draft.tags, category=draft.category, pinned=draft.pinned)
+            if edited.text != memory.text:  # the old vector would rank the new words: embed them again
+                [embedded] = await self._embedded([draft])
+                edited = replace(edited, embedding=embedded.embedding)
+            async with self._pinning:
+                if edited.pinned and not edited.held:
+                    view = await self.store.view(owner)
+                    check_pin(view.pinned(), edited.text, cap_for(edited.scope, self.settings), replacing=memory_id)
+                if memory_id not in await self.store.replace(owner, [edited]):
+                    break  # deleted meanwhile
+            self.metrics.writes.labels("edited").inc()
+            return edited
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    async def pinned(self, caller: Identity) -> list[PinnedPlace]:
+        """The caller's pinned facts, all of them (a block shows those within the caps): profile, then environment."""
+        views = await self.views(caller)
+        return [
+            PinnedPlace("user", cap_for("user", self.settings), list(views[1].pinned())),
+            PinnedPlace("workspace", cap_for("workspace", self.settings), list(views[0].pinned())),
+        ]
 
     async def delete(
         self, caller: Identity, memory_id: str, *, session: str | None = None, provenance: Provenance = TRUSTED
@@ -302,6 +475,9 @@ class MemoryService:
         now = time.time()
         ranked = [s for view in views for s in view.rank(Query.of(query), now=now, limit=MAX_SEARCH_LIMIT)]
         ranked.sort(key=lambda s: s.score, reverse=True)
+        semantic = await self._semantic(caller, views, query)
+        if semantic is not None:
+            ranked = semantic.fuse(ranked, views, limit=MAX_SEARCH_LIMIT, visible=wanted)
         found = {s.memory.id: s.memory for s in ranked if wanted(s.memory)}
         needle = query.casefold()
         for view in views:
@@ -325,6 +501,15 @@ class MemoryService:
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
+    async def detail(self, caller: Identity, detail_id: str) -> Detail:
+        """One offloaded tool output of the caller's (user and workspace): never another's, whatever the id."""
+        found = None
+        if self.details is not None:
+            found = await self.details.get(Owner(caller.user, caller.workspace), detail_id)
+        if found is None:
+            raise MemoryNotFound(f"no detail {detail_id!r} here", param="id")
+        return found
+
     async def approve(self, caller: Identity, memory_id: str) -> Stored:
         """A person vouches for a held memory: it may be injected and searched from now on.
 
@@ -342,13 +527,22 @@ class MemoryService:
             if not memory.held:
                 return Stored(memory, unchanged=True)
             approved = replace(memory, provenance=memory.provenance.approved())
-            match = view.closest(memory.text, now=time.time()) if memory.live else None
-            previous = None
-            if match is not None and match[1] >= SUPERSEDE_SIMILARITY and _same_place(match[0], memory):
-                previous = match[0]
-            retired = [replace(previous, superseded_by=memory.id)] if previous is not None else []
-            if memory_id not in await self.store.replace(owner, [approved, *retired]):
-                break  # deleted meanwhile
+            async with self._pinning:
+                view = await self.store.view(owner)
+                match = await self.similarity(memory.text, view, now=time.time()) if memory.live else None
+                previous = None
+                if match is not None and match[1] >= self.settings.merge_threshold and _same_place(match[0], memory):
+                    previous = match[0]
+                if previous is not None and previous.pinned and not memory.pinned:
+                    previous = None  # a pin is replaced by a pin or a person
+                if memory.pinned and memory.live:  # the cap and duplicates hold for it as for any new pin
+                    replacing = previous.id if previous is not None and previous.pinned else None
+                    if previous is not None and same_text(previous.text, memory.text):
+                        replacing = None
+                    check_pin(view.pinned(), memory.text, cap_for(memory.scope, self.settings), replacing=replacing)
+                retired = [replace(previous, superseded_by=memory.id)] if previous is not None else []
+                if memory_id not in await self.store.replace(owner, [approved, *retired]):
+                    break  # deleted meanwhile
             self.metrics.writes.labels("approved").inc()
             return Stored(approved, previous)
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
@@ -390,11 +584,16 @@ class MemoryService:
             self._flushing.cancel()
             self._flushing = None
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.embeddings is not None:
+            await self.embeddings.drain()
+            self.embeddings.close()
         await self.flush_uses()
         await self.store.aclose()
         if self.episodes is not None:
             await self.episodes.aclose()
         await self.sessions.aclose()
+        if self.details is not None:
+            await self.details.aclose()
 
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
@@ -410,7 +609,11 @@ class MemoryService:
         for them all, not one per line). ``bounded``: at most ``memory.max_import_lines`` lines, else a 400 and
         nothing imported (one request must not hold the store for long); the CLI, on its own store, lifts it.
         """
-        lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
+        lines = [
+            (number, line)
+            for number, line in enumerate(data.splitlines(), 1)
+            if line.strip() and not line.startswith(HISTORY_LINE)  # an export's history lines: not memories
+        ]
         limit = self.settings.max_import_lines
         if bounded and len(lines) > limit:
             raise InvalidRequest(
@@ -421,11 +624,15 @@ class MemoryService:
         report = ImportReport()
         # Scanning a thousand lines takes a while: in a thread, so the event loop keeps serving meanwhile.
         accepted = await asyncio.to_thread(self._check_lines, caller, lines, report)
+        for owner, batch in accepted.items():
+            if any(draft.pinned for _, _, draft in batch):
+                accepted[owner] = await self._check_imported_pins(owner, batch, report)
+        report.errors.sort(key=lambda error: int(error["line"]))
         stored: list[tuple[int, str]] = []
         renamed: dict[str, str] = {}
         links: dict[Owner, list[tuple[Memory, str]]] = {}
         for owner, batch in accepted.items():
-            drafts = [draft for _, _, draft in batch]
+            drafts = await self._embedded([draft for _, _, draft in batch])
             memories = await self.store.add_many(owner, drafts, max_total=self.settings.max_total)
             self.metrics.writes.labels("stored").inc(len(memories))
             for (number, fields, _), memory in zip(batch, memories, strict=True):
@@ -469,6 +676,26 @@ class MemoryService:
             accepted.setdefault(owner, []).append((number, fields, draft))
         return accepted
 
+    async def _check_imported_pins(
+        self, owner: Owner, batch: list[tuple[int, dict[str, Any], MemoryDraft]], report: ImportReport
+    ) -> list[tuple[int, dict[str, Any], MemoryDraft]]:
+        """An import keeps pins, within their place's cap and without duplicates, as the pins already there and the
+        import's earlier lines leave room: a line past them is reported, and nothing of it stored."""
+        pins = list((await self.store.view(owner)).pinned())
+        kept = []
+        for number, fields, draft in batch:
+            if draft.pinned:
+                try:
+                    check_pin(pins, draft.text, cap_for(draft.scope, self.settings))
+                except PinRefused as exc:
+                    report.errors.append({"line": number, "error": exc.message})
+                    self.metrics.writes.labels("rejected").inc()
+                    continue
+                if not draft.provenance.held:
+                    pins.append(draft.stored_as(f"line {number}", 0.0))
+            kept.append((number, fields, draft))
+        return kept
+
     async def forget_all(self, caller: Identity) -> int:
         """Delete every memory of the caller: this workspace's and their user-wide ones (never global)."""
         deleted = 0
@@ -478,6 +705,8 @@ class MemoryService:
                 deleted += len(await self.store.delete(owner, ids))
         self.recall.forget(caller.user, caller.workspace)
         await self.sessions.forget((caller.user, caller.workspace))
+        if self.details is not None:
+            await self.details.forget(Owner(caller.user, caller.workspace))
         return deleted
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:

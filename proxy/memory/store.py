@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .ranking import MemoryIndex
-from .records import Memory, MemoryDraft
+from .records import Embedding, Memory, MemoryDraft
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,11 @@ class MemoryStore(Protocol):
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
         """Add ``uses[id] = (times, last_used)`` to memories' use counts, on their current versions (never undoing
         a supersede or edit made meanwhile); ids no longer there are skipped."""
+        ...
+
+    async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
+        """Give memories their embeddings (computed after they were written), on their current versions (never
+        undoing a supersede or a use count written meanwhile); ids no longer there are skipped."""
         ...
 
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:

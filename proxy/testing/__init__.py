@@ -11,7 +11,9 @@ HTTP: ``POST /_fake/replies`` (replies in `Reply`'s JSON shape), ``GET /_fake/re
 
 The package: `replies` (what the fake answers with and saw), `core` (its state), `openai_fake`, `responses_fake`
 and `anthropic_fake` (the three wire formats), `control` (scripting it over HTTP), `upstream` (`FakeUpstream`, all
-of them at once), `streams` (scripted stream failures), `responders` (tiny scripted models), `runner` (serving it,
+of them at once), `streams` (scripted stream failures), `responders` (tiny scripted models, and the answers to
+memproxy's extraction and judgement calls), `extractor` (`FakeExtractor`, a scripted extraction model without an
+upstream, for tests of the episode service), `runner` (serving it,
 and memproxy, on a real socket), `fixtures` (pytest), `strict` (what strict servers refuse, `strict=True`) and `cli`
 (``python -m proxy.testing``).
 
@@ -22,8 +24,9 @@ registered as a plugin without pytest warning "Module already imported so cannot
 from __future__ import annotations
 
 from .cli import main
+from .extractor import FakeExtractor
 from .replies import DEFAULT_CONTENT, MODEL_IDS, Reply, SeenRequest, ToolCall
-from .responders import extraction_reply, is_extraction
+from .responders import extraction_reply, extraction_responder, is_extraction, is_judgement, judgement_reply
 from .runner import run_fake_upstream, run_memproxy, serve_in_background
 from .upstream import FakeUpstream
 
@@ -37,12 +40,16 @@ except ModuleNotFoundError as exc:  # pragma: no cover
 __all__ = [
     "DEFAULT_CONTENT",
     "MODEL_IDS",
+    "FakeExtractor",
     "FakeUpstream",
     "Reply",
     "SeenRequest",
     "ToolCall",
     "extraction_reply",
+    "extraction_responder",
     "is_extraction",
+    "is_judgement",
+    "judgement_reply",
     "main",
     "run_fake_upstream",
     "run_memproxy",

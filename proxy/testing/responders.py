@@ -1,8 +1,10 @@
 """Tiny scripted models for `FakeUpstream.respond_with`: the ones ``python -m proxy.testing`` runs for the
-benchmark, and the helpers tests use to recognise and answer memproxy's episode extraction call."""
+benchmark, and the helpers tests use to recognise and answer memproxy's episode extraction and judgement calls."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,7 @@ import orjson
 from .replies import DEFAULT_CONTENT, Reply, ToolCall, loads_or_none
 
 Responder = Callable[[dict[str, Any]], Reply]
+_JUDGED = re.compile(r"<existing>\n(.*?)\n</existing>\n<new>\n(.*?)\n</new>", re.S)
 
 
 def memory_hop_responder() -> Responder:
@@ -46,9 +49,32 @@ def memory_hop_responder() -> Responder:
 
 
 def is_extraction(body: dict[str, Any]) -> bool:
-    """Whether a request is memproxy's episode extraction call (it asks for a JSON object)."""
+    """Whether a request is memproxy's episode extraction call (it asks for a JSON object; a judgement call,
+    which does too, is not one: see :func:`is_judgement`)."""
     response_format = body.get("response_format")
-    return isinstance(response_format, dict) and response_format.get("type") == "json_object"
+    wants_json = isinstance(response_format, dict) and response_format.get("type") == "json_object"
+    return wants_json and not is_judgement(body)
+
+
+def is_judgement(body: dict[str, Any]) -> bool:
+    """Whether a request is memproxy's judgement call: is a newly extracted fact the same as, an update of, or
+    different from a stored memory? (Its first message is the judgement prompt.)"""
+    messages = body.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
+    content = first.get("content")
+    return isinstance(content, str) and content.startswith(_judgement_opening())
+
+
+def judged(body: dict[str, Any]) -> tuple[str, str]:
+    """The (new fact, existing memory) a judgement call asks about."""
+    content = str(body["messages"][-1].get("content"))
+    found = _JUDGED.search(content)
+    return (found[2], found[1]) if found else ("", "")
+
+
+def judgement_reply(verdict: str) -> Reply:
+    """The answer a judgement call wants: ``{"verdict": "same" | "update" | "different"}`` as the content."""
+    return Reply(orjson.dumps({"verdict": verdict}).decode())
 
 
 def extraction_reply(summary: str, facts: list[str] | tuple[str, ...] = ()) -> Reply:
@@ -56,11 +82,14 @@ def extraction_reply(summary: str, facts: list[str] | tuple[str, ...] = ()) -> R
     return Reply(orjson.dumps({"summary": summary, "facts": list(facts)}).decode())
 
 
-def extraction_responder() -> Responder:
-    """Answers extraction calls from the transcript itself (a summary and one fact per user line, at most five);
-    anything else gets the default answer. What ``python -m proxy.testing --extraction`` runs, for the benchmark."""
+def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Responder:
+    """Answers extraction calls from the transcript itself (a summary and one fact per user line, at most five),
+    judgement calls with ``judge(new fact, existing memory)``'s verdict (by default ``different``: keep both), and
+    anything else with the default answer. What ``python -m proxy.testing --extraction`` runs, for the benchmark."""
 
     def respond(body: dict[str, Any]) -> Reply:
+        if is_judgement(body):
+            return judgement_reply(judge(*judged(body)) if judge is not None else "different")
         if not is_extraction(body):
             return Reply()
         messages = body.get("messages") or [{}]
@@ -76,3 +105,10 @@ def extraction_responder() -> Responder:
 def either(test: Callable[[dict[str, Any]], bool], when: Responder, otherwise: Responder) -> Responder:
     """`when` answers the requests `test` picks, `otherwise` the rest (``--memory-hop --extraction``: both at once)."""
     return lambda body: when(body) if test(body) else otherwise(body)
+
+
+@functools.cache
+def _judgement_opening() -> str:
+    from ..episodes.judgement import JUDGEMENT_PROMPT  # lazily: `import proxy.testing` stays light
+
+    return JUDGEMENT_PROMPT.splitlines()[0]

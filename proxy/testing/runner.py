@@ -78,6 +78,9 @@ def run_memproxy(upstream_url: str, overrides: dict[str, Any] | None = None, **s
             "upstream.base_url": upstream_url,
             "upstream.anthropic_base_url": upstream_url,
             "store.path": data_dir,
+            # Generous: a loaded test machine must not turn a slow first read into a request without memory. A test
+            # of failing open sets its own.
+            "memory.store_deadline_ms": 10_000,
             **(overrides or {}),
         }
         app = create_app(build_services(load_settings(overrides=overrides), **services))

@@ -134,6 +134,8 @@ async def test_real_answers_match_the_documented_schemas(app, document) -> None:
         headers=ADA | {"x-memory-session": "s2"},
     )
     await call("get", "/memory/sessions")
+    await call("get", "/memory/history", params={"q": "question", "limit": "3"})
+    await call("get", "/memory/history")  # 400: no q
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s1/end")
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s2/end")
     await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s3/end")  # 404
@@ -159,3 +161,24 @@ async def test_real_answers_match_the_documented_schemas(app, document) -> None:
     await call("post", "/memory/forget-all", json={})  # 400
     await call("post", "/memory/forget-all", json={"confirm": True})
     await call("get", "/memory/memories", headers={"x-memory-user": ""})  # 400 or 401
+
+
+@pytest.mark.anyio
+async def test_pinned_facts_answers_match_the_documented_schemas(app, document) -> None:
+    _, client = app
+
+    async def call(method: str, template: str, path: str | None = None, **options: Any) -> httpx.Response:
+        response = await client.request(method.upper(), path or template, headers=ADA, **options)
+        matches(document, template, method, response)
+        return response
+
+    pinned = await call("post", "/memory/memories", json={"text": "Ada writes Go", "scope": "user", "pinned": True})
+    await call("post", "/memory/memories", json={"text": "ada writes go", "scope": "user", "pinned": True})  # 409
+    await call("post", "/memory/memories", json={"text": "x" * 500, "pinned": True})
+    await call("post", "/memory/memories", json={"text": "y " * 200, "pinned": True})  # past the cap: 409
+    await call("get", "/memory/pinned")
+    path = f"/memory/memories/{pinned.json()['id']}"
+    await call("patch", "/memory/memories/{memory_id}", path, json={"text": "Ada writes Go and Rust"})
+    await call("patch", "/memory/memories/{memory_id}", path, json={"pinned": False})
+    await call("patch", "/memory/memories/{memory_id}", path, json={"scope": "global"})  # 400
+    await call("patch", "/memory/memories/{memory_id}", "/memory/memories/m-404", json={"pinned": True})  # 404

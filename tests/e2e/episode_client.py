@@ -14,7 +14,8 @@ import openai
 from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction, is_judgement, judgement_reply
+from proxy.testing.responders import judged
 from proxy.testing.runner import serve_in_background
 
 from .memory_client import api
@@ -37,14 +38,22 @@ def tool(name: str) -> dict[str, Any]:
 
 class Model:
     """The fake upstream's model for one test: chat calls take the queued replies, then "ok"; extraction calls
-    are answered by ``extract(transcript)``."""
+    are answered by ``extract(transcript)``, judgement calls by ``judge(new fact, existing memory)`` (a verdict)."""
 
-    def __init__(self, fake: FakeUpstream, extract: Callable[[str], Reply] | None = None) -> None:
+    def __init__(
+        self,
+        fake: FakeUpstream,
+        extract: Callable[[str], Reply] | None = None,
+        judge: Callable[[str, str], str] | None = None,
+    ) -> None:
         self.chat: deque[Reply] = deque()
         self.extract = extract or (lambda transcript: extraction_reply("A session.", []))
+        self.judge = judge or (lambda new, existing: "different")
         fake.respond_with(self)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
+        if is_judgement(body):
+            return judgement_reply(self.judge(*judged(body)))
         if is_extraction(body):
             return self.extract(transcript_of(body))
         return self.chat.popleft() if self.chat else Reply("ok")

@@ -13,7 +13,7 @@ import pytest
 
 from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
-from proxy.memory.records import Memory, MemoryDraft
+from proxy.memory.records import Embedding, Memory, MemoryDraft
 from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
@@ -198,14 +198,18 @@ def test_every_request_of_a_session_starts_with_the_previous_one(
     assert "staging database" in injected[1] and "Code reviews" in injected[2]
 
 
-@pytest.mark.parametrize(("count", "chars"), [(3, 1000), (10, 160)], ids=["count", "chars"])
-def test_budgets_hold_on_every_request_of_a_session(
-    fake_upstream: FakeUpstream, start_proxy: RunProxy, user: str, count: int, chars: int
+@pytest.mark.parametrize(("block", "notes"), [((3, 1000), (2, 1000)), ((10, 160), (10, 400))], ids=["count", "chars"])
+def test_the_block_and_the_notes_hold_within_their_own_budgets_on_every_request_of_a_session(
+    fake_upstream: FakeUpstream, start_proxy: RunProxy, user: str, block: tuple[int, int], notes: tuple[int, int]
 ) -> None:
     topics = ["payments", "search", "billing", "growth", "platform", "mobile"]
-    with start_proxy(
-        fake_upstream.base_url, {"memory.max_inject_count": count, "memory.max_inject_chars": chars}
-    ) as url:
+    settings = {
+        "memory.max_inject_count": block[0],
+        "memory.max_inject_chars": block[1],
+        "memory.max_note_count": notes[0],
+        "memory.max_note_chars": notes[1],
+    }
+    with start_proxy(fake_upstream.base_url, settings) as url:
         for team in topics:
             remember(url, user, f"The {team} team owns the {team} kafka topics")
         client = sdk(url, user)
@@ -214,12 +218,15 @@ def test_budgets_hold_on_every_request_of_a_session(
             conversation.append(user_says(f"Who owns the {team} kafka topics?"))
             raw = ask(client, *conversation)
             conversation.append({"role": "assistant", "content": "Noted."})
-            entries = [
-                line for m in sent(fake_upstream) for line in str(m["content"]).splitlines() if line.startswith("- (m-")
-            ]
-            assert len(entries) == len(raw.headers["x-memproxy-injected"].split(",")) <= count
-            assert sum(len(line.split(") ", 1)[1]) for line in entries) <= chars
-    assert len(entries) > 1  # notes joined the block as the conversation moved on
+            texts = [str(m["content"]) for m in sent(fake_upstream) if str(m["content"]).startswith("[Memories]")]
+            in_block, in_notes = (
+                [line.split(") ", 1)[1] for text in part for line in text.splitlines() if line.startswith("- (m-")]
+                for part in (texts[:1], texts[1:])
+            )
+            assert len(in_block) + len(in_notes) == len(raw.headers["x-memproxy-injected"].split(","))
+            assert len(in_block) <= block[0] and sum(map(len, in_block)) <= block[1]
+            assert len(in_notes) <= notes[0] and sum(map(len, in_notes)) <= notes[1]
+    assert in_block and in_notes  # notes joined the block as the conversation moved on
 
 
 def test_inject_mode_off_leaves_requests_alone(fake_upstream: FakeUpstream, start_proxy: RunProxy, user: str) -> None:
@@ -259,6 +266,9 @@ class BrokenStore:
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
+    async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
+        raise StoreUnavailable("the disk is on fire")
+
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
         raise StoreUnavailable("the disk is on fire")
 
@@ -270,7 +280,7 @@ class BrokenStore:
 def test_a_failing_or_slow_store_costs_the_memory_not_the_request(
     fake_upstream: FakeUpstream, start_proxy: RunProxy, store: BrokenStore, user: str
 ) -> None:
-    with start_proxy(fake_upstream.base_url, store=store) as url:
+    with start_proxy(fake_upstream.base_url, {"memory.store_deadline_ms": 250}, store=store) as url:
         raw = ask(sdk(url, user), SYSTEM, user_says())
         metrics = httpx.get(url.removesuffix("/v1") + "/metrics").text
         management = api(url, user, "POST", "/memory/memories", json={"text": TABS})
@@ -404,7 +414,7 @@ def test_forget_all_needs_a_confirmation(memproxy: str, user: str) -> None:
     assert refused.status_code == 400 and refused.json()["error"]["param"] == "confirm"
     assert api(memproxy, user, "GET", "/memory/memories").json()["count"] == 2
     done = api(memproxy, user, "POST", "/memory/forget-all", json={"confirm": True}).json()
-    assert done == {"ok": True, "deleted": 2, "forgotten": {"sessions": 0, "jobs": 0, "episodes": 0}}
+    assert done == {"ok": True, "deleted": 2, "forgotten": {"sessions": 0, "jobs": 0, "episodes": 0, "history": 0}}
     assert api(memproxy, user, "GET", "/memory/memories").json()["count"] == 0
 
 

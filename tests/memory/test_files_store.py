@@ -28,7 +28,7 @@ from proxy.memory.backends import files as files_module
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.provenance import Provenance
 from proxy.memory.ranking import MemoryIndex
-from proxy.memory.records import Memory, MemoryDraft
+from proxy.memory.records import Embedding, Memory, MemoryDraft
 from proxy.memory.store import GLOBAL, MemoryStore, Owner
 
 pytestmark = pytest.mark.anyio
@@ -225,6 +225,27 @@ async def test_use_counts_add_up_on_the_current_version(backend: Backend, store:
         counted = view.get(memory.id)
         assert counted is not None
         assert (counted.use_count, counted.last_used, counted.superseded_by) == (3, 1_700_000_100.0, successor.id)
+        assert view.get("m-999999") is None
+
+
+async def test_an_embedding_is_stored_with_its_memory_and_given_later_on_the_current_version(
+    backend: Backend, store: MemoryStore
+) -> None:
+    vector = bytes(range(256)) * 3  # 384 float16 values
+    embedded = await store.add(
+        ALICE, MemoryDraft("Lives in Lisbon", embedding=Embedding("mini", vector)), max_total=MAX
+    )
+    memory = await add(store, "Uses black")
+    successor = await add(store, "Uses ruff format")
+    assert await store.replace(ALICE, [dataclasses.replace(memory, superseded_by=successor.id)])
+    later = Embedding("mini", vector[::-1])
+    await backend.open().set_embeddings(ALICE, {memory.id: later, "m-999999": later})  # another process
+
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        assert view.get(embedded.id) == embedded and embedded.embedding == Embedding("mini", vector)
+        given = view.get(memory.id)
+        assert given is not None
+        assert (given.embedding, given.superseded_by) == (later, successor.id)  # the supersede is kept
         assert view.get("m-999999") is None
 
 

@@ -135,21 +135,6 @@ def test_a_deleted_memory_leaves_the_block_at_once() -> None:
     assert all("(m-1," not in text for text in contents(out.payload))
 
 
-def test_budgets_hold_for_block_and_notes_together() -> None:
-    many = [Memory(id=f"m-{n}", text=f"Kafka topic {n} belongs to team {n} " + "x" * 40) for n in range(1, 40)]
-    recall = Recall(MemorySettings(max_inject_count=4, max_inject_chars=250))
-    views = [MemoryIndex(many)]
-    out = None
-    turns = ["kafka topics?"]
-    for n in range(1, 8):
-        turns.append(f"which team owns kafka topic {n * 5}?")
-        out = recall(KEY, chat(*turns), views, now=NOW)
-    assert out is not None
-    shown = [m for m in many if m.id in out.ids]
-    assert len(out.ids) <= 4
-    assert sum(len(m.text) for m in shown) <= 250
-
-
 def test_an_oversized_memory_is_skipped_not_a_stop() -> None:
     memories = [Memory(id="m-1", text="kafka " + "y" * 300), Memory(id="m-2", text="kafka is used for events")]
     out = Recall(MemorySettings(max_inject_chars=100))(KEY, chat("kafka?"), [MemoryIndex(memories)], now=NOW)

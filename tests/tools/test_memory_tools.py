@@ -407,14 +407,15 @@ def test_the_schemas_offer_the_designed_contract_and_nothing_else() -> None:
         for name, spec in SCHEMAS.items()
     }
     assert offered == {
-        "memory_store": ({"text", "tags", "scope", "category"}, {"text"}),
-        "memory_search": ({"query", "tag", "category", "limit"}, set()),
+        "memory_store": ({"text", "tags", "scope", "category", "pin"}, {"text"}),
+        "memory_search": ({"query", "tag", "category", "limit", "source"}, set()),  # source: memories | history
         "memory_delete": ({"id"}, {"id"}),
         "memory_retrieve": ({"id", "offset", "limit"}, {"id"}),
     }
     store = SCHEMAS["memory_store"].parameters["properties"]
     assert store["category"]["enum"] == list(CATEGORIES)  # the kinds of fact worth saving (seed 003)
     assert store["scope"]["enum"] == ["workspace", "user", "session"]  # never global: tools cannot write it
+    assert SCHEMAS["memory_search"].parameters["properties"]["source"]["enum"] == ["memories", "history"]
 
 
 def test_the_store_description_keeps_the_seeds_guidance() -> None:
@@ -422,3 +423,37 @@ def test_the_store_description_keeps_the_seeds_guidance() -> None:
     assert "one" in guidance and "fact" in guidance  # one fact per memory
     assert "never secrets" in guidance and "passing task details" in guidance  # what not to save
     assert "stated" in guidance and "inferred" in guidance  # what to save: said, or clearly inferred
+
+
+# -- pins -----------------------------------------------------------------------------------------------------
+
+
+async def test_a_pin_is_stored_pinned_and_the_model_is_told_when_it_shows(tools: Tools) -> None:
+    result = await tools("memory_store", text="User is a backend engineer who writes Go", scope="user", pin=True)
+    assert result["ok"] is True and result["pinned"] is True and "next session" in result["note"]
+    (place, _) = await tools.service.pinned(ADA)
+    assert [m.id for m in place.memories] == [result["id"]]
+
+
+async def test_a_pin_past_its_cap_is_an_error_the_model_can_act_on(tools: Tools) -> None:
+    for n in range(2):  # 1,000 of the profile's 1,200 characters
+        assert (await tools("memory_store", text=f"Profile fact {n} " + "." * 480, scope="user", pin=True))["ok"]
+    result = await tools("memory_store", text="User lives in Lisbon " + "." * 200, scope="user", pin=True)
+    assert result["ok"] is False
+    error = result["error"]
+    assert "memory.pinned_user_chars" in error and "1200" in error
+    assert "replace or remove" in error.lower() and "memory_delete" in error
+    assert len(await tools.all_ids()) == 2  # nothing stored
+
+
+async def test_a_session_memory_cannot_be_pinned(tools: Tools) -> None:
+    result = await tools("memory_store", text="The build is broken today", scope="session", pin=True)
+    assert result["ok"] is False and "scope user" in result["error"]
+    assert await tools.all_ids() == set()
+
+
+async def test_an_untrusted_sessions_pin_is_held(tools: Tools) -> None:
+    arguments = orjson.dumps({"text": "User's deploy target is Fly.io", "pin": True}).decode()
+    result = await tools.raw("memory_store", arguments, provenance=untrusted_by(["web_fetch"]))
+    assert result["ok"] is True and result["held"] is True and "approval" in result["note"]
+    assert all(not place.memories for place in await tools.service.pinned(ADA))

@@ -38,7 +38,7 @@ import orjson
 
 from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
-from ..records import Memory, MemoryDraft
+from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, prune_order
 from .durable import IdCounter, fsync_dir, locked
 
@@ -233,7 +233,7 @@ def _lines(memories: Collection[Memory]) -> bytes:
     """The memories as lines, each one checked to read back: a line we could not read must never be written."""
     lines = []
     for memory in memories:
-        line = memory.to_json()
+        line = memory.to_json(embedding=True)
         Memory.from_json(line)  # ValueError: nothing is written
         lines.append(orjson.dumps(line) + b"\n")
     return b"".join(lines)
@@ -329,6 +329,13 @@ class FilesStore:
                 if memory_id in current
             ]
             return _Plan(None, append=used)
+
+        await self._write(owner, plan)
+
+    async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
+        def plan(current: dict[str, Memory]) -> _Plan:
+            embedded = [replace(current[i], embedding=e) for i, e in embeddings.items() if i in current]
+            return _Plan(None, append=embedded)
 
         await self._write(owner, plan)
 

@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 
 from ..ranking import MemoryIndex
-from ..records import Memory, MemoryDraft
+from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, prune_order
 from .pg_owners import Change, OwnerViews, Written
 from .pg_owners import owner_key as _key
@@ -111,6 +111,17 @@ class PostgresStore:
 
         await self._views.write(owner, work)
 
+    async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
+        async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, None]:
+            embedded = [
+                replace(m, embedding=embeddings[m.id])
+                for m in await _memories(conn, owner, list(embeddings), lock=True)
+            ]
+            await _store(conn, owner, embedded, version)
+            return Written(None, changed=bool(embedded), change=_change(embedded, []))
+
+        await self._views.write(owner, work)
+
     async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
         async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, list[str]]:
             rows = await conn.fetch(
@@ -137,7 +148,7 @@ def _row(owner: Owner, memory: Memory, version: int) -> tuple[Any, ...]:
         owner.workspace,
         memory.created,
         memory.superseded_by,
-        memory.to_json(),
+        memory.to_json(embedding=True),
         version,
     )
 
@@ -189,7 +200,7 @@ async def _store(conn: asyncpg.Connection, owner: Owner, memories: Sequence[Memo
         await conn.executemany(
             "UPDATE memories SET created = $3, superseded_by = $4, body = $5, changed = $6"
             " WHERE owner_key = $1 AND id = $2",
-            [(_key(owner), m.id, m.created, m.superseded_by, m.to_json(), version) for m in memories],
+            [(_key(owner), m.id, m.created, m.superseded_by, m.to_json(embedding=True), version) for m in memories],
         )
 
 

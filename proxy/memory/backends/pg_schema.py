@@ -110,4 +110,34 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX kept_turns_expires ON kept_turns (expires_at);
         """,
     ),
+    (
+        "0008_history",
+        """
+        CREATE TABLE history (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            key text NOT NULL,  -- HistoryLine.key: a line seen again (a re-sent conversation) is not kept twice
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            session text NOT NULL,
+            ts double precision NOT NULL,
+            seq bigserial,  -- arrival order
+            body jsonb NOT NULL,  -- HistoryLine.to_json(): already redacted
+            PRIMARY KEY (owner_key, key)
+        );
+        CREATE INDEX history_owner_seq ON history (owner_key, seq);
+        CREATE INDEX history_ts ON history (ts);  -- retention
+        """,
+    ),
+    (
+        "0009_details",
+        """
+        CREATE TABLE details (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            id text NOT NULL,  -- r-<16 hex>: content-addressed, so a row never changes once written
+            created double precision NOT NULL,
+            body jsonb NOT NULL,  -- Detail.to_json(): the redacted tool output, its tool and arguments
+            PRIMARY KEY (owner_key, id)
+        );
+        """,
+    ),
 )

@@ -1,0 +1,257 @@
+"""The embedded backend for history: one ``history.jsonl`` per owner, beside its ``memories.jsonl``.
+
+- An append takes the owner's exclusive ``flock`` (``history.lock``), catches up with lines other processes
+  wrote, leaves out lines already kept (by key: a conversation re-sent after a restart adds nothing), writes
+  the rest in one ``write`` and fsyncs. A torn last line a crash left is cut off first, never glued to a new one.
+- Readers take no lock: they read the tail the file grew by since their last read (same inode), or all of it
+  when it was replaced (a prune) or removed (forget-all). Only whole lines are read. A reader keeps the file it
+  read open, so its inode number cannot be reused by a new file meanwhile (which would pass for the same file).
+- Pruning rewrites a file without its old lines (temp file, fsync, rename, directory fsync), under the lock.
+
+File work runs in a thread, one at a time per owner in this process; an ``OSError`` is a
+:class:`StoreUnavailable`. A line that does not parse is skipped (and logged once per file read, by path only:
+history holds what users said).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import orjson
+
+from ...errors import StoreUnavailable
+from ..history import HistoryIndex, HistoryLine
+from ..store import Owner
+from .durable import fsync_dir, locked
+from .files import owner_dir
+
+log = logging.getLogger("proxy.memory")
+
+T = TypeVar("T")
+FILE = "history.jsonl"
+LOCK = "history.lock"
+MAX_CACHED_OWNERS = 256
+
+
+class _OwnerHistory:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / FILE
+        self.lock_path = directory / LOCK
+        self.index = HistoryIndex()
+        self.inode: int | None = None
+        self.handle: int | None = None  # the file `inode` names, held open
+        self.offset = 0  # bytes of whole lines read
+        self.mutex = threading.Lock()  # this process's threads, one at a time
+
+    def catch_up(self) -> None:
+        """Read what changed since the last read: the new tail of the same file, else the whole (new) file."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            self._reset(None, None)
+            return
+        st = os.fstat(fd)
+        if st.st_ino == self.inode and st.st_size >= self.offset:
+            os.close(fd)  # the very file we hold: it only grew
+        else:
+            self._reset(fd, st.st_ino)
+        assert self.handle is not None
+        if st.st_size > self.offset:
+            data = os.pread(self.handle, st.st_size - self.offset, self.offset)
+            end = data.rfind(b"\n") + 1  # a last line without its newline is being written, or was torn
+            for line in _parse(self.path, data[:end]):
+                self.index.add(line)
+            self.offset += end
+
+    def _reset(self, handle: int | None, inode: int | None) -> None:
+        self.close()
+        self.index, self.handle, self.inode, self.offset = HistoryIndex(), handle, inode, 0
+
+    def close(self) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+            self.handle = None
+
+    def append(self, lines: Sequence[HistoryLine]) -> int:
+        if not lines:
+            return 0
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with locked(self.lock_path):
+            self.catch_up()
+            fresh: list[HistoryLine] = []
+            keys: set[str] = set()
+            for line in lines:
+                if line.key not in self.index and line.key not in keys:
+                    keys.add(line.key)
+                    fresh.append(line)
+            if not fresh:
+                return 0
+            data = b"".join(orjson.dumps(line.to_json()) + b"\n" for line in fresh)
+            created = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    size = _cut_torn_tail(fd, size)
+                try:
+                    written = 0
+                    while written < len(data):
+                        written += os.write(fd, data[written:])
+                    os.fsync(fd)
+                except BaseException:
+                    os.ftruncate(fd, size)  # never leave half a line behind an error
+                    raise
+            finally:
+                os.close(fd)
+            if created:
+                fsync_dir(self.directory)
+            self.catch_up()  # our own lines, and a torn tail's cut: read back as any reader would
+            return len(fresh)
+
+    def forget(self) -> int:
+        with locked(self.lock_path, mkdir=True):
+            self.catch_up()
+            gone = len(self.index)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+                fsync_dir(self.directory)
+            self._reset(None, None)
+            return gone
+
+    def prune(self, before: float) -> int:
+        if not self.path.exists():
+            return 0
+        with locked(self.lock_path):
+            self.catch_up()
+            kept = [line for line in self.index.lines if line.ts >= before]
+            gone = len(self.index) - len(kept)
+            if not gone:
+                return 0
+            for stale in self.directory.glob(f"{FILE}.tmp-*"):  # left by a crash; we hold the lock
+                stale.unlink(missing_ok=True)
+            temp = self.directory / f"{FILE}.tmp-{os.getpid()}-{threading.get_ident()}"
+            try:
+                with open(temp, "wb") as handle:
+                    handle.write(b"".join(orjson.dumps(line.to_json()) + b"\n" for line in kept))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, self.path)
+                fsync_dir(self.directory)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    temp.unlink(missing_ok=True)
+                raise
+            self.catch_up()
+            return gone
+
+
+class FilesHistory:
+    """:class:`~proxy.memory.history.HistoryStore` on the local file system."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._owners: OrderedDict[Owner, _OwnerHistory] = OrderedDict()
+
+    async def append(self, owner: Owner, lines: Sequence[HistoryLine]) -> int:
+        entry = self._entry(owner)
+        return await _in_thread(entry, lambda: entry.append(lines))
+
+    async def view(self, owner: Owner) -> HistoryIndex:
+        entry = self._entry(owner)
+
+        def read() -> HistoryIndex:
+            entry.catch_up()
+            return entry.index
+
+        return await _in_thread(entry, read)
+
+    async def forget(self, owner: Owner) -> int:
+        entry = self._entry(owner)
+        return await _in_thread(entry, entry.forget)
+
+    async def prune(self, before: float) -> int:
+        gone = 0
+        for path in await asyncio.to_thread(lambda: sorted(self.root.glob(f"users/*/workspaces/*/{FILE}"))):
+            entry, cached = self._by_dir(path.parent)
+
+            def work(e: _OwnerHistory = entry, keep: bool = cached) -> int:
+                try:
+                    return e.prune(before)
+                finally:
+                    if not keep:
+                        e.close()
+
+            gone += await _in_thread(entry, work)
+        return gone
+
+    async def aclose(self) -> None:
+        for entry in self._owners.values():
+            with entry.mutex:
+                entry.close()
+        self._owners.clear()
+
+    def _entry(self, owner: Owner) -> _OwnerHistory:
+        if owner.user is None or owner.workspace is None:
+            raise ValueError("history belongs to a user in a workspace")
+        entry = self._owners.get(owner)
+        if entry is None:
+            entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner))
+            for oldest in list(self._owners)[: max(0, len(self._owners) - MAX_CACHED_OWNERS)]:
+                gone = self._owners[oldest]
+                if gone.mutex.acquire(blocking=False):  # one a thread is reading stays till a later eviction
+                    try:
+                        gone.close()
+                        del self._owners[oldest]
+                    finally:
+                        gone.mutex.release()
+        else:
+            self._owners.move_to_end(owner)
+        return entry
+
+    def _by_dir(self, directory: Path) -> tuple[_OwnerHistory, bool]:
+        """The owner's entry and whether it is cached (one this process has not met is pruned, then closed)."""
+        for entry in self._owners.values():
+            if entry.directory == directory:
+                return entry, True
+        return _OwnerHistory(directory), False
+
+
+def _parse(path: Path, data: bytes) -> list[HistoryLine]:
+    lines = []
+    bad = 0
+    for raw in data.split(b"\n"):
+        if raw.strip():
+            try:
+                lines.append(HistoryLine.from_json(orjson.loads(raw)))
+            except (ValueError, TypeError, KeyError, ArithmeticError):
+                bad += 1
+    if bad:
+        log.warning("%s: skipped %d unreadable history lines", path, bad)
+    return lines
+
+
+def _cut_torn_tail(fd: int, size: int) -> int:
+    tail = os.pread(fd, min(size, 1 << 20), max(size - (1 << 20), 0))
+    keep = size - len(tail) + tail.rfind(b"\n") + 1
+    os.ftruncate(fd, keep)
+    return keep
+
+
+async def _in_thread(entry: _OwnerHistory, work: Callable[[], T]) -> T:
+    def run() -> T:
+        with entry.mutex:
+            return work()
+
+    try:
+        return await asyncio.to_thread(run)
+    except OSError as exc:
+        raise StoreUnavailable(f"the history store failed: {exc.strerror or exc}") from exc

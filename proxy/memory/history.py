@@ -1,0 +1,243 @@
+"""Seed 004's raw log: what each session said, kept per owner, searched by relevance with citations. Pure: no I/O.
+
+A :class:`HistoryLine` is one message of a session as the client had it (a user message, an answer, a client
+tool's call or result), rendered to text with the proxy's own additions taken out and secrets masked before it
+gets here. Lines are searched by BM25 over their stemmed words (the memories' word rules, :func:`terms`), each
+line a document; the answer is a window of the line around the words that matched, cited by session and turn.
+A line carries its session's provenance: a session that took in untrusted content is searchable by a person
+(the API) but never by the model, since its words may be an attacker's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from .ranking import terms
+from .records import format_ts, parse_ts
+from .store import Owner
+
+ROLES = ("user", "assistant", "tool")
+K1 = 1.2
+B = 0.75  # lines range from "ok" to a pasted log: length matters more than among memories
+SNIPPET_CHARS = 300  # seed 004: a window this long around the match; the citation names where the rest is
+MAX_QUERY_TERMS = 32
+_WORD = re.compile(r"[^\W_]+")
+DAY_S = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryLine:
+    session: str
+    turn: int  # the session's user turn it belongs to (1 = the first user message and what followed it)
+    role: str  # user | assistant | tool
+    ts: float
+    text: str
+    untrusted: bool = False  # its session had taken in untrusted content when this was said
+    sources: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """Names the line within its owner: the same message of the same turn, seen again, is not kept again."""
+        data = orjson.dumps([self.session, self.turn, self.role, self.text])
+        return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "history",
+            "session": self.session,
+            "turn": self.turn,
+            "role": self.role,
+            "ts": format_ts(self.ts),
+            "text": self.text,
+            "untrusted": self.untrusted,
+            "sources": list(self.sources),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> HistoryLine:
+        if not isinstance(obj, dict) or obj.get("kind") != "history":
+            raise ValueError("not a history line")
+        session, turn, role, text = obj.get("session"), obj.get("turn"), obj.get("role"), obj.get("text")
+        if not isinstance(session, str) or not session or not isinstance(text, str):
+            raise ValueError("a history line has a session and a text")
+        if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0 or role not in ROLES:
+            raise ValueError("a history line has a turn number and a known role")
+        untrusted, sources = obj.get("untrusted", False), obj.get("sources", [])
+        if not isinstance(untrusted, bool) or not isinstance(sources, list):
+            raise ValueError("a history line's provenance is malformed")
+        return cls(session, turn, role, parse_ts(obj.get("ts")), text, untrusted, tuple(str(s) for s in sources))
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A line that matched, its score and the snippet shown for it."""
+
+    line: HistoryLine
+    score: float
+    snippet: str
+    untrusted: bool = False  # its session took in untrusted content (this line or a later one)
+
+    def citation(self) -> dict[str, Any]:
+        line = self.line
+        cited = {"session": line.session, "turn": line.turn, "role": line.role, "ts": format_ts(line.ts)}
+        return {**cited, "text": self.snippet}
+
+
+class HistoryStore(Protocol):
+    """Durable history per owner (a user in a workspace). Every method may raise :class:`StoreUnavailable`."""
+
+    async def append(self, owner: Owner, lines: Sequence[HistoryLine]) -> int:
+        """Keep lines not kept yet (by :attr:`HistoryLine.key`), durably; returns how many were new."""
+        ...
+
+    async def view(self, owner: Owner) -> HistoryIndex:
+        """The owner's lines, oldest first, indexed for search. Read-only for callers."""
+        ...
+
+    async def forget(self, owner: Owner) -> int:
+        """Remove all of the owner's history; returns how many lines went."""
+        ...
+
+    async def prune(self, before: float) -> int:
+        """Remove every owner's lines said before ``before``; returns how many went."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class HistoryIndex:
+    """Lines indexed for BM25, built once per search over what the store holds (or kept, growing, by a cache)."""
+
+    def __init__(self, lines: Iterable[HistoryLine] = ()) -> None:
+        self.lines: list[HistoryLine] = []
+        self._terms: list[Counter[str]] = []
+        self._df: Counter[str] = Counter()
+        self._postings: dict[str, list[int]] = {}  # term -> positions of the lines holding it
+        self._tainted: set[str] = set()  # sessions with a line said after they took in untrusted content
+        self._newest: dict[str, int] = {}  # session -> its newest turn
+        self._total = 0
+        self._keys: set[str] = set()
+        for line in lines:
+            self.add(line)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def add(self, line: HistoryLine) -> bool:
+        """False when a line with its key is there already (a re-sent conversation after a restart)."""
+        key = line.key
+        if key in self._keys:
+            return False
+        self._keys.add(key)
+        counted = Counter(terms(line.text))
+        if line.untrusted:  # first: a search running meanwhile must never see the line before its taint
+            self._tainted.add(line.session)
+        self._newest[line.session] = max(self._newest.get(line.session, 0), line.turn)
+        position = len(self.lines)
+        self.lines.append(line)
+        self._terms.append(counted)
+        self._df.update(counted.keys())
+        for term in counted:
+            self._postings.setdefault(term, []).append(position)
+        self._total += sum(counted.values())
+        return True
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int,
+        since: float = 0.0,
+        untrusted: bool = False,
+        current: str | None = None,
+        snippet_chars: int = SNIPPET_CHARS,
+    ) -> list[Found]:
+        """The ``limit`` best lines for ``query`` said at ``since`` or later, best first (newer first on a tie).
+
+        ``untrusted``: include sessions that took in untrusted content (a person's search); without it every line
+        of such a session is left out, those said before the taint too (the model's search). ``current``: the
+        session asking, whose newest turn (the question being answered, already in the model's context) is left
+        out; its earlier turns are found like any other session's.
+        """
+        wanted = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
+        if not wanted or not self.lines or limit <= 0:
+            return []
+        count = min(len(self.lines), len(self._terms))
+        tainted = self._tainted
+        newest = self._newest.get(current) if current is not None else None
+        average = max(self._total / count, 1.0)
+        idf = {t: math.log(1 + (count - self._df[t] + 0.5) / (self._df[t] + 0.5)) for t in wanted if self._df[t]}
+        if not idf:
+            return []
+        scored: list[tuple[float, int]] = []
+        # A store's thread may be adding lines meanwhile (``lines`` first, then ``_terms``): look at those both hold.
+        candidates = sorted({p for term in idf for p in self._postings.get(term, ()) if p < count})
+        for position in candidates:
+            line, counted = self.lines[position], self._terms[position]
+            if line.ts < since or (line.session in tainted and not untrusted):
+                continue
+            if newest is not None and line.session == current and line.turn == newest:
+                continue
+            length = sum(counted.values())
+            score = 0.0
+            for term, weight in idf.items():
+                tf = counted.get(term)
+                if tf:
+                    score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+            if score > 0:
+                scored.append((score, position))
+        scored.sort(key=lambda item: (-item[0], -self.lines[item[1]].ts, -item[1]))
+        return [
+            Found(
+                self.lines[p],
+                round(s, 4),
+                snippet(self.lines[p].text, idf.keys(), snippet_chars),
+                self.lines[p].session in tainted,
+            )
+            for s, p in scored[:limit]
+        ]
+
+
+def snippet(text: str, wanted: Iterable[str], chars: int = SNIPPET_CHARS) -> str:
+    """At most ``chars`` characters of ``text`` around the words of ``wanted`` (stemmed terms), cut at word
+    boundaries, ``…`` marking a cut: the window holding the most distinct matched terms, the earliest on a tie."""
+    text = " ".join(text.split())
+    if len(text) <= chars:
+        return text
+    targets = set(wanted)
+    hits = [(m.start(), m.end(), t) for m in _WORD.finditer(text) for t in terms(m.group()) if t in targets]
+    if not hits:
+        start = 0
+    else:
+        best, best_start = -1, hits[0][0]
+        for i, (first, _, _) in enumerate(hits):
+            inside = {t for s, e, t in hits[i:] if e - first <= chars}
+            if len(inside) > best:
+                best, best_start = len(inside), first
+        # Some words before the first match, so the snippet reads as a sentence rather than starting mid-thought.
+        covered = max(e for s, e, t in hits if s >= best_start and e - best_start <= chars)
+        lead = max(0, min(chars // 4, chars - (covered - best_start)))
+        start = max(0, best_start - lead)
+        if start:
+            space = text.rfind(" ", 0, start + 1)
+            start = space + 1 if space >= 0 and start - space < 30 else start
+    end = min(len(text), start + chars)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start + chars // 2 else end
+    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+
+
+def retention_cutoff(now: float, days: float) -> float:
+    return now - days * DAY_S

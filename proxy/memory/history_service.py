@@ -1,0 +1,190 @@
+"""History's way in and out: what requests said, queued in memory and written in the background; searches;
+export, forget-all and retention.
+
+A request pays for an append to an in-memory queue and nothing more: the rendering (redaction of every new
+message) and the durable write happen in one background task, woken at once, one batch at a time. History is
+acknowledged to nobody, so it is best-effort across a ``kill -9``: what was queued and not yet written (the last
+few milliseconds' lines) is lost, while a graceful shutdown writes everything. A search first writes what is
+queued, so the model finds what was said a moment ago. Lines older than ``history.retention_days`` are never
+shown and are pruned in the background (at start and then hourly).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from ..config import HistorySettings
+from ..errors import ProxyError
+from ..metrics import Metrics
+from .caller import Identity
+from .history import Found, HistoryLine, HistoryStore, retention_cutoff
+from .store import Owner
+
+log = logging.getLogger("proxy.memory.history")
+
+PRUNE_EVERY_S = 3600.0
+RETRY_S = 1.0  # a failed write is tried again after this long
+MAX_QUEUED = 10_000  # batches waiting; past it the oldest is dropped (the store has been failing for a while)
+SEARCH_DEFAULT = 5  # seed 004's default
+SEARCH_MAX = 50
+
+Render = Callable[[], Sequence[HistoryLine]]  # called off the event loop, in the order queued
+
+
+@dataclass(frozen=True, slots=True)
+class _Queued:
+    owner: Owner
+    render: Render
+
+
+class HistoryService:
+    def __init__(self, store: HistoryStore, settings: HistorySettings, metrics: Metrics | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics or Metrics()
+        self._queue: deque[_Queued] = deque()
+        self._wake = asyncio.Event()
+        self._writing = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    # -- the request path ---------------------------------------------------------------------------------------
+
+    def note(self, owner: Owner, render: Render) -> None:
+        """Queue what ``render`` makes (a session's new lines) for the owner's history; no I/O, no rendering here."""
+        if not self.settings.enabled:
+            return
+        self._queue.append(_Queued(owner, render))
+        if len(self._queue) > MAX_QUEUED:
+            self._queue.popleft()
+            self.metrics.history_lines.labels("dropped").inc()
+            log.warning("history: more than %d batches waiting to be written; dropped the oldest", MAX_QUEUED)
+        self._wake.set()
+
+    # -- writing ------------------------------------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        """Write everything queued so far; a batch the store refused is queued again (and retried later)."""
+        async with self._writing:
+            failed: list[_Queued] = []
+            while self._queue:
+                batch = list(self._queue)
+                self._queue.clear()
+                rendered = await asyncio.to_thread(_render, batch)
+                for owner, lines in rendered.items():
+                    try:
+                        kept = await self.store.append(owner, lines)
+                    except ProxyError as exc:
+                        log.warning("history: could not write %d lines of %s: %s", len(lines), owner.label,
+                                    exc.message)  # fmt: skip
+                        failed.append(_Queued(owner, _already(lines)))
+                        continue
+                    self.metrics.history_lines.labels("kept").inc(kept)
+                    self.metrics.history_lines.labels("repeated").inc(len(lines) - kept)
+                if failed:
+                    break  # the store is failing: try again later, not in a tight loop
+            if failed:
+                self._queue.extendleft(reversed(failed))
+                asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.flush()
+            except Exception:  # noqa: BLE001 - the writer outlives any one failure
+                log.exception("history: writing failed")
+
+    async def prune(self, now: float | None = None) -> int:
+        """Remove lines past ``history.retention_days``; returns how many went."""
+        before = retention_cutoff(time.time() if now is None else now, self.settings.retention_days)
+        gone = await self.store.prune(before)
+        if gone:
+            log.info("history: pruned %d lines older than %g days", gone, self.settings.retention_days)
+        return gone
+
+    async def _prune_loop(self) -> None:
+        while True:
+            try:
+                await self.prune()
+            except Exception:  # noqa: BLE001 - retention tries again next round
+                log.warning("history: pruning failed", exc_info=True)
+            await asyncio.sleep(PRUNE_EVERY_S)
+
+    # -- reading ------------------------------------------------------------------------------------------------
+
+    async def search(
+        self, caller: Identity, query: str, *, limit: int, person: bool, session: str | None = None
+    ) -> list[Found]:
+        """The caller's history lines best matching ``query``, with snippets.
+
+        ``person``: a person asks (the API), who sees sessions that took in untrusted content too; the model does
+        not (its search could otherwise replay an attacker's words as the user's). ``session``: the model's own
+        session, whose newest turn (the question it is answering) is left out.
+        """
+        await self.flush()
+        index = await self.store.view(Owner(caller.user, caller.workspace))
+        since = retention_cutoff(time.time(), self.settings.retention_days)
+        return await asyncio.to_thread(
+            partial(index.search, query, limit=limit, since=since, untrusted=person, current=session)
+        )
+
+    async def export(self, caller: Identity) -> list[HistoryLine]:
+        """The caller's history in this workspace within retention, oldest first."""
+        await self.flush()
+        index = await self.store.view(Owner(caller.user, caller.workspace))
+        since = retention_cutoff(time.time(), self.settings.retention_days)
+        return [line for line in list(index.lines) if line.ts >= since]
+
+    async def forget(self, caller: Identity) -> int:
+        """All of the caller's history in this workspace, queued lines included; returns how many lines went."""
+        owner = Owner(caller.user, caller.workspace)
+        async with self._writing:  # no write of theirs runs meanwhile, and none queued survives
+            self._queue = deque(q for q in self._queue if q.owner != owner)
+            return await self.store.forget(owner)
+
+    # -- lifetime -----------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._tasks = [asyncio.ensure_future(self._write_loop()), asyncio.ensure_future(self._prune_loop())]
+
+    async def aclose(self) -> None:
+        """Write what is queued, then stop."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        with contextlib.suppress(Exception):
+            await self.flush()
+        if self._queue:
+            log.error("history: %d batches could not be written at shutdown", len(self._queue))
+        await self.store.aclose()
+
+
+def _render(batch: list[_Queued]) -> dict[Owner, list[HistoryLine]]:
+    """Every batch's lines, in order, per owner (one write each)."""
+    lines: dict[Owner, list[HistoryLine]] = {}
+    for queued in batch:
+        try:
+            made = queued.render()
+        except Exception:  # noqa: BLE001 - one odd conversation must not lose the others' lines
+            log.exception("history: could not render a session's lines")
+            continue
+        if made:
+            lines.setdefault(queued.owner, []).extend(made)
+    return lines
+
+
+def _already(lines: Sequence[HistoryLine]) -> Render:
+    return lambda: lines

@@ -1,0 +1,107 @@
+"""History keeps each message of a session once, numbered by turn, without what the proxy added, secrets masked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proxy.episodes.history_turns import _Said, new_lines
+from proxy.memory.block import BLOCK_TITLE
+from proxy.memory.provenance import TRUSTED, untrusted_by
+
+PROXY_TOOLS = frozenset({"memory_search", "memory_store"})
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
+KEY = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7tV9xZ"
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str | None, *calls: tuple[str, str, str]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls
+        ]
+    return message
+
+
+def result(call_id: str, text: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def kept(said: _Said, messages: list[dict[str, Any]], now: float = 1.0, provenance: Any = TRUSTED) -> list[tuple]:
+    return [(x.turn, x.role, x.text) for x in new_lines(said, "s", messages, provenance, now, PROXY_TOOLS)]
+
+
+def test_each_request_adds_only_what_is_new_and_a_retry_adds_nothing() -> None:
+    said = _Said()
+    first = [SYSTEM, user("I live in Lisbon.")]
+    assert kept(said, first) == [(1, "user", "I live in Lisbon.")]  # instructions are not history
+    assert kept(said, list(first)) == []  # a retry: the same conversation again
+    second = [*first, assistant("Nice city."), user("And I code in Go.")]
+    assert kept(said, second) == [(1, "assistant", "Nice city."), (2, "user", "And I code in Go.")]
+    third = [*second, assistant("Go is great."), user("Bye.")]
+    assert kept(said, third) == [(2, "assistant", "Go is great."), (3, "user", "Bye.")]
+
+
+def test_total_size_is_linear_in_the_conversation() -> None:
+    said, conversation, total = _Said(), [SYSTEM], 0
+    for turn in range(1, 51):
+        conversation = [*conversation, user(f"message {turn}")]
+        total += len(kept(said, conversation))
+        conversation = [*conversation, assistant(f"answer {turn}")]
+    assert total == 50 + 49  # every message once (the last answer comes with the session's end)
+
+
+def test_the_proxys_own_tool_turns_and_block_are_left_out_and_client_tools_kept() -> None:
+    said = _Said()
+    messages = [
+        {"role": "system", "content": f"{BLOCK_TITLE}\n- (m-1, fact) a memory"},
+        user("What's the weather, and what do you remember?"),
+        assistant(None, ("c1", "memory_search", '{"query": "weather"}'), ("c2", "get_weather", '{"city": "Oslo"}')),
+        result("c1", '{"count": 0, "memories": []}'),
+        result("c2", "Rain, 8 degrees"),
+        assistant("It rains in Oslo."),
+    ]
+    assert kept(said, messages) == [
+        (1, "user", "What's the weather, and what do you remember?"),
+        (1, "assistant", 'called get_weather({"city": "Oslo"})'),
+        (1, "tool", "get_weather: Rain, 8 degrees"),
+        (1, "assistant", "It rains in Oslo."),
+    ]
+
+
+def test_secrets_are_masked_before_anything_is_kept() -> None:
+    (line,) = kept(_Said(), [user(f"my key is {KEY} ok")])
+    assert KEY not in line[2] and "my key is" in line[2]
+
+
+def test_a_trimmed_conversation_keeps_its_turn_numbers_and_adds_only_what_is_new() -> None:
+    said = _Said()
+    long = [SYSTEM]
+    for n in range(1, 5):
+        long += [user(f"question {n}"), assistant(f"answer {n}")]
+    kept(said, [*long, user("question 5")])
+    trimmed = [SYSTEM, user("question 4"), assistant("answer 4"), user("question 5"), assistant("answer 5"), user("q6")]
+    lines = kept(said, trimmed)
+    # the store leaves out lines it holds (same turn, role, text): only these are new
+    assert (5, "assistant", "answer 5") in lines and (6, "user", "q6") in lines
+    assert (4, "user", "question 4") in lines  # re-rendered with its own turn number, so the store dedupes it
+
+
+def test_a_chained_request_carrying_only_new_items_continues_the_numbering() -> None:
+    said = _Said()
+    kept(said, [user("first")])
+    assert kept(said, [result("c9", "output of a call"), user("second")]) == [
+        (1, "tool", "output of a call"),  # the previous turn's call's result
+        (2, "user", "second"),
+    ]
+    assert kept(said, [user("third")]) == [(3, "user", "third")]
+
+
+def test_lines_carry_the_sessions_provenance() -> None:
+    said = _Said()
+    tainted = untrusted_by(("web_fetch",))
+    (line,) = new_lines(said, "s", [user("read this page")], tainted, 1.0, PROXY_TOOLS)
+    assert line.untrusted and line.sources == ("web_fetch",)
