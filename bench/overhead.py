@@ -136,6 +136,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="seconds per target and round of `chat no-ex`/`+ex` (default 3; --quick 0.75)",
     )
     parser.add_argument("--no-extraction", action="store_true", help="leave the extraction cases out")
+    parser.add_argument(
+        "--cases",
+        type=lambda text: [name.strip() for name in text.split(",") if name.strip()],
+        metavar="NAMES",
+        help="only these cases, comma-separated (e.g. 'stream c=1,stream c=16'); a hop case brings its plain case",
+    )
     parser.add_argument("--no-keys", action="store_true", help="leave memproxy-keys (auth.mode: keys) out")
     parser.add_argument("--no-postgres", action="store_true", help="leave memproxy-pg (store.backend: postgres) out")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
@@ -156,7 +162,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Start the servers, probe them, measure, then report; 0 unless something failed (or, with --strict, missed)."""
     args = parse_args(argv)
-    cases = selected_cases(extraction=not args.no_extraction)
+    try:
+        cases = selected_cases(not args.no_extraction, args.cases)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     atexit.register(stop_postgres)  # atexit runs these last first: memproxy-pg stops before its database
     atexit.register(stop_all)

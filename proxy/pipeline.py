@@ -10,6 +10,7 @@ case the dialect re-encodes the parsed body with memory in place.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -48,6 +49,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
     session, chained, provenance = "", False, TRUSTED
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
+    conversation: Sequence[dict[str, Any]] | None = None
+    read = payload  # the payload `conversation` was read from
     if caller is not None:
         conversation = dialect.messages(payload)
         session, chain, called = _session(services, dialect, caller, payload, conversation)
@@ -62,7 +65,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:
             payload = restored
-    prepared = await services.memory.prepare(caller, dialect.messages(payload), session, tools=tools_on)
+    messages = conversation if conversation is not None and payload is read else dialect.messages(payload)
+    prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
     placement = prepared.placement
     if chained:  # the block went upstream with the chain's first request and is stored there: notes only
         placement = Placement(None, placement.notes)
@@ -107,9 +111,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
-            answer = splitter.answer_text
-            ids = partial(_streamed_link, splitter)
-            work = stream(splitter, hops, payload, body, loop, headers_out)
+            streamed = StreamedAnswer(splitter)
+            answer, ids = streamed.answer_text, streamed.link
+            work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, headers_out)
@@ -154,8 +158,34 @@ def _session(
     return session, None, ()
 
 
-def _streamed_link(splitter: Splitter) -> ChainLink:
-    return ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+@dataclass(slots=True)
+class StreamedAnswer:
+    """What a session keeps of a streamed answer: its splitter while it streams, then only its text and ids.
+
+    A splitter holds every event's parsed state (a Responses stream's whole final response, tools echo and all);
+    a session kept it for its idle timeout, and with a conversation per request those piled up until the
+    collector's full passes over them took over a tenth of the proxy's CPU (each pass longer than the last).
+    """
+
+    splitter: Splitter | None
+    text: str | None = None
+    ids: ChainLink | None = None
+
+    def end(self) -> None:
+        """The stream is over, however it ended: keep what was relayed, let the splitter go."""
+        splitter, self.splitter = self.splitter, None
+        if splitter is not None:
+            self.text = splitter.answer_text()
+            self.ids = ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+
+    def answer_text(self) -> str | None:
+        return self.splitter.answer_text() if self.splitter is not None else self.text
+
+    def link(self) -> ChainLink:
+        if self.splitter is not None:
+            return ChainLink(self.splitter.response_id, self.splitter.chain_id, self.splitter.called)
+        assert self.ids is not None
+        return self.ids
 
 
 def _whole_link(reader: AnswerReader, body: bytes) -> ChainLink:

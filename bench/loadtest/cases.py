@@ -82,9 +82,17 @@ HOP_CASES = frozenset(case.name for case in CASES if case.hops)
 FIRST_EXTRACTION_CASE = next(case for case in CASES if case.name == "chat c=1")
 
 
-def selected_cases(extraction: bool) -> tuple[Case, ...]:
-    """The cases a run measures: --no-extraction leaves out the timed ones, which exist for the extraction load."""
-    return CASES if extraction else tuple(case for case in CASES if not case.timed)
+def selected_cases(extraction: bool, names: list[str] | None = None) -> tuple[Case, ...]:
+    """The cases a run measures: --no-extraction leaves out the timed ones, which exist for the extraction load;
+    ``names`` (--cases) keeps only those named, and the plain case each hop case is compared with."""
+    cases = CASES if extraction else tuple(case for case in CASES if not case.timed)
+    if names is None:
+        return cases
+    unknown = set(names) - {case.name for case in CASES}
+    if unknown:
+        raise ValueError(f"unknown case(s): {', '.join(sorted(unknown))}")
+    wanted = set(names) | {plain_case(case).name for case in cases if case.name in names and case.hops}
+    return tuple(case for case in cases if case.name in wanted)
 
 
 def plain_case(case: Case) -> Case:

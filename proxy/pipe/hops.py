@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import httpx
@@ -58,7 +59,7 @@ class UpstreamHops:
         try:
             content = await response.aread()
         finally:
-            await close_quietly(response)
+            await close_quietly(response, shielded=False)
         return Answer(response.status_code, relayed_response_headers(response.headers.raw), content)
 
     async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
@@ -68,9 +69,10 @@ class UpstreamHops:
             try:
                 content = await response.aread()
             finally:
-                await close_quietly(response)
+                await close_quietly(response, shielded=False)
             return Answer(response.status_code, headers, content)
-        return Stream(headers, sse_batches(response, self.max_event_bytes), lambda: close_quietly(response))
+        close = partial(close_quietly, response, shielded=False)  # cancelled natively, once: see close_quietly
+        return Stream(headers, sse_batches(response, self.max_event_bytes), close)
 
     async def _send(self, payload: dict[str, Any], body: bytes | None) -> httpx.Response:
         content = body if body is not None else orjson.dumps(payload)

@@ -1,9 +1,10 @@
 """Moving bytes between the client and the upstream: bodies in, responses out, disconnects watched.
 
-Starlette cancels a streaming response's body iterator when the client goes away (ASGI spec
-2.3); before that point, :func:`unless_disconnected` does the same for the wait on the
-upstream (COMPAT J1, J3). Upstream responses are always closed, shielded from cancellation,
-so an abandoned request stops costing tokens.
+When the client goes away (ASGI spec 2.3: uvicorn says so only through ``receive``), one
+:class:`Departure` per request cancels it: during the wait for the upstream (:func:`unless_disconnected`,
+COMPAT J1, J3) and then during the stream it relays (:class:`EventStream`). Starlette's
+``StreamingResponse`` does the same for bodies passed through untouched. Upstream responses are always
+closed, so an abandoned request stops costing tokens.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, TypeVar
 
 import anyio
 import httpx
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive
+from starlette.types import Receive, Scope, Send
 
 from ..errors import ProxyError, RequestTooLarge
 from ..logs import redact
@@ -51,33 +53,62 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(parts)
 
 
-async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
-    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+class Departure:
+    """The client's disconnect, watched by one task for as long as the request runs: the wait for the upstream and
+    the stream after it share it. When the client leaves, the request's task is cancelled (COMPAT J1), unless
+    ``settled`` says nothing is left to stop.
 
     Only for requests whose body has been read: the watcher consumes ASGI messages.
     """
-    task = asyncio.current_task()
-    assert task is not None
-    gone = False
 
-    async def watch() -> None:
-        nonlocal gone
+    __slots__ = ("gone", "settled", "_task", "_watcher")
+
+    def __init__(self, receive: Receive) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._task = task
+        self.gone = False
+        self.settled = False
+        self._watcher = asyncio.ensure_future(self._watch(receive))
+
+    async def _watch(self, receive: Receive) -> None:
         await _disconnected(receive)
-        gone = True
-        task.cancel()
+        if not self.settled:
+            self.gone = True
+            self._task.cancel()
 
-    watcher = asyncio.ensure_future(watch())
+    def left(self) -> bool:
+        """Whether a ``CancelledError`` just met was the client leaving; that cancel is then taken back."""
+        return self.gone and self._task.uncancel() == 0
+
+    def stop(self) -> None:
+        self._watcher.cancel()
+
+
+async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
+    """Await ``work`` unless the client disconnects first; then cancel it and raise :class:`ClientGone`.
+
+    An :class:`EventStream` it returns goes on watching with the same task.
+    """
+    departure = Departure(receive)
     try:
         result = await work
     except asyncio.CancelledError:
-        if gone and task.uncancel() == 0:
+        departure.stop()
+        if departure.left():
             raise ClientGone from None
         raise
-    finally:
-        watcher.cancel()
-    if gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
-        task.uncancel()
+    except BaseException:
+        departure.stop()
+        raise
+    if departure.gone:  # the client left just as the work finished: its cancel is pending, and nobody wants the answer
+        departure.stop()
+        departure.left()
         raise ClientGone
+    if isinstance(result, EventStream) and result.departure is None:
+        result.departure = departure
+    else:
+        departure.stop()
     return result
 
 
@@ -86,12 +117,23 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def close_quietly(response: httpx.Response) -> None:
+async def close_quietly(response: httpx.Response, *, shielded: bool = True) -> None:
+    """Close an upstream response, never raising. ``shielded`` from anyio's cancellation, which Starlette's
+    ``StreamingResponse`` delivers again at every await until the task leaves its scope. The relay's own responses
+    (:class:`EventStream`, :func:`unless_disconnected`) are cancelled natively and once, so their close runs to its
+    end unshielded: the shield's cancel scope cost more than the close itself."""
+    if not shielded:
+        await _close(response)
+        return
     with anyio.CancelScope(shield=True):
-        try:
-            await response.aclose()
-        except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
-            log.debug("closing the upstream response failed", exc_info=True)
+        await _close(response)
+
+
+async def _close(response: httpx.Response) -> None:
+    try:
+        await response.aclose()
+    except Exception:  # noqa: BLE001 - closing a broken connection must not mask the real outcome
+        log.debug("closing the upstream response failed", exc_info=True)
 
 
 def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response:
@@ -180,81 +222,127 @@ def stream_response(
     headers: RawHeaders,
     close: Callable[[], Awaitable[None]],
     after: AfterHop | None = None,
-) -> StreamingResponse:
-    response = StreamingResponse(relay_events(batches, normaliser, close, after))
+    ended: Callable[[], None] | None = None,
+) -> EventStream:
+    """``ended`` is called once the stream is over, however it ended (the client gone too)."""
+    response = EventStream(partial(relay_events, batches, normaliser, close, after, ended))
     response.raw_headers = [*(header for header in headers if header[0] != b"content-type"), *STREAM_HEADERS]
     return response
+
+
+Write = Callable[[bytes, bool], Awaitable[None]]  # a chunk of the body, and whether it is the last
+
+
+class EventStream(Response):
+    """A streamed body written by ``relay(write)`` as it comes, the client's disconnect ending it (COMPAT J1).
+
+    Starlette's ``StreamingResponse`` does the same with an anyio task group and a second task per response, and one
+    ASGI message more (the empty last one, a write of its own); this goes on with the :class:`Departure` that watched
+    the wait for the upstream, and sends the stream's end with its last events."""
+
+    def __init__(self, relay: Callable[[Write], Awaitable[None]], status_code: int = 200) -> None:
+        self.relay = relay
+        self.status_code = status_code
+        self.background = None
+        self.raw_headers: RawHeaders = []
+        self.departure: Departure | None = None  # the watch begun while the upstream was awaited, if one was
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        departure = self.departure or Departure(receive)
+
+        async def write(chunk: bytes, last: bool) -> None:
+            if last:
+                departure.settled = True  # from here on a disconnect changes nothing: the upstream is closed anyway
+            await send({"type": "http.response.body", "body": chunk, "more_body": not last})
+
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            await self.relay(write)
+        except asyncio.CancelledError:
+            if departure.left():
+                return  # the client left: the relay closed the upstream on its way out
+            raise
+        finally:
+            departure.stop()
 
 
 async def relay_events(
     batches: EventBatches,
     normaliser: StreamSplitter,
     close: Callable[[], Awaitable[None]],
-    after: AfterHop | None = None,
-) -> AsyncIterator[bytes]:
+    after: AfterHop | None,
+    ended: Callable[[], None] | None,
+    write: Write,
+) -> None:
     """Normalise and forward each batch of events as it arrives; end with ``[DONE]`` or one error event.
 
     With ``after``, an upstream call that ends may be followed by another, relayed into the same response;
-    the client gets SSE comments while it waits (COMPAT E4).
+    the client gets SSE comments while it waits (COMPAT E4). Each read from the upstream is one write to the
+    client, and the stream's end goes out with its last events.
     """
     closers = [close]
     try:
-        while True:
-            tail = b""
-            try:
-                async for batch in batches:
-                    out = b"".join(
-                        normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
-                        for item in batch
-                        if not normaliser.ended
-                    )
-                    if normaliser.ended:
-                        tail = out
-                        break
-                    if out:
-                        yield out
-            except StreamProtocolError as exc:
-                yield normaliser.error_event(str(exc))
-                return
-            except (httpx.TransportError, TimeoutError) as exc:
-                log.warning("upstream stream failed: %s", redact(str(exc)))
-                yield normaliser.error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
-                return
-            except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
-                log.warning("stream failed: %s", redact(str(exc)))
-                yield normaliser.error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
-                return
-            if normaliser.failed:
-                yield tail
-                return
-            # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
-            if not normaliser.ended and not normaliser.complete:
-                yield tail + normaliser.error_event("the upstream closed the stream before it finished")
-                return
-            step = after() if after is not None else None
-            if step is None:
-                yield tail + normaliser.finish()  # [DONE] in the same write as the last batch
-                return
-            if tail:
-                yield tail
-            outcome = None
-            async for comment in _waiting(step, normaliser):
-                if isinstance(comment, bytes):
-                    yield comment
-                else:
-                    outcome = comment
-            if isinstance(outcome, Fail):
-                yield outcome.event
-                return
-            if isinstance(outcome, Finish):
-                yield outcome.tail + normaliser.finish()
-                return
-            assert isinstance(outcome, Continue)
-            batches = outcome.batches
-            closers.append(outcome.close)
+        await write(await _relay(batches, normaliser, closers, after, write), True)
     finally:
         for closer in closers:
             await closer()
+        if ended is not None:
+            ended()
+
+
+async def _relay(
+    batches: EventBatches,
+    normaliser: StreamSplitter,
+    closers: list[Callable[[], Awaitable[None]]],
+    after: AfterHop | None,
+    write: Write,
+) -> bytes:
+    """Everything but the stream's last write, which it returns."""
+    while True:
+        tail = b""
+        try:
+            async for batch in batches:
+                out = b"".join(
+                    normaliser.push(item.data) if isinstance(item, Event) else b":" + item.text + b"\n\n"
+                    for item in batch
+                    if not normaliser.ended
+                )
+                if normaliser.ended:
+                    tail = out
+                    break
+                if out:
+                    await write(out, False)
+        except StreamProtocolError as exc:
+            return normaliser.error_event(str(exc))
+        except (httpx.TransportError, TimeoutError) as exc:
+            log.warning("upstream stream failed: %s", redact(str(exc)))
+            return normaliser.error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
+        except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send
+            log.warning("stream failed: %s", redact(str(exc)))
+            return normaliser.error_event(f"the stream failed: {getattr(exc, 'message', exc)}")
+        if normaliser.failed:
+            return tail
+        # The upstream closed without [DONE]: fine if every choice finished, a failure if not.
+        if not normaliser.ended and not normaliser.complete:
+            return tail + normaliser.error_event("the upstream closed the stream before it finished")
+        step = after() if after is not None else None
+        if step is None:
+            return tail + normaliser.finish()  # [DONE] in the same write as the last batch
+        if tail:
+            await write(tail, False)
+        outcome = None
+        async for comment in _waiting(step, normaliser):
+            if isinstance(comment, bytes):
+                await write(comment, False)
+            else:
+                outcome = comment
+        if isinstance(outcome, Fail):
+            return outcome.event
+        if isinstance(outcome, Finish):
+            return outcome.tail + normaliser.finish()
+        assert isinstance(outcome, Continue)
+        batches = outcome.batches
+        closers.append(outcome.close)
 
 
 async def _waiting(
@@ -284,10 +372,18 @@ async def sse_batches(upstream: httpx.Response, max_event_bytes: int = MAX_EVENT
     """The upstream's events as they arrive; an event over ``max_event_bytes`` raises :class:`StreamProtocolError`,
     which :func:`relay_events` turns into the stream's error event."""
     decoder = SSEDecoder(max_event_bytes)
-    async for raw in upstream.aiter_bytes():
+    async for raw in _body(upstream):
         items = decoder.feed(raw)
         if items:
             yield items
     tail = decoder.flush()
     if tail:
         yield tail
+
+
+def _body(upstream: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as it arrives: straight from the transport, unless it is compressed (httpx decodes it then)."""
+    stream = upstream.stream
+    if upstream.headers.get("content-encoding", "identity") == "identity" and isinstance(stream, httpx.AsyncByteStream):
+        return stream.__aiter__()
+    return upstream.aiter_bytes()

@@ -60,6 +60,8 @@ class SSEDecoder:
             # A CR ends a line; an LF at the start of the next chunk belongs to it.
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if chunk.endswith(b"\n\n") and not (self._parts or self._data) and len(chunk) <= self._limit:
+            return self._whole_events(chunk)
         lines = chunk.split(b"\n")
         rest = lines.pop()
         if not lines:  # no line ended in this read
@@ -76,6 +78,21 @@ class SSEDecoder:
         self._parts, self._parts_size = [], 0
         items = self._process(lines, True)
         self._data, self._held, self._counted = [], 0, 0
+        return items
+
+    def _whole_events(self, chunk: bytes) -> list[Event | Comment]:
+        """A read of whole events only, nothing held (how upstreams write): an event that is one ``data`` line,
+        after an ``event`` line or not, is cut out without reading it line by line; any other goes the long way."""
+        items: list[Event | Comment] = []
+        for block in chunk.split(b"\n\n"):
+            if block.startswith(b"event: "):
+                _, _, data = block.partition(b"\n")
+            else:
+                data = block
+            if data.startswith(b"data: ") and b"\n" not in data:
+                items.append(Event(data[6:]))
+            elif block:
+                items += self._process([*block.split(b"\n"), b""], False)
         return items
 
     def _feed_across(self, lines: list[bytes], rest: bytes, size: int) -> list[Event | Comment]:

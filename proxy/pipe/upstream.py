@@ -1,23 +1,28 @@
 """The one pooled client for the OpenAI-compatible upstream.
 
-httpx's API over the ``httpx-aiohttp`` transport: httpx's own pool collapses under
-concurrency (encode/httpx#3215). Transport failures are translated here into
-:class:`UpstreamUnreachable` / :class:`UpstreamTimeout`; error *statuses* are not errors at
-this layer, they are relayed to the client as the upstream said them.
+httpx's API over aiohttp: httpx's own pool collapses under concurrency (encode/httpx#3215). Without a transport given
+(tests and record/replay give one), requests go straight to an aiohttp session and come back as ``httpx.Response``
+objects over ``httpx-aiohttp``'s body stream: building an ``httpx.Request`` and translating it back for aiohttp was
+a tenth of a streamed request's CPU. Transport failures are translated here into :class:`UpstreamUnreachable` /
+:class:`UpstreamTimeout`; error *statuses* are not errors at this layer, they are relayed to the client as the
+upstream said them.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import httpx
-from httpx_aiohttp import AiohttpTransport
+from httpx_aiohttp.transport import AiohttpResponseStream
 
 from ..errors import InvalidRequest, ProxyError, UpstreamTimeout, UpstreamUnreachable
 from .headers import RawHeaders
 
 MAX_URLS = 1_000
+MAX_CONNECTIONS = 1_000
+KEEPALIVE_S = 30.0
 
 
 class Upstream:
@@ -31,22 +36,32 @@ class Upstream:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.key_header = key_header  # where this upstream takes a configured key: bearer, or Anthropic's x-api-key
-        limits = httpx.Limits(max_connections=1000, max_keepalive_connections=200, keepalive_expiry=30)
-        self._transport = transport if transport is not None else AiohttpTransport(limits=limits)
-        self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)).as_dict()
-        self._urls: dict[str, httpx.URL] = {}  # parsed once per path: parsing was a fifth of building a request
+        self._transport = transport  # None: aiohttp directly
+        self._ssl = httpx.create_ssl_context() if transport is None else None  # certifi, or SSL_CERT_FILE
+        self._session: aiohttp.ClientSession | None = None  # made on first use, inside the event loop
+        timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0))
+        self._timeout = timeout.as_dict()
+        # As httpx-aiohttp maps httpx's timeouts: connect per socket, read between reads, the pool's wait overall.
+        self._client_timeout = aiohttp.ClientTimeout(
+            sock_connect=timeout.connect, sock_read=timeout.read, connect=timeout.pool
+        )
+        self._urls: dict[str, tuple[httpx.URL, str]] = {}  # parsed once per path: parsing was a fifth of a request
 
     def url(self, path: str, query: bytes = b"") -> httpx.URL:
         """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4)."""
-        url = self._urls.get(path)
-        if url is None:
+        url = self._parsed(path)[0]
+        return url.copy_with(query=query) if query else url
+
+    def _parsed(self, path: str) -> tuple[httpx.URL, str]:
+        found = self._urls.get(path)
+        if found is None:
             check_path(path)
             rest = path[3:] if path == "/v1" or path.startswith("/v1/") else path
             url = httpx.URL(self.base_url + rest)
             if len(self._urls) >= MAX_URLS:  # clients choose paths: keep the cache bounded
                 self._urls.clear()
-            self._urls[path] = url
-        return url.copy_with(query=query) if query else url
+            found = self._urls[path] = (url, str(url))
+        return found
 
     async def send(
         self,
@@ -59,22 +74,77 @@ class Upstream:
     ) -> httpx.Response:
         """Send a request and return once the status and headers are in; the body is left to stream.
 
-        A bare ``httpx.Request`` straight to the transport: a proxy wants none of a client's default headers
-        (httpx's would add its own ``User-Agent``), redirects, auth or cookies (a cookie from one user's upstream
-        response must never ride on another's request), and skipping them is a large share of the per-request cost.
+        A proxy wants none of a client's default headers (httpx's would add its own ``User-Agent``), redirects,
+        auth or cookies (a cookie from one user's upstream response must never ride on another's request), and
+        skipping them is a large share of the per-request cost.
         """
+        if self._transport is not None:
+            return await self._send_through(self._transport, method, path, query, headers, content)
+        url = str(self.url(path, query)) if query else self._parsed(path)[1]
+        session = self._session or self._open()
+        try:
+            answer = await session.request(
+                method,
+                url,
+                headers=_text(headers),
+                data=None if content == b"" else content,
+                allow_redirects=False,
+                auto_decompress=False,  # relayed as it came, or decoded by httpx where the proxy reads it
+                compress=False,
+                timeout=self._client_timeout,
+            )
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise translate_transport_error(exc) from exc
+        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+        if answer.reason:
+            extensions["reason_phrase"] = answer.reason.encode()
+        return httpx.Response(
+            answer.status, headers=answer.raw_headers, stream=AiohttpResponseStream(answer), extensions=extensions
+        )
+
+    async def _send_through(
+        self,
+        transport: httpx.AsyncBaseTransport,
+        method: str,
+        path: str,
+        query: bytes,
+        headers: RawHeaders,
+        content: bytes | AsyncIterator[bytes] | None,
+    ) -> httpx.Response:
+        """A bare ``httpx.Request`` straight to the transport (a mock, or record/replay)."""
         request = httpx.Request(
             method, self.url(path, query), headers=headers, content=content, extensions={"timeout": self._timeout}
         )
         try:
-            response = await self._transport.handle_async_request(request)
+            response = await transport.handle_async_request(request)
         except (httpx.TransportError, TimeoutError, OSError) as exc:
             raise translate_transport_error(exc) from exc
         response.request = request
         return response
 
+    def _open(self) -> aiohttp.ClientSession:
+        """The pool, as httpx-aiohttp would make it, without a cookie jar: upstream cookies are never kept."""
+        ssl = self._ssl if self._ssl is not None else True
+        connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S, ssl=ssl)
+        self._session = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar())
+        return self._session
+
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        if self._transport is not None:
+            await self._transport.aclose()
+        if self._session is not None:
+            await self._session.close()
+
+
+def _text(headers: RawHeaders) -> list[tuple[str, str]]:
+    """Headers as aiohttp takes them (it writes them back as UTF-8), decoded as httpx decodes them: ASCII, else UTF-8,
+    else Latin-1, all of them alike."""
+    for encoding in ("ascii", "utf-8"):
+        try:
+            return [(name.decode(encoding), value.decode(encoding)) for name, value in headers]
+        except UnicodeDecodeError:
+            continue
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers]
 
 
 def check_path(path: str) -> None:

@@ -14,7 +14,7 @@ becomes the stream's error event (COMPAT I1, I2).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,8 +120,10 @@ async def stream(
     body: bytes | None,
     loop: ToolLoop | None,
     extra: RawHeaders,
+    ended: Callable[[], None] | None = None,
 ) -> Response:
-    """A streamed answer: every upstream call of the loop relayed into one client stream by ``splitter``."""
+    """A streamed answer: every upstream call of the loop relayed into one client stream by ``splitter``;
+    ``ended`` called once it is over."""
     first = await hops.stream(payload, body)
     if isinstance(first, Answer):
         return buffered_response(first.status, first.headers + extra, first.body)
@@ -133,7 +135,7 @@ async def stream(
             end = splitter.hop_end()
             return _after_hop(hops, payload, tool_loop, splitter, end) if end.hidden else None
 
-    return stream_response(first.batches, splitter, first.headers + extra, first.close, after)
+    return stream_response(first.batches, splitter, first.headers + extra, first.close, after, ended)
 
 
 async def _after_hop(

@@ -7,6 +7,7 @@ The loop does not pass :attr:`Turn.state` on yet, so hidden turns go back in the
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,7 +78,19 @@ def prepared(dialect: Dialect, payload: dict[str, Any], max_hops: int = 4) -> tu
 
 
 async def body_of(response: Any) -> bytes:
-    return b"".join([chunk async for chunk in response.body_iterator])
+    """The body the client reads, the response driven as the server drives it (a client that stays)."""
+    messages: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        messages.append(message)
+
+    await response({"type": "http", "asgi": {"spec_version": "2.3"}}, receive, send)
+    assert messages[-1]["more_body"] is False
+    return b"".join(message.get("body", b"") for message in messages)
 
 
 # -- Responses ----------------------------------------------------------------------------------------------

@@ -125,6 +125,21 @@ def test_a_slow_upstream_is_a_504(start_proxy: RunProxy, fake_upstream: FakeUpst
     assert caught.value.status_code == 504 and caught.value.code == "upstream_timeout"
 
 
+def test_a_cookie_one_upstream_answer_sets_never_rides_on_a_later_request(
+    start_proxy: RunProxy, fake_upstream: FakeUpstream
+) -> None:
+    """Upstream requests carry only what their own client sent: one user's cookie never reaches the upstream with
+    another user's request (by a host name: cookie jars skip IP addresses)."""
+    fake_upstream.reply(headers={"set-cookie": "__cf_bm=for-ada; Path=/"})
+    upstream = fake_upstream.base_url.replace("127.0.0.1", "localhost")
+    with start_proxy(upstream) as url:
+        for user in ("ada", "bob"):
+            openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0).chat.completions.create(
+                model="m", messages=MESSAGES, extra_headers={"X-Memory-User": user}
+            )
+    assert "cookie" not in fake_upstream.requests[-1].headers
+
+
 def test_a_configured_api_key_replaces_the_clients(start_proxy: RunProxy, fake_upstream: FakeUpstream) -> None:
     with start_proxy(fake_upstream.base_url, {"upstream.api_key": "sk-proxy-owned"}) as url:
         openai.OpenAI(base_url=url, api_key="sk-client", max_retries=0).chat.completions.create(

@@ -1,6 +1,8 @@
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.pipe.sse import Comment, Event, SSEDecoder, StreamProtocolError
 
@@ -111,3 +113,30 @@ def test_events_within_the_limit_pass_however_the_reads_fall() -> None:
     stream = b"".join(b"data: " + bytes([0x61 + n]) * 900 + b"\n\n" for n in range(5))
     for size in (1, 7, 900, 1000, 4096):
         assert len(decode_in_pieces(stream, size, max_event_bytes=1000)) == 5
+
+
+LINES = [
+    b"data: x",
+    b"data:y",
+    b'data: {"a":1}',
+    b"data: ",
+    b"event: e",
+    b"event: e2",
+    b": c",
+    b"id: 1",
+    b"retry: 5",
+    b"",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=14), st.sampled_from([b"\n", b"\r\n", b"\r"]))
+def test_whole_events_in_one_read_decode_as_they_do_byte_by_byte(lines: list[bytes], end: bytes) -> None:
+    """A read of whole events takes a shorter way (upstreams write whole events): it must decode the same."""
+    raw = end.join(lines) + end + end
+    assert decode_in_pieces(raw, len(raw)) == decode_in_pieces(raw, 1)
+
+
+def test_named_events_read_whole_are_their_data() -> None:
+    raw = b'event: response.created\ndata: {"a":1}\n\nevent: ping\ndata: {}\n\n: keep-alive\n\ndata: [DONE]\n\n'
+    assert SSEDecoder().feed(raw) == [Event(b'{"a":1}'), Event(b"{}"), Comment(b" keep-alive"), Event(b"[DONE]")]
