@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
 EDGES = ("proxy.app", "proxy.pipeline", "proxy.services", "proxy.cli", "proxy.demo", "proxy.api", "proxy.__main__")
-HTTP = ("starlette", "fastapi", "uvicorn")
+HTTP = ("starlette", "uvicorn")
 PACKAGES = (
     "proxy.pipe",
     "proxy.dialects",

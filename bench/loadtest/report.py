@@ -171,7 +171,7 @@ def print_extraction(extraction: dict[str, Any], report: dict[str, Any], args: a
 
 def versions() -> dict[str, str]:
     found = {DISTRIBUTION: __version__}  # the code that ran (installed or on PYTHONPATH), not what pip last installed
-    for dist in ("uvicorn", "starlette", "fastapi", "httpx", "httpx-aiohttp", "aiohttp", "litellm"):
+    for dist in ("uvicorn", "starlette", "httpx", "httpx-aiohttp", "aiohttp", "litellm"):
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             found[dist] = importlib.metadata.version(dist)
     return found
