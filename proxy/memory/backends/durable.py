@@ -36,6 +36,40 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def append_lines(path: Path, data: bytes) -> None:
+    """Append whole JSON lines and fsync them (and the directory, for a new file); only under the writers' lock.
+
+    A torn last line a crash left is cut first, and an error leaves no half line behind: every reader sees whole
+    lines only.
+    """
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            size = cut_torn_tail(fd, size)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except BaseException:
+            os.ftruncate(fd, size)  # never leave half a line behind an error
+            raise
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(path.parent)
+
+
+def cut_torn_tail(fd: int, size: int) -> int:
+    """Drop the unterminated last line a crash left; returns the new size. Only under the writers' lock."""
+    tail = os.pread(fd, min(size, 1 << 20), max(size - (1 << 20), 0))
+    keep = size - len(tail) + tail.rfind(b"\n") + 1
+    os.ftruncate(fd, keep)
+    return keep
+
+
 class IdCounter:
     """Ids from one counter for the whole data dir, bumped under a lock and fsynced before an id is used."""
 

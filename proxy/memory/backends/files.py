@@ -40,7 +40,7 @@ from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, prune_order
-from .durable import IdCounter, fsync_dir, locked
+from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
 
 log = logging.getLogger("proxy.memory")
 
@@ -157,7 +157,7 @@ class _OwnerFile:
             try:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
-                    _cut_torn_tail(fd, size)
+                    cut_torn_tail(fd, size)
             finally:
                 os.close(fd)
 
@@ -185,24 +185,7 @@ class _OwnerFile:
     def append(self, memories: list[Memory]) -> None:
         data = _lines(memories)
         self.directory.mkdir(parents=True, exist_ok=True)
-        created = not self.path.exists()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                size = _cut_torn_tail(fd, size)
-            try:
-                written = 0
-                while written < len(data):
-                    written += os.write(fd, data[written:])
-                os.fsync(fd)
-            except BaseException:
-                os.ftruncate(fd, size)  # never leave half a line behind an error
-                raise
-        finally:
-            os.close(fd)
-        if created:
-            fsync_dir(self.directory)
+        append_lines(self.path, data)
 
     def rewrite(self, memories: Collection[Memory]) -> int:
         """Replace the file; returns a descriptor of the new one, for the caller to hold."""
@@ -237,14 +220,6 @@ def _lines(memories: Collection[Memory]) -> bytes:
         Memory.from_json(line)  # ValueError: nothing is written
         lines.append(orjson.dumps(line) + b"\n")
     return b"".join(lines)
-
-
-def _cut_torn_tail(fd: int, size: int) -> int:
-    """Drop the unterminated last line a crash left; returns the new size. Only under the writers' lock."""
-    tail = os.pread(fd, min(size, 1 << 20), max(size - (1 << 20), 0))
-    keep = size - len(tail) + tail.rfind(b"\n") + 1
-    os.ftruncate(fd, keep)
-    return keep
 
 
 class FilesStore:

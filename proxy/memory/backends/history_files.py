@@ -30,7 +30,7 @@ import orjson
 from ...errors import StoreUnavailable
 from ..history import HistoryIndex, HistoryLine
 from ..store import Owner
-from .durable import fsync_dir, locked
+from .durable import append_lines, fsync_dir, locked
 from .files import owner_dir
 
 log = logging.getLogger("proxy.memory")
@@ -96,24 +96,7 @@ class _OwnerHistory:
             if not fresh:
                 return 0
             data = b"".join(orjson.dumps(line.to_json()) + b"\n" for line in fresh)
-            created = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    size = _cut_torn_tail(fd, size)
-                try:
-                    written = 0
-                    while written < len(data):
-                        written += os.write(fd, data[written:])
-                    os.fsync(fd)
-                except BaseException:
-                    os.ftruncate(fd, size)  # never leave half a line behind an error
-                    raise
-            finally:
-                os.close(fd)
-            if created:
-                fsync_dir(self.directory)
+            append_lines(self.path, data)
             self.catch_up()  # our own lines, and a torn tail's cut: read back as any reader would
             return len(fresh)
 
@@ -237,13 +220,6 @@ def _parse(path: Path, data: bytes) -> list[HistoryLine]:
     if bad:
         log.warning("%s: skipped %d unreadable history lines", path, bad)
     return lines
-
-
-def _cut_torn_tail(fd: int, size: int) -> int:
-    tail = os.pread(fd, min(size, 1 << 20), max(size - (1 << 20), 0))
-    keep = size - len(tail) + tail.rfind(b"\n") + 1
-    os.ftruncate(fd, keep)
-    return keep
 
 
 async def _in_thread(entry: _OwnerHistory, work: Callable[[], T]) -> T:
