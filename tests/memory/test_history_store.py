@@ -12,6 +12,7 @@ import pytest
 
 from proxy.config import HistorySettings
 from proxy.errors import StoreUnavailable
+from proxy.memory import history_service
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.postgres import Database
@@ -216,3 +217,36 @@ async def test_an_unreadable_line_is_skipped(tmp_path: Path) -> None:
     os.utime(path)
     await store.append(ADA, [line("also good", turn=2)])
     assert texts((await FilesHistory(tmp_path).view(ADA)).lines) == ["good", "also good"]
+
+
+class _Counting:
+    """A store that records each append's lines and says when one happened."""
+
+    def __init__(self, inner: HistoryStore) -> None:
+        self.inner, self.appends, self.appended = inner, [], asyncio.Event()
+
+    async def append(self, owner: Owner, lines: object) -> int:
+        self.appends.append(texts(lines))
+        self.appended.set()
+        return await self.inner.append(owner, lines)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+async def test_a_busy_proxy_writes_its_requests_history_in_one_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests arriving one after another share one write (one thread hop, one fsync), not one each."""
+    monkeypatch.setattr(history_service, "LINGER_S", 3.0)  # room for a loaded machine's slow thread hops
+    counting = _Counting(FilesHistory(tmp_path))
+    history = service(counting)  # type: ignore[arg-type]
+    history.start()
+    for n in range(20):  # twenty requests, the event loop running between them
+        history.note(ADA, lambda n=n: [line(f"request {n}", turn=n + 1)])  # type: ignore[misc]
+        await asyncio.sleep(0)
+        await asyncio.to_thread(lambda: None)  # as a request's own awaits would let a writer run
+    await asyncio.wait_for(counting.appended.wait(), 30)
+    assert counting.appends == [[f"request {n}" for n in range(20)]]
+    await history.aclose()
+    assert len(await FilesHistory(tmp_path).view(ADA)) == 20
