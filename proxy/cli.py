@@ -102,6 +102,7 @@ def serve(
         server_header=False,
         date_header=False,
         backlog=BACKLOG,
+        proxy_headers=False,  # nothing reads the client's address: the middleware would only cost every request
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl+C is how one stops it
