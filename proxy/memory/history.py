@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -114,17 +116,25 @@ class HistoryStore(Protocol):
 
 
 class HistoryIndex:
-    """Lines indexed for BM25, built once per search over what the store holds (or kept, growing, by a cache)."""
+    """Lines indexed for BM25, built once per search over what the store holds (or kept, growing, by a cache).
+
+    Adding a line (every request adds some) only records it; its words are indexed by the first search that
+    needs them, since most lines are never searched. Term counts live in per-term lists, not in one object per
+    line, so a long history costs the collector a few objects per distinct word, not one per line.
+    """
 
     def __init__(self, lines: Iterable[HistoryLine] = ()) -> None:
         self.lines: list[HistoryLine] = []
-        self._terms: list[Counter[str]] = []
-        self._df: Counter[str] = Counter()
-        self._postings: dict[str, list[int]] = {}  # term -> positions of the lines holding it
         self._tainted: set[str] = set()  # sessions with a line said after they took in untrusted content
         self._newest: dict[str, int] = {}  # session -> its newest turn
-        self._total = 0
         self._keys: set[str] = set()
+        # The word index, over lines[:_indexed]: term -> positions of the lines holding it, and its count in each.
+        self._postings: dict[str, list[int]] = {}
+        self._counts: dict[str, list[int]] = {}
+        self._lengths = array("I")  # each indexed line's number of terms
+        self._total = 0
+        self._indexed = 0
+        self._indexing = threading.Lock()  # searches run in threads: one brings the index up to date at a time
         for line in lines:
             self.add(line)
 
@@ -140,18 +150,30 @@ class HistoryIndex:
         if key in self._keys:
             return False
         self._keys.add(key)
-        counted = Counter(terms(line.text))
         if line.untrusted:  # first: a search running meanwhile must never see the line before its taint
             self._tainted.add(line.session)
         self._newest[line.session] = max(self._newest.get(line.session, 0), line.turn)
-        position = len(self.lines)
         self.lines.append(line)
-        self._terms.append(counted)
-        self._df.update(counted.keys())
-        for term in counted:
-            self._postings.setdefault(term, []).append(position)
-        self._total += sum(counted.values())
         return True
+
+    def _index(self) -> tuple[int, int]:
+        """Index the lines added since the last search; returns how many lines it covers and their terms."""
+        with self._indexing:
+            lines, postings, counts = self.lines, self._postings, self._counts
+            count = len(lines)  # a store's thread may be adding lines meanwhile: index those there now
+            for position in range(self._indexed, count):
+                counted = Counter(terms(lines[position].text))
+                for term, tf in counted.items():
+                    if term in postings:
+                        postings[term].append(position)
+                        counts[term].append(tf)
+                    else:
+                        postings[term], counts[term] = [position], [tf]
+                length = sum(counted.values())
+                self._lengths.append(length)
+                self._total += length
+            self._indexed = count
+            return count, self._total
 
     def search(
         self,
@@ -173,38 +195,31 @@ class HistoryIndex:
         wanted = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
         if not wanted or not self.lines or limit <= 0:
             return []
-        count = min(len(self.lines), len(self._terms))
+        count, total = self._index()
         tainted = self._tainted
         newest = self._newest.get(current) if current is not None else None
-        average = max(self._total / count, 1.0)
-        idf = {t: math.log(1 + (count - self._df[t] + 0.5) / (self._df[t] + 0.5)) for t in wanted if self._df[t]}
+        average = max(total / count, 1.0)
+        df = {t: sum(1 for p in self._postings.get(t, ()) if p < count) for t in wanted}
+        idf = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
         if not idf:
             return []
-        scored: list[tuple[float, int]] = []
-        # A store's thread may be adding lines meanwhile (``lines`` first, then ``_terms``): look at those both hold.
-        candidates = sorted({p for term in idf for p in self._postings.get(term, ()) if p < count})
-        for position in candidates:
-            line, counted = self.lines[position], self._terms[position]
-            if line.ts < since or (line.session in tainted and not untrusted):
-                continue
-            if newest is not None and line.session == current and line.turn == newest:
-                continue
-            length = sum(counted.values())
-            score = 0.0
-            for term, weight in idf.items():
-                tf = counted.get(term)
-                if tf:
-                    score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
-            if score > 0:
-                scored.append((score, position))
-        scored.sort(key=lambda item: (-item[0], -self.lines[item[1]].ts, -item[1]))
+        lengths, lines = self._lengths, self.lines
+        scores: dict[int, float] = {}
+        for term, weight in idf.items():  # term at a time, in the query's order: each line sums as it always did
+            for position, tf in zip(self._postings[term], self._counts[term], strict=False):
+                if position >= count:
+                    break
+                line = lines[position]
+                if line.ts < since or (line.session in tainted and not untrusted):
+                    continue
+                if newest is not None and line.session == current and line.turn == newest:
+                    continue
+                share = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[position] / average))
+                scores[position] = scores.get(position, 0.0) + share
+        scored = [(score, position) for position, score in scores.items() if score > 0]
+        scored.sort(key=lambda item: (-item[0], -lines[item[1]].ts, -item[1]))
         return [
-            Found(
-                self.lines[p],
-                round(s, 4),
-                snippet(self.lines[p].text, idf.keys(), snippet_chars),
-                self.lines[p].session in tainted,
-            )
+            Found(lines[p], round(s, 4), snippet(lines[p].text, idf.keys(), snippet_chars), lines[p].session in tainted)
             for s, p in scored[:limit]
         ]
 
