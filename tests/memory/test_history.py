@@ -125,12 +125,13 @@ def test_the_asking_sessions_newest_turn_is_left_out_its_earlier_turns_are_not()
 
 
 def test_lines_added_after_a_search_are_found_and_ranked_as_if_indexed_all_along() -> None:
-    said = [line(f"deploy {word} on node {n % 3}", turn=n, ts=NOW + n) for n, word in enumerate("abcdefghij", 1)]
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
+    said = [line(f"deploy {word} on node {n % 3}", turn=n, ts=NOW + n) for n, word in enumerate(words, 1)]
     growing = HistoryIndex(said[:4])
     assert [f.line.turn for f in growing.search("deploy node", limit=3)]  # indexes the first four
     for more in said[4:]:
         growing.add(more)
     whole = HistoryIndex(said)
-    for query in ("deploy node", "g on node 1", "j"):
+    for query in ("deploy node", "golf on node 1", "juliet"):
         assert growing.search(query, limit=10) == whole.search(query, limit=10)
-    assert [f.line.turn for f in growing.search("j", limit=10)] == [10]
+    assert [f.line.turn for f in growing.search("juliet", limit=10)] == [10]
