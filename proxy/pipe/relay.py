@@ -368,17 +368,38 @@ async def _waiting(
             task.cancel()
 
 
-async def sse_batches(upstream: httpx.Response, max_event_bytes: int = MAX_EVENT_BYTES) -> EventBatches:
+def sse_batches(upstream: httpx.Response, max_event_bytes: int = MAX_EVENT_BYTES) -> EventBatches:
     """The upstream's events as they arrive; an event over ``max_event_bytes`` raises :class:`StreamProtocolError`,
     which :func:`relay_events` turns into the stream's error event."""
-    decoder = SSEDecoder(max_event_bytes)
-    async for raw in _body(upstream):
-        items = decoder.feed(raw)
-        if items:
-            yield items
-    tail = decoder.flush()
-    if tail:
-        yield tail
+    return _SSEBatches(_body(upstream), SSEDecoder(max_event_bytes))
+
+
+class _SSEBatches:
+    """Each read's whole events. An iterator object, not an async generator: the relay stops at a stream's last
+    event, and an unfinished async generator costs a task and a loop wake-up to finalize (see ``UpstreamBody``)."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], decoder: SSEDecoder) -> None:
+        self._chunks = chunks
+        self._decoder = decoder
+        self._done = False
+
+    def __aiter__(self) -> _SSEBatches:
+        return self
+
+    async def __anext__(self) -> list[Event | Comment]:
+        while not self._done:
+            try:
+                raw = await anext(self._chunks)
+            except StopAsyncIteration:
+                self._done = True
+                tail = self._decoder.flush()
+                if tail:
+                    return tail
+                break
+            items = self._decoder.feed(raw)
+            if items:
+                return items
+        raise StopAsyncIteration
 
 
 def _body(upstream: httpx.Response) -> AsyncIterator[bytes]:
