@@ -16,7 +16,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -45,7 +45,8 @@ COMMON_FLOOR = 2000
 COMMON_SHARE = 0.1
 POSTINGS_BUDGET = 20_000  # a long message over a huge index stops adding words, commonest last, past this many hits
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"([^\W_]+)")  # letters and digits; captured, so that split keeps what stands between words
+_ASCII_WORD = re.compile(r"([A-Za-z0-9]+)")  # the same in an ASCII text, found faster
 # English function words plus seed 000's list of words that carry no signal in a memory.
 _STOPWORD_TEXT = """a about above after again against all also am an and any are as at back be because been before being
     below between both but by can could come did do does doing down during each every few first for from further
@@ -60,6 +61,20 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 def _first(item: tuple[float, int, float, object, object]) -> float:
     return item[0]
+
+
+_SORTED_MAX = 700  # up to this many scores, sorting them (in C) beats heapq.nlargest's loop in Python
+
+
+def _nth_largest(values: Collection[float], n: int) -> float:
+    return sorted(values, reverse=True)[n - 1] if len(values) <= _SORTED_MAX else heapq.nlargest(n, values)[-1]
+
+
+def _largest(scores: dict[str, float], n: int) -> list[str]:
+    """The ids of the ``n`` best scores, best first, ties in the order of ``scores`` (as heapq.nlargest has them)."""
+    if len(scores) <= _SORTED_MAX:
+        return sorted(scores, key=scores.__getitem__, reverse=True)[:n]
+    return heapq.nlargest(n, scores, key=scores.__getitem__)
 
 
 class _Stems:
@@ -94,13 +109,83 @@ _SENTENCE_END = ".!?:\n\"'([{>*#-"
 def _term(word: str) -> str | None:
     if (len(word) < 2 and not word.isdigit()) or word in _STOPWORDS:
         return None
-    ordinal = _ORDINAL.fullmatch(word)
-    return ordinal.group(1) if ordinal else _cached(word) or stem(word)
+    if "0" <= word[0] <= "9":  # only a word opening with a digit can be an ordinal: the regex is skipped for the rest
+        ordinal = _ORDINAL.fullmatch(word)
+        if ordinal:
+            return ordinal.group(1)
+    return _cached(word) or stem(word)
 
 
 def terms(text: str) -> list[str]:
     """Stemmed content words, in order: lower-cased, single letters and stopwords dropped, "14th" read as "14"."""
-    return [term for term in map(_term, _WORD.findall(text.lower())) if term is not None]
+    text = text.lower()
+    return [term for term in map(_term, _words(text).findall(text)) if term is not None]
+
+
+def _words(text: str) -> re.Pattern[str]:
+    """The pattern that finds the words of ``text``: a plain ASCII text takes the faster one."""
+    return _ASCII_WORD if text.isascii() else _WORD
+
+
+# What a word says wherever it stands, as it is written: its term (None: a stopword), the month it names (0: none;
+# negative: "May", a month only when capitalised inside a sentence), whether it is capitalised, and whether it is
+# salient whatever stands before it (an acronym, a word with a digit).
+_Reading = tuple[str | None, int, bool, bool]
+_NOTHING: _Reading = (None, 0, False, False)  # neither a term nor a month
+_READINGS_MAX = 50_000
+_readings: dict[str, _Reading] = {}  # the words of a conversation repeat, and every request re-reads its turns
+
+
+def _read(word: str) -> _Reading:
+    """What ``word`` says alone, kept for the next time unless it holds a digit (ports and ids are mostly one-offs)."""
+    lower = word.lower()
+    term = _term(lower)
+    month = MONTHS.get(lower, 0)
+    reading = _NOTHING
+    if term is not None or month:
+        alone = (len(word) > 1 and word.isupper()) or not word.isalpha()
+        reading = (term, -month if lower == "may" else month, word[0].isupper(), alone)
+    if word.isalpha():
+        if len(_readings) >= _READINGS_MAX:
+            _readings.clear()
+        _readings[word] = reading
+    return reading
+
+
+def _weigh(text: str, weight: float, weighed: dict[str, float], months: set[int] | None, cap: float = math.inf) -> None:
+    """Give each term of ``text`` ``weight`` in ``weighed`` (``SALIENT_WEIGHT`` times it for a name or a number)
+    where that is more than it has, adding new terms while ``weighed`` holds fewer than ``cap``; add the months
+    ``text`` names to ``months`` (None: not wanted).
+
+    Only a capitalised word looks at what stands before it: it is a name unless it opens a sentence (a line, a
+    quote, a list item), that is unless the text's start or a character that ends a sentence comes before it,
+    blanks aside. One loop, nothing called per word but a dict lookup: it runs for every word of the conversation
+    on the request path.
+    """
+    salient = weight * SALIENT_WEIGHT
+    reading = _readings.get
+    parts = _words(text).split(text)  # what stands before the first word, the word, before the next, ...
+    for at in range(1, len(parts), 2):
+        word = parts[at]
+        found = reading(word) or _read(word)
+        if found is _NOTHING:
+            continue
+        term, month, upper, alone = found
+        capital = False
+        if upper:
+            gap = parts[at - 1].rstrip(" \t\r")
+            capital = gap[-1] not in _SENTENCE_END if gap else at > 1  # a blank gap: the word before is no end
+        if month and months is not None and (month > 0 or capital):
+            months.add(abs(month))
+        if term is None:
+            continue
+        value = salient if capital or alone else weight
+        held = weighed.get(term)
+        if held is None:
+            if len(weighed) < cap:
+                weighed[term] = value
+        elif value > held:
+            weighed[term] = value
 
 
 def salient_terms(text: str) -> tuple[dict[str, float], set[int]]:
@@ -112,26 +197,7 @@ def salient_terms(text: str) -> tuple[dict[str, float], set[int]]:
     """
     weighed: dict[str, float] = {}
     months: set[int] = set()
-    for match in _WORD.finditer(text):
-        word = match.group()
-        lower = word.lower()
-        term = _term(lower)
-        month = MONTHS.get(lower)
-        if term is None and month is None:
-            continue
-        before = match.start() - 1
-        while before >= 0 and text[before] in " \t\r":
-            before -= 1
-        opening = before < 0 or text[before] in _SENTENCE_END
-        capital = word[0].isupper() and not opening
-        if month is not None and (lower != "may" or capital):
-            months.add(month)
-        if term is None:
-            continue
-        salient = capital or (len(word) > 1 and word.isupper()) or not word.isalpha()
-        weight = SALIENT_WEIGHT if salient else 1.0
-        if weight > weighed.get(term, 0.0):
-            weighed[term] = weight
+    _weigh(text, 1.0, weighed, months)
     return weighed, months
 
 
@@ -161,14 +227,7 @@ class Query:
                 continue
             if len(text) > 2 * QUERY_HEAD_TAIL_CHARS:
                 text = text[:QUERY_HEAD_TAIL_CHARS] + "\n" + text[-QUERY_HEAD_TAIL_CHARS:]
-            words, named = salient_terms(text)
-            if weight >= 1.0:
-                months |= named
-            for term, salience in words.items():
-                if term in weighed:
-                    weighed[term] = max(weighed[term], weight * salience)
-                elif len(weighed) < MAX_QUERY_TERMS:
-                    weighed[term] = weight * salience
+            _weigh(text, weight, weighed, months if weight >= 1.0 else None, cap=MAX_QUERY_TERMS)
         return cls(tuple(weighed), tuple(weighed.values()), frozenset(months))
 
     def lift(self, memory: Memory) -> float:
@@ -202,6 +261,7 @@ class MemoryIndex:
         self._tags: dict[str, set[str]] = {}  # stemmed tag or category word -> memory ids
         self._doc_terms: dict[str, tuple[Counter[str], frozenset[str]]] = {}
         self._sessions: dict[str, set[str]] = {}
+        self._related: dict[str, tuple[str, ...]] = {}  # memory id -> the ones saved beside it, until a change
         self._months: dict[str, int] = {}  # memory id -> the month it was saved in (UTC)
         self._total_length = 0
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
@@ -305,6 +365,18 @@ class MemoryIndex:
         count = len(self._lengths)
         if not count or not query.terms or limit <= 0:
             return []
+        scores = self._scores(query, count)
+        if not scores:
+            return []
+        scores = self._best(scores, query.months, 2 * limit)
+        if self._sessions:
+            self._lend(scores)
+        return self._final(scores, now, limit)
+
+    # -- internals ------------------------------------------------------------------------------------------
+
+    def _scores(self, query: Query, count: int) -> dict[str, float]:
+        """BM25 over text and tags of the memories that share a term with the query."""
         common = count * COMMON_SHARE if count > COMMON_FLOOR else math.inf
         postings_of, tags_of = self._postings.get, self._tags.get
         found = []
@@ -333,50 +405,68 @@ class MemoryIndex:
                 bonus = TAG_WEIGHT * idf
                 for memory_id in tagged:
                     scores[memory_id] = scores.get(memory_id, 0.0) + bonus
-        if not scores:
-            return []
-        boost = 1 + MONTH_WEIGHT if query.months else 1.0
-        if len(scores) > 2 * limit:  # the top, and whatever a named month could lift into it
-            floor = heapq.nlargest(2 * limit, scores.values())[-1] / boost
+        return scores
+
+    def _best(self, scores: dict[str, float], months: frozenset[int], keep: int) -> dict[str, float]:
+        """The ``keep`` best scores once the months the query names lift the memories saved in them: only the
+        top and whatever the lift could raise into it are lifted."""
+        boost = 1 + MONTH_WEIGHT if months else 1.0
+        if len(scores) > keep:
+            floor = _nth_largest(scores.values(), keep) / boost
             scores = {memory_id: score for memory_id, score in scores.items() if score >= floor}
-        if query.months:
-            months = self._months
-            scores = {i: score * boost if months[i] in query.months else score for i, score in scores.items()}
-        if len(scores) > 2 * limit:
-            scores = {
-                memory_id: scores[memory_id] for memory_id in heapq.nlargest(2 * limit, scores, key=scores.__getitem__)
-            }
-        if self._sessions:
-            scores = self._lend(scores)
-        memories = self._memories
-        final = []
-        for memory_id, score in scores.items():
-            memory = memories[memory_id]
-            recency = RECENCY_WEIGHT * 0.5 ** (max(now - memory.created, 0.0) / RECENCY_HALF_LIFE_S)
-            final.append((score * (1 + recency) * (0.8 + 0.2 * memory.confidence), memory_id))
-        final.sort(reverse=True)
-        return [Scored(memories[memory_id], score) for score, memory_id in final[:limit]]
+        if months:
+            saved = self._months
+            scores = {i: score * boost if saved[i] in months else score for i, score in scores.items()}
+        if len(scores) > keep:
+            scores = {memory_id: scores[memory_id] for memory_id in _largest(scores, keep)}
+        return scores
 
-    # -- internals ------------------------------------------------------------------------------------------
-
-    def _lend(self, top: dict[str, float]) -> dict[str, float]:
-        """Matched memories lend part of their score to memories saved beside them (same session, close in time).
+    def _lend(self, top: dict[str, float]) -> None:
+        """Matched memories lend part of their score to memories saved beside them (same session, close in time),
+        in ``top``.
 
         A memory takes its best loan, not the sum: a session of unrelated facts would otherwise lift all of them.
         """
         lent: dict[str, float] = {}
-        memories = self._memories
+        related = self._related.get
         for memory_id, score in top.items():
-            memory = memories[memory_id]
-            if memory.session is None:
-                continue
-            for other_id in self._sessions.get(memory.session, ()):
-                if other_id != memory_id and abs(memories[other_id].created - memory.created) <= RELATED_WINDOW_S:
-                    lent[other_id] = max(lent.get(other_id, 0.0), RELATED_SHARE * score)
-        boosted = dict(top)
+            beside = related(memory_id)
+            if beside is None:
+                beside = self._relate(memory_id)
+            if beside:
+                loan = RELATED_SHARE * score
+                for other_id in beside:
+                    lent[other_id] = max(lent.get(other_id, 0.0), loan)
         for memory_id, loan in lent.items():
-            boosted[memory_id] = boosted.get(memory_id, 0.0) + loan
-        return boosted
+            top[memory_id] = top.get(memory_id, 0.0) + loan
+
+    def _relate(self, memory_id: str) -> tuple[str, ...]:
+        """The live memories saved beside this one, found once while the index stays as it is: each request ranks
+        the same few memories at the top again."""
+        memories = self._memories
+        memory = memories[memory_id]
+        beside: tuple[str, ...] = ()
+        if memory.session is not None:
+            created = memory.created
+            beside = tuple(
+                other_id
+                for other_id in self._sessions.get(memory.session, ())
+                if other_id != memory_id and abs(memories[other_id].created - created) <= RELATED_WINDOW_S
+            )
+        self._related[memory_id] = beside
+        return beside
+
+    def _final(self, scores: dict[str, float], now: float, limit: int) -> list[Scored]:
+        """The best ``limit``, their scores weighed by recency and confidence."""
+        memories = self._memories
+        final = []
+        for memory_id, score in scores.items():
+            memory = memories[memory_id]
+            age = now - memory.created
+            recency = RECENCY_WEIGHT * 0.5 ** ((0.0 if age < 0.0 else age) / RECENCY_HALF_LIFE_S)  # max(), inline
+            final.append((score * (1 + recency) * (0.8 + 0.2 * memory.confidence), memory_id))
+        final.sort(reverse=True)
+        return [Scored(memories[memory_id], score) for score, memory_id in final[:limit]]
 
     def _index(self, memory: Memory) -> None:
         words = Counter(terms(memory.text))
@@ -431,4 +521,6 @@ class MemoryIndex:
 
     def _changed(self) -> None:
         self._newest = self._held = self._pinned = None
+        if self._related:
+            self._related.clear()
         self.version += 1

@@ -3,7 +3,7 @@ from typing import Any
 from proxy.config import MemorySettings
 from proxy.memory import query as conversation
 from proxy.memory.query import conversation_query
-from proxy.memory.ranking import MemoryIndex, Query, salient_terms, terms
+from proxy.memory.ranking import MAX_QUERY_TERMS, MemoryIndex, Query, salient_terms, terms
 from proxy.memory.recall import Recall
 from proxy.memory.records import Memory, parse_ts
 
@@ -101,6 +101,42 @@ def test_a_month_is_read_from_the_words_and_may_only_as_a_name() -> None:
     assert salient_terms("what broke Atlas in march?")[1] == {3}
     assert salient_terms("May I ask what we decided in May?")[1] == {5}
     assert salient_terms("May I ask something?")[1] == set()
+
+
+def test_a_capital_names_something_only_inside_a_sentence() -> None:
+    """What counts as a sentence's start: the text's, and after an end, a line break, a quote or a list mark."""
+    words, _ = salient_terms("we use Atlas, Beacon (Comet) and Drift; then\nEcho runs.\tFoxtrot too")
+    assert words["atlas"] == words["beacon"] == words["drift"] == 2.0
+    assert words["comet"] == words["echo"] == words["foxtrot"] == 1.0
+    words, _ = salient_terms('  Golf said "Hotel" to: India -\tJuliet *Kilo #Lima >Mike')
+    assert words == {"golf": 1.0, "hotel": 1.0, "said": 1.0, "india": 1.0, "juliet": 1.0, "kilo": 1.0, "lima": 1.0,
+                     "mike": 1.0}  # fmt: skip
+    words, _ = salient_terms("via Zürich and Ōsaka, then \u00a0Tokyo")  # any script; a no-break space is no blank
+    assert words == {"via": 1.0, "zürich": 2.0, "ōsaka": 2.0, "tokyo": 2.0}
+
+
+def test_acronyms_numbers_and_ordinals_weigh_as_names_wherever_they_stand() -> None:
+    words, months = salient_terms("CI broke on the 14th. 2nd run of v2 on port 6432 passed. OK? K8s too.")
+    assert words["ci"] == words["14"] == words["2"] == words["v2"] == words["6432"] == words["k8s"] == 2.0
+    assert words["broke"] == words["run"] == 1.0
+    assert "ok" in words and "the" not in words and "on" not in words
+    assert months == set()
+    assert salient_terms("the 1ST and 3rd-party 21st")[0] == {"1": 2.0, "3": 2.0, "parti": 1.0, "21": 2.0}
+
+
+def test_may_and_the_other_months_are_read_as_written() -> None:
+    assert salient_terms("MAY we ship? In MAY, maybe")[1] == {5}  # an acronym-looking MAY inside a sentence
+    assert salient_terms("MAY we ship?")[1] == set()
+    assert salient_terms("Shipped.\nMay 3rd was fine")[1] == set()  # opening a line: the verb as often as not
+    assert salient_terms("in june or JULY, then: august")[1] == {6, 7, 8}
+
+
+def test_past_the_cap_a_later_turn_adds_no_term_but_still_raises_a_kept_one() -> None:
+    newest = " ".join(f"w{n}x" for n in range(MAX_QUERY_TERMS - 4))  # each with a digit: weighs double
+    query = Query.weighted([(newest, 1.0), ("alpha beta gamma delta epsilon zeta", 0.3), ("so beta and zeta", 0.5)])
+    got = weights(query)
+    assert len(got) == MAX_QUERY_TERMS and list(got)[-4:] == ["alpha", "beta", "gamma", "delta"]
+    assert got["w0x"] == 2.0 and got["alpha"] == 0.3 and got["beta"] == 0.5 and "zeta" not in got
 
 
 def test_a_named_month_favours_memories_saved_in_it() -> None:

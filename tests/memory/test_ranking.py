@@ -63,6 +63,24 @@ def test_a_matched_memory_lends_weight_to_its_session_neighbours() -> None:
     assert "m-3" not in ranked
 
 
+def test_lending_follows_the_index_as_it_changes() -> None:
+    seen = memory(1, "Staging runs Postgres 16", session="s-1", created=NOW - 10 * DAY)
+    index = MemoryIndex([seen, memory(3, "Port forwarding needs VPN", session="s-2", created=NOW - 10 * DAY)])
+    assert ids(index, "staging postgres") == ["m-1"]
+    index.put(memory(2, "Its port moved to 6432", session="s-1", created=NOW - 10 * DAY + 60))  # saved beside it
+    assert ids(index, "staging postgres") == ["m-1", "m-2"]
+    index.put(memory(2, "Its port moved to 6432", session="s-1", created=NOW - 9 * DAY))  # a day later: not beside
+    assert ids(index, "staging postgres") == ["m-1"]
+    index.put(memory(3, "Port forwarding needs VPN", session="s-1", created=NOW - 10 * DAY - 60))
+    assert ids(index, "staging postgres") == ["m-1", "m-3"]
+    index.put(memory(3, "Port forwarding needs VPN", session="s-1", created=NOW - 10 * DAY - 60, superseded_by="m-4"))
+    assert ids(index, "staging postgres") == ["m-1"]
+    index.put(memory(2, "Its port moved to 6432", session="s-1", created=NOW - 10 * DAY + 60))
+    assert ids(index, "staging postgres") == ["m-1", "m-2"]
+    index.drop("m-2")
+    assert ids(index, "staging postgres") == ["m-1"]
+
+
 def test_superseded_memories_are_kept_but_never_ranked() -> None:
     index = MemoryIndex(
         [memory(1, "Deploy region is us-east-1", superseded_by="m-2"), memory(2, "Deploy region is eu")]

@@ -1,0 +1,133 @@
+"""CPU time of a new session's recall, as a request pays it: ``MemoryService.prepare`` over a files store.
+
+The workspace holds ``--memories`` memories (``bench/retrieval/run.py``'s synthetic ones), the user's own
+scope a handful, global none: the shape most callers have. Each timed call is a new session (its block is
+chosen), with the conversations dataset's questions and the turns before them as its messages. Also timed:
+the parts (query building, ranking the three indexes, ``Recall`` without the service around it).
+
+    python bench/recall_time.py                  # 500 memories
+    python bench/recall_time.py --memories 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "retrieval"))
+sys.path.insert(0, str(HERE.parent))
+
+from run import NOW, synthetic  # noqa: E402
+
+from proxy.config import load_settings  # noqa: E402
+from proxy.memory.backends.files import owner_dir  # noqa: E402
+from proxy.memory.caller import Identity  # noqa: E402
+from proxy.memory.query import conversation_query  # noqa: E402
+from proxy.memory.recall import Recall  # noqa: E402
+from proxy.memory.records import Memory  # noqa: E402
+from proxy.memory.service import MemoryService  # noqa: E402
+from proxy.memory.store import owners_visible_to  # noqa: E402
+from proxy.metrics import Metrics  # noqa: E402
+from proxy.services import build_episode_store, build_store  # noqa: E402
+
+DATA = HERE / "retrieval" / "conversations"
+ROUNDS = 5
+CALLER = Identity("ada", "w")
+USER_WIDE = 5  # memories in the user's own scope
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+def best_p50(
+    run: Callable[[int, list[dict[str, str]]], object], conversations: Sequence[list[dict[str, str]]]
+) -> float:
+    """Median over messages of each message's best of ``ROUNDS``, in µs (what it costs, not what else ran)."""
+    for i, messages in enumerate(conversations[:50]):  # warm caches, as a running proxy has them
+        run(-1 - i, messages)
+    best = [float("inf")] * len(conversations)
+    calls = 0
+    for _ in range(ROUNDS):
+        for i, messages in enumerate(conversations):
+            calls += 1
+            began = time.perf_counter()
+            run(calls, messages)
+            best[i] = min(best[i], (time.perf_counter() - began) * 1e6)
+    return sorted(best)[len(best) // 2]
+
+
+def write_store(root: Path, memories: list[Memory]) -> None:
+    workspace, user, _ = owners_visible_to(CALLER.user, CALLER.workspace)
+    for owner, held in ((workspace, memories[USER_WIDE:]), (user, memories[:USER_WIDE])):
+        directory = root / owner_dir(owner)
+        directory.mkdir(parents=True)
+        lines = b"".join(orjson.dumps(m.to_json(embedding=True)) + b"\n" for m in held)
+        (directory / "memories.jsonl").write_bytes(lines)
+
+
+async def main_async(size: int) -> None:
+    templates = [Memory.from_json(m) for m in load("memories.jsonl")]
+    conversations = [[*q["context"], {"role": "user", "content": q["question"]}] for q in load("questions.jsonl")]
+    with tempfile.TemporaryDirectory() as root:
+        write_store(Path(root), synthetic(templates, size + USER_WIDE, random.Random(size)))
+        settings = load_settings(overrides={"store.path": root})
+        metrics = Metrics()
+        service = MemoryService(
+            build_store(settings, metrics=metrics),
+            settings.memory,
+            metrics,
+            tools=True,
+            episodes=build_episode_store(settings),
+        )
+        views = await service.views(CALLER)
+        await service.prepare(CALLER, conversations[0], "warm")
+
+        def prepare(call: int, messages: list[dict[str, str]]) -> object:
+            coroutine = service.prepare(CALLER, messages, f"s{call}")
+            try:
+                coroutine.send(None)  # nothing to wait for on the hot path: it returns at the first step
+            except StopIteration as done:
+                return done.value
+            raise RuntimeError("prepare waited")
+
+        recall = Recall(settings.memory, tools=True)
+
+        def recall_only(call: int, messages: list[dict[str, str]]) -> object:
+            return recall(("ada", "w", f"s{call}"), messages, views, now=NOW)
+
+        def query(call: int, messages: list[dict[str, str]]) -> object:
+            return conversation_query(messages, len(messages) - 1)
+
+        def rank(call: int, messages: list[dict[str, str]]) -> object:
+            built = conversation_query(messages, len(messages) - 1)
+            return [view.rank(built, now=NOW, limit=10) for view in views]
+
+        print(f"{size} memories (+{USER_WIDE} user-wide), {len(conversations)} new sessions x {ROUNDS} rounds")
+        print("p50 µs, best of rounds per message:")
+        for name, run in (("query", query), ("query+rank", rank), ("Recall", recall_only), ("prepare", prepare)):
+            print(f"  {name:<11} {best_p50(run, conversations):8.1f}")
+        await service.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--memories", type=int, default=500)
+    args = parser.parse_args(argv)
+    asyncio.run(main_async(args.memories))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
