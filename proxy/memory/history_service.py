@@ -151,6 +151,7 @@ class HistoryService:
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""
         owner = Owner(caller.user, caller.workspace)
+        await self.flush()  # what is queued is stored first (a re-sent line once), so the count says what was said
         async with self._writing:  # no write of theirs runs meanwhile, and none queued survives
             self._queue = deque(q for q in self._queue if q.owner != owner)
             return await self.store.forget(owner)

@@ -167,7 +167,7 @@ async def test_forget_drops_queued_lines_too(build: Build) -> None:
     await store.append(ADA, [line("stored")])
     history.note(ADA, lambda: [line("queued", turn=2)])
     history.note(GRACE, lambda: [line("grace's")])
-    assert await history.forget(Identity("ada", "w")) == 1
+    assert await history.forget(Identity("ada", "w")) == 2  # the stored line and the queued one: both were said
     await history.flush()
     assert len(await build().view(ADA)) == 0
     assert texts((await build().view(GRACE)).lines) == ["grace's"]
