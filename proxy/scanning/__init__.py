@@ -21,7 +21,7 @@ from . import injections
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import rule_hits
-from .secrets import PRIVATE_KEY, hits, mask_all, mask_spans
+from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked
 from .split import split_hits
 
 __all__ = ["Finding", "redact", "scan", "visible"]
@@ -34,9 +34,10 @@ class Finding:
 
 
 def _credential(folded: str) -> Finding | None:
-    if PRIVATE_KEY.pattern.search(folded):
+    view = gated(folded)
+    if PRIVATE_KEY.opens(view) and PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
-    for hit in chain(hits(folded), split_hits(folded)):
+    for hit in chain(hits(folded, view), split_hits(folded, view)):
         return Finding("secret", f"text appears to contain a secret ({hit.label}) - not stored")
     return None
 
@@ -60,10 +61,14 @@ def redact(text: str) -> str:
     """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix."""
     view = aligned(text)
     if view.origin is None:  # ASCII: mask rule by rule, then the keys split by spaces
-        text = mask_all(text)
-        spans = [(hit.start, hit.end) for hit in split_hits(text)]
+        done = masked(gated(text))
+        text = done.text
+        spans = [(hit.start, hit.end) for hit in split_hits(text, done)]
     else:  # find the credentials in the folded view, and mask the characters they came from
-        found = chain(rule_hits(view.text, (PRIVATE_KEY,)), hits(view.text), split_hits(view.text))
+        folded = gated(view.text)
+        found = chain(
+            rule_hits(view.text, (PRIVATE_KEY,), folded), hits(view.text, folded), split_hits(view.text, folded)
+        )
         spans = [view.source_span(hit.start, hit.end) for hit in found]
     # and base64 that decodes to text holding a credential ("echo T1BFTkFJX0FQSV9LRVk9c2st... | base64 -d")
     text = mask_spans(text, spans)

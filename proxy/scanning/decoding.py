@@ -12,8 +12,10 @@ from itertools import islice
 from urllib.parse import unquote
 
 from .normalise import fold
+from .rules import has_run, key_runs
 
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}")
+_MIN_BASE64 = 20
+_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{{{_MIN_BASE64},}}={{0,2}}")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});")
 _ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|U[0-9A-Fa-f]{8})")
@@ -39,6 +41,8 @@ def _unescape(m: re.Match[str]) -> str:
 
 def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, folded text) of each base64 run in `text` that decodes to readable text."""
+    if not has_run(key_runs(text), _MIN_BASE64):  # the regex would step through every position for nothing
+        return
     for m in islice(_BASE64.finditer(text), MAX_BLOBS):
         if (inner := readable_base64(m[0])) is not None:
             yield m.start(), m.end(), fold(inner)

@@ -85,6 +85,7 @@ PRIVATE_KEY = Rule(
         r"(?P<keep>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d:)"
         r"(?P<secret>(?s:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*))"
     ),
+    gate=("-----begin", "putty-user-key-file-"),
 )
 
 # Vendors whose keys start with a fixed prefix; the body is checked to look random.
@@ -95,6 +96,8 @@ _VENDOR_PREFIXES = (
     "AGE-SECRET-KEY-1", "pnu_", "pul-", "tfp_", "secret_", "ATATT3", "dt0c01.", "ntn_", "figd_", "rnd_",
     "shippo_live_", "shippo_test_", "dckr_pat_", "sbp_", "ya29.", "dapi", "key-",
 )  # fmt: skip
+# A vendor prefix followed by the 20 characters a key needs: not "key-value" or "secret_key".
+_VENDOR_SIEVES = tuple((p.lower(), re.escape(p.lower()) + "[A-Za-z0-9_.=-]{20}") for p in _VENDOR_PREFIXES)
 _GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 _SLACK_PREFIXES = (*(f"xox{c}-" for c in "abeoprs"), "xapp-")
 
@@ -106,6 +109,7 @@ PREFIXED: tuple[Rule, ...] = (
         _is_key_body,
         ("sk-",),
         ("sk-",),
+        sieves=(("sk-", "sk-[A-Za-z0-9]{3}[A-Za-z0-9_-]{13}"),),  # not "task-", "disk-"
     ),
     Rule(
         "a GitHub token",
@@ -167,6 +171,7 @@ PREFIXED: tuple[Rule, ...] = (
         _is_prefixed_token,
         _VENDOR_PREFIXES,
         tuple(prefix.lower() for prefix in _VENDOR_PREFIXES),
+        sieves=_VENDOR_SIEVES,
     ),
     Rule(
         "a JWT",
@@ -184,18 +189,21 @@ PREFIXED: tuple[Rule, ...] = (
         re.compile(r"\b(?P<keep>[a-z][a-z0-9+.-]{0,20}://[^\s:/@?#]*:)(?P<secret>[^\s/@?#]+)(?=@)", re.I),
         _is_url_password,
         gate=("://",),
+        sieves=(("://", r"://[^\s:/@?#]*:[^\s/@?#]+@"),),  # not every URL
     ),
     Rule(
         "a basic-auth credential",
         re.compile(r"(?<![A-Za-z])(?P<keep>basic[ \t]+)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.I),
         _is_basic_credential,
         gate=("basic",),
+        sieves=(("basic", r"basic[ \t]+[A-Za-z0-9+/]{8}"),),
     ),
     Rule(
         "a bearer token",
         re.compile(r"\b(?P<keep>bearer\s+)(?P<secret>[A-Za-z0-9._~+/=-]{8,})", re.I),
         _is_token,
         gate=("bearer",),
+        sieves=(("bearer", r"bearer\s+[A-Za-z0-9._~+/=-]{8}"),),
     ),
 )
 
@@ -206,10 +214,12 @@ RANDOM: tuple[Rule, ...] = (
         re.compile(r"(?<![0-9A-Za-z])(?P<keep>)(?P<secret>[0-9a-f]{32,128}|[0-9A-F]{32,128})(?![0-9A-Za-z])"),
         _is_hex_key,
         gate=("key", "token", "secret", "pass", "credential", "auth", "hmac"),
+        min_run=32,
     ),
     Rule(
         "a high-entropy key",
         re.compile(r"(?<![A-Za-z0-9+/_-])(?P<keep>)(?P<secret>[A-Za-z0-9+/_-]{40,}={0,2})"),
         _is_random_blob,
+        min_run=40,
     ),
 )

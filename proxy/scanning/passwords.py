@@ -72,6 +72,11 @@ _PASSWORD_GATE = (
     "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호",
 )  # fmt: skip
 _KEY_GATE = ("token", "secret", "key")
+# Sieves (`rules.Rule`): what follows a common gate word in a match. Every password word holding "pass" has up to six
+# letters after it ("passphrase", "mot de passe"), and every key name ends in a word of `_KEY_GATE`.
+_PASS_WORD = "pass[a-z]{0,6}"
+_ASSIGNED = r"[\"']?[ \t]*[:=]"
+_LOGIN_SIEVE = r"[^\n]{0,21}?(?:[ \t]+(?:is|are)|[ \t]*[:=])[ \t]+[^\s/:]{1,64}[ \t]*[/:]"
 
 NAMED: tuple[Rule, ...] = (
     Rule(
@@ -90,6 +95,7 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_cli_password,
         gate=("curl", "--pass"),
+        sieves=(("curl", r"curl[^\n]{0,80}?[ \t](?:-u|--user)[ \t]"),),
     ),
     Rule(  # "login is admin / Sunflower!88"
         "a password",
@@ -100,27 +106,35 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_chosen_password,
         gate=("login", "credential", "creds"),
+        sieves=tuple((word, word + _LOGIN_SIEVE) for word in ("login", "credential", "creds")),
     ),
     Rule(
         "a password",
         re.compile(rf"(?P<keep>(?:{PASSWORD_WORDS})" + _ASSIGNMENT, re.I),
         _is_literal,
         gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + _ASSIGNED),),
     ),
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ..."
         "a password",
         re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})", re.I),
         _is_chosen_password,
         gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"),),  # what `_FILLER` and `_CONNECTOR` start with
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",
         re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pass|pw|pwd)[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
         _is_strong_password,
         gate=(*_PASSWORD_GATE, "pw"),
+        sieves=(("pass", _PASS_WORD + r"[ \t]"),),
     ),
     Rule(
-        "a token or API key", re.compile(rf"(?P<keep>(?:{KEY_NAMES})" + _ASSIGNMENT, re.I), _is_literal, gate=_KEY_GATE
+        "a token or API key",
+        re.compile(rf"(?P<keep>(?:{KEY_NAMES})" + _ASSIGNMENT, re.I),
+        _is_literal,
+        gate=_KEY_GATE,
+        sieves=tuple((word, word + _ASSIGNED) for word in _KEY_GATE),
     ),
     Rule(  # "the API key is Zx9...", "client secret Q~..."
         "a token or API key",
@@ -131,5 +145,9 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_generated_value,
         gate=_KEY_GATE,
+        sieves=tuple(
+            (word, rf"{word}{_FILLER}(?:[ \t]+(?:is|was)|[ \t]*[:=])?[ \t]*[\"'`]?[A-Za-z0-9+/_.~-]{{12}}")
+            for word in _KEY_GATE
+        ),
     ),
 )

@@ -15,54 +15,101 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .rules import Gated
+
 
 @dataclass(frozen=True, slots=True)
 class Provider:
-    """One detect-secrets plugin: its regexes, and the gates tried before them."""
+    """One detect-secrets plugin: its regexes, the gates tried before them, and cheaper gates tried before those:
+    `needles`, lower-case literals one of which the text holds wherever a gate matches (none: no such literal),
+    and `min_run`, the run of key characters (`rules.key_runs`) every match of a gate holds."""
 
     label: str
     patterns: tuple[re.Pattern[str], ...]
     gates: tuple[re.Pattern[str], ...]
+    needles: frozenset[str] = frozenset()
+    min_run: int = 0
+
+    def opens(self, view: Gated) -> bool:
+        """Whether the gates are worth trying on a text: its `Literals` looked for the needles."""
+        needled = not self.needles or not self.needles.isdisjoint(view.present)
+        return needled and (not self.min_run or view.has_run(self.min_run))
 
 
-# plugin module, class, the label our reasons use, and gates: patterns that the lower-cased text contains wherever
-# a plugin's regex matches, written to start with a literal so CPython finds it quickly, and tried first (the
-# plugins' regexes mostly start with lookbehinds, so the engine steps through every position). Not the OpenAI, JWT
-# and npm plugins: their regexes backtrack quadratically on a long run of "sk-", "eyJ" or "//", and our rules find
-# those formats.
+@dataclass(frozen=True, slots=True)
+class _Plugin:
+    module: str
+    name: str  # the plugin's class
+    label: str  # the label our reasons use
+    gates: tuple[str, ...]
+    needles: tuple[str, ...] = ()
+    min_run: int = 0
+
+
+# Gates: patterns that the lower-cased text contains wherever a plugin's regex matches, written to start with a
+# literal so CPython finds it quickly, and tried first (the plugins' regexes mostly start with lookbehinds, so the
+# engine steps through every position). Not the OpenAI, JWT and npm plugins: their regexes backtrack quadratically
+# on a long run of "sk-", "eyJ" or "//", and our rules find those formats. Needles and run lengths are read off the
+# gates (tests/scanning/test_gates.py holds them to it).
 _ASSIGNED = (
     r"(?:key|pwd?|pass(?:word)?|token)[\"'\]]{0,3} *(?:=|:| )"  # build_assignment_regex's keyword and assignment
 )
-_PLUGINS: tuple[tuple[str, ...], ...] = (
-    ("artifactory", "ArtifactoryDetector", "an Artifactory token", r"akc|ap[\da-f]"),
-    ("aws", "AWSKeyDetector", "an AWS access key", r"a(?:3t|bia|cca|kia|sia|ws)"),
-    ("azure_storage_key", "AzureStorageKeyDetector", "an Azure storage key", r"accountkey="),
-    (
+_ASSIGNED_NEEDLES = ("key", "pw", "pass", "token")
+_PLUGINS: tuple[_Plugin, ...] = (
+    _Plugin("artifactory", "ArtifactoryDetector", "an Artifactory token", (r"akc|ap[\da-f]",)),  # \d: any digit
+    _Plugin(
+        "aws",
+        "AWSKeyDetector",
+        "an AWS access key",
+        (r"a(?:3t|bia|cca|kia|sia|ws)",),
+        ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    ),
+    _Plugin(
+        "azure_storage_key", "AzureStorageKeyDetector", "an Azure storage key", (r"accountkey=",), ("accountkey=",)
+    ),
+    _Plugin(
         "cloudant",
         "CloudantDetector",
         "a Cloudant credential",
-        rf"cl(?:oudant|ou)?[_-]?(?:api)?[_-]?{_ASSIGNED}|cloudant\.com",
+        (rf"cl(?:oudant|ou)?[_-]?(?:api)?[_-]?{_ASSIGNED}|cloudant\.com",),
+        (*_ASSIGNED_NEEDLES, "cloudant.com"),
     ),
-    ("discord", "DiscordBotTokenDetector", "a Discord bot token", r"\.[\w-]{6}\."),
-    ("github_token", "GitHubTokenDetector", "a GitHub token", r"gh[pousr]_"),
-    ("gitlab_token", "GitLabTokenDetector", "a GitLab token", r"gl[a-z]{1,5}-|gr1348941"),
-    ("ibm_cloud_iam", "IbmCloudIamDetector", "an IBM Cloud key", _ASSIGNED, r"[\w-]{44}"),
-    ("ibm_cos_hmac", "IbmCosHmacDetector", "an IBM Cloud storage key", r"secret[-_]?(?:access)?[-_]?key"),
-    ("mailchimp", "MailchimpDetector", "a Mailchimp key", r"-us\d"),
-    ("pypi_token", "PypiTokenDetector", "a PyPI token", r"pypi-age"),
-    ("sendgrid", "SendGridDetector", "a SendGrid key", r"sg\."),
-    ("slack", "SlackDetector", "a Slack token", r"xox[a-z]-|hooks\.slack\.com"),
-    (
+    _Plugin("discord", "DiscordBotTokenDetector", "a Discord bot token", (r"\.[\w-]{6}\.",)),
+    _Plugin(
+        "github_token",
+        "GitHubTokenDetector",
+        "a GitHub token",
+        (r"gh[pousr]_",),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    _Plugin("gitlab_token", "GitLabTokenDetector", "a GitLab token", (r"gl[a-z]{1,5}-|gr1348941",)),
+    _Plugin(
+        "ibm_cloud_iam", "IbmCloudIamDetector", "an IBM Cloud key", (_ASSIGNED, r"[\w-]{44}"), _ASSIGNED_NEEDLES, 44
+    ),
+    _Plugin(
+        "ibm_cos_hmac",
+        "IbmCosHmacDetector",
+        "an IBM Cloud storage key",
+        (r"secret[-_]?(?:access)?[-_]?key",),
+        ("secret",),
+    ),
+    _Plugin("mailchimp", "MailchimpDetector", "a Mailchimp key", (r"-us\d",), ("-us",)),
+    _Plugin("pypi_token", "PypiTokenDetector", "a PyPI token", (r"pypi-age",), ("pypi-age",)),
+    _Plugin("sendgrid", "SendGridDetector", "a SendGrid key", (r"sg\.",), ("sg.",)),
+    _Plugin("slack", "SlackDetector", "a Slack token", (r"xox[a-z]-|hooks\.slack\.com",), ("xox", "hooks.slack.com")),
+    _Plugin(
         "softlayer",
         "SoftlayerDetector",
         "a SoftLayer key",
-        rf"(?:softlayer|sl)[_-]?(?:api)?[_-]?{_ASSIGNED}|softlayer\.com",
+        (rf"(?:softlayer|sl)[_-]?(?:api)?[_-]?{_ASSIGNED}|softlayer\.com",),
+        (*_ASSIGNED_NEEDLES, "softlayer.com"),
     ),
-    ("square_oauth", "SquareOAuthDetector", "a Square secret", r"sq0csp-"),
-    ("stripe", "StripeDetector", "a Stripe key", r"[rs]k_live_"),
-    ("telegram_token", "TelegramBotTokenDetector", "a Telegram bot token", r":[\w-]{35}"),
-    ("twilio", "TwilioKeyDetector", "a Twilio key", r"(?:ac|sk)[a-z0-9]{32}"),
+    _Plugin("square_oauth", "SquareOAuthDetector", "a Square secret", (r"sq0csp-",), ("sq0csp-",)),
+    _Plugin("stripe", "StripeDetector", "a Stripe key", (r"[rs]k_live_",), ("k_live_",)),
+    _Plugin("telegram_token", "TelegramBotTokenDetector", "a Telegram bot token", (r":[\w-]{35}",), min_run=35),
+    _Plugin("twilio", "TwilioKeyDetector", "a Twilio key", (r"(?:ac|sk)[a-z0-9]{32}",), min_run=34),
 )
+NEEDLES = frozenset(needle for plugin in _PLUGINS for needle in plugin.needles)
 _DELIMITERS = " \t\r\n=:\"'"
 
 
@@ -77,9 +124,10 @@ def providers() -> tuple[Provider, ...]:
     from importlib import import_module
 
     found = []
-    for module, name, label, *gates in _PLUGINS:
-        plugin: Any = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
-        found.append(Provider(label, tuple(plugin.denylist), tuple(map(re.compile, gates))))
+    for spec in _PLUGINS:
+        plugin: Any = getattr(import_module(f"detect_secrets.plugins.{spec.module}"), spec.name)
+        gates = tuple(map(re.compile, spec.gates))
+        found.append(Provider(spec.label, tuple(plugin.denylist), gates, frozenset(spec.needles), spec.min_run))
     return tuple(found)
 
 
@@ -91,11 +139,13 @@ def _secret_span(m: re.Match[str]) -> tuple[int, int]:
     return longest if longest[1] - longest[0] >= 8 else m.span()
 
 
-def matches(text: str) -> Iterator[tuple[str, int, int]]:
+def matches(text: str, view: Gated | None = None) -> Iterator[tuple[str, int, int]]:
     """(label, start, end) of every credential the plugins find in `text`, delimiters the regexes take in
-    (Artifactory's surrounding spaces) left out."""
-    lowered = text.lower()
+    (Artifactory's surrounding spaces) left out; `view`, when given, is `text` gated for the plugins' needles."""
+    lowered = text.lower() if view is None else view.lowered
     for provider in providers():
+        if view is not None and not provider.opens(view):
+            continue
         if not all(gate.search(lowered) for gate in provider.gates):
             continue
         for pattern in provider.patterns:

@@ -4,6 +4,9 @@ Order: key formats with a prefix (`keys.PREFIXED`), then keys and passwords name
 then detect-secrets' provider plugins, then random-looking runs (`keys.RANDOM`). Every pattern is matched against
 the folded view (`normalise.aligned`), so a key written with look-alike or full-width letters or broken by
 invisible characters is the key it imitates.
+
+A text is gated once for all of them (`gated`: one pass for every gate word, needle and split-key prefix), and
+again only after a rule masked something, so ordinary text pays for one pass, not a gate test per rule.
 """
 
 from __future__ import annotations
@@ -14,25 +17,46 @@ from collections.abc import Iterable, Iterator
 from . import providers
 from .keys import PREFIXED, PRIVATE_KEY, RANDOM
 from .passwords import KEY_NAMES, NAMED
-from .rules import Hit, Rule, mask, rule_hits
+from .rules import Gated, Hit, Literals, Rule, key_runs, redacted, rule_hits
 
-__all__ = ["KEY_NAMES", "PRIVATE_KEY", "RULES", "hits", "mask_all", "mask_spans"]
+__all__ = ["KEY_NAMES", "PRIVATE_KEY", "RULES", "gated", "hits", "mask_all", "mask_spans"]
 
 SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
+_FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider plugins
+KEY_WORDS = ("token", "secret", "key", "passw")  # one of them ends every key name `split` looks after
+SPLIT_PREFIXES = frozenset(prefix.lower() for rule in RULES for prefix in rule.prefixes)
+_LITERALS = Literals(
+    {word for rule in (PRIVATE_KEY, *RULES) for word in rule.gate} | providers.NEEDLES | {*KEY_WORDS} | SPLIT_PREFIXES
+)
 
 
-def hits(text: str) -> Iterator[Hit]:
+def gated(text: str) -> Gated:
+    """`text` gated for every rule, provider plugin and split key here. The literals are looked for once, in the
+    lower-cased text without its spaces and tabs (where a key split by them, "s k - p r o j", shows its prefix):
+    none holds a space or a tab, so the text holds no literal that is not found there. Those the text itself holds
+    are told apart after, which costs little as a text holds few."""
+    lowered = text.lower()
+    squeezed = lowered.replace(" ", "").replace("\t", "")
+    spaced = _LITERALS.present(squeezed)
+    present = frozenset(word for word in spaced if word in lowered) if len(squeezed) < len(lowered) else spaced
+    return Gated(text, lowered, present, key_runs(lowered), spaced)
+
+
+def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
     """Every credential in `text`, in order of precedence: our specific rules, detect-secrets' providers (before
-    the random-run rules, which would find only part of a SendGrid or Discord token), then the random-run rules."""
-    yield from rule_hits(text, SPECIFIC)
-    yield from provider_hits(text)
-    yield from rule_hits(text, RANDOM)
+    the random-run rules, which would find only part of a SendGrid or Discord token), then the random-run rules.
+    `view`, when given, is `gated(text)`."""
+    view = view or gated(text)
+    yield from rule_hits(text, SPECIFIC, view)
+    yield from provider_hits(text, view)
+    yield from rule_hits(text, RANDOM, view)
 
 
-def provider_hits(text: str) -> Iterator[Hit]:
-    """Every credential detect-secrets' provider regexes find in `text`, a short vendor prefix kept readable."""
-    for label, start, end in providers.matches(text):
+def provider_hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
+    """Every credential detect-secrets' provider regexes find in `text`, a short vendor prefix kept readable;
+    `view`, when given, is `gated(text)`."""
+    for label, start, end in providers.matches(text, view):
         if "[redacted]" not in text[start:end]:
             yield Hit(label, start + _prefix_length(text[start:end]), end)
 
@@ -52,12 +76,28 @@ def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
 def mask_all(text: str) -> str:
     """`text` with every credential masked rule by rule, in order of precedence: a later rule sees "[redacted]"
     where an earlier one found a secret, so "api_key=sk-abc..." keeps its readable "sk-abc"."""
-    for rule in (PRIVATE_KEY, *SPECIFIC):
-        text = mask(rule, text)
-    text = mask_spans(text, [(hit.start, hit.end) for hit in provider_hits(text)])
-    for rule in RANDOM:
-        text = mask(rule, text)
-    return text
+    return masked(gated(text)).text
+
+
+def masked(view: Gated) -> Gated:
+    """`mask_all` on a gated text, gated again only after something was masked: the result is gated too."""
+    view = _masked_by(_FIRST, view)
+    spans = [(hit.start, hit.end) for hit in provider_hits(view.text, view)]
+    if spans:
+        view = _regated(view, mask_spans(view.text, spans))
+    return _masked_by(RANDOM, view)
+
+
+def _masked_by(rules: tuple[Rule, ...], view: Gated) -> Gated:
+    """`view` masked by `rules` in order. Most rules are shut by their gate words, told here without a call."""
+    for rule in rules:
+        if (not rule.gate or not rule.words.isdisjoint(view.present)) and rule.opens(view):
+            view = _regated(view, redacted(rule, view.text, view.lowered))
+    return view
+
+
+def _regated(view: Gated, text: str) -> Gated:
+    return view if text is view.text else gated(text)
 
 
 _VENDOR_PREFIX = re.compile(r"[A-Za-z0-9]{1,10}[-_.:]")

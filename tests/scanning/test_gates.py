@@ -1,19 +1,24 @@
 """Gates are only a shortcut: on every corpus sample (and the texts decoded from it), a gate never hides a match
-that its patterns would have found."""
+that its patterns would have found; nor do the stricter gates a text is put through once (`secrets.gated`), on the
+corpus and on matches generated from the patterns."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from proxy.scanning import injections, providers
+from proxy.scanning import injections, providers, split
 from proxy.scanning.decoding import decoded
 from proxy.scanning.normalise import fold, latin, unleet
-from proxy.scanning.rules import Rule, rule_hits
-from proxy.scanning.secrets import PRIVATE_KEY, RULES
+from proxy.scanning.rules import Rule, finditer, rule_hits
+from proxy.scanning.secrets import _LITERALS, PRIVATE_KEY, RULES, SPLIT_PREFIXES, gated
 
 from .corpus import load
+from .reference import REFERENCE_PREFIX_START
 
 SAMPLES = load("secrets") + load("injections") + load("benign")
 FOLDED = [view for sample in SAMPLES for view in (fold(sample), *decoded(fold(sample)))]
@@ -46,3 +51,74 @@ def test_injection_gates_never_hide_a_match() -> None:
         if family.pattern.search(view) and not family.search(view) and not family.per_line
     ]
     assert hidden == []
+
+
+# The stricter gates: gate words found in one pass, sieves, runs of key characters and provider needles.
+
+SIEVED = [rule for rule in (PRIVATE_KEY, *RULES) if rule.sieves or rule.min_run]
+NEEDLED = [provider for provider in providers.providers() if provider.needles or provider.min_run]
+GENERATED = settings(max_examples=30, derandomize=True, database=None, deadline=None)
+around = st.text(max_size=6)
+
+
+@pytest.mark.parametrize("rule", (PRIVATE_KEY, *RULES), ids=lambda rule: rule.label)
+def test_a_gated_text_opens_every_rule_that_finds_a_hit(rule: Rule) -> None:
+    ungated = dataclasses.replace(rule, gate=())
+    hidden = [text for text in FOLDED if list(rule_hits(text, (ungated,))) and not rule.opens(gated(text))]
+    assert hidden == []
+
+
+@pytest.mark.parametrize("rule", SIEVED, ids=lambda rule: rule.label)
+def test_a_gated_text_opens_every_rule_whose_pattern_matches(rule: Rule) -> None:
+    @GENERATED
+    @given(st.tuples(around, st.from_regex(rule.pattern), around).map("".join))
+    def opens(text: str) -> None:
+        if next(finditer(rule.pattern, text, text.lower()), None) and rule.may_match(text.lower()):
+            assert rule.opens(gated(text))
+
+    opens()
+
+
+def test_a_gated_text_opens_every_provider_whose_gates_match() -> None:
+    hidden = [
+        (provider.label, text)
+        for provider in providers.providers()
+        for text in FOLDED
+        if all(gate.search(text.lower()) for gate in provider.gates) and not provider.opens(gated(text))
+    ]
+    assert hidden == []
+
+
+@pytest.mark.parametrize("provider", NEEDLED, ids=lambda provider: provider.label)
+def test_a_gated_text_opens_every_provider_whose_generated_gates_match(provider: providers.Provider) -> None:
+    @GENERATED
+    @given(st.tuples(*(st.from_regex(gate) for gate in provider.gates)).map(" ".join))
+    def opens(text: str) -> None:
+        if all(gate.search(text.lower()) for gate in provider.gates):
+            assert provider.opens(gated(text))
+
+    opens()
+
+
+@GENERATED
+@given(st.tuples(around, st.from_regex(split._AFTER_NAME), around).map("".join))
+def test_a_gated_text_lets_a_key_name_with_pieces_through(text: str) -> None:
+    if next(finditer(split._AFTER_NAME, text, text.lower()), None):
+        assert split._may_name_a_key(gated(text))
+
+
+@GENERATED
+@given(st.tuples(around, st.from_regex(REFERENCE_PREFIX_START), around).map("".join))
+def test_a_gated_text_shows_a_spaced_out_key_prefix(text: str) -> None:
+    if REFERENCE_PREFIX_START.search(text):
+        assert not gated(text).spaced.isdisjoint(SPLIT_PREFIXES)
+
+
+def test_no_gate_word_holds_a_space_or_a_tab() -> None:
+    """`gated` looks for them with spaces and tabs taken out."""
+    assert not [word for word in _LITERALS.literals if " " in word or "\t" in word]
+
+
+def test_every_key_prefix_ends_in_a_word_character_dot_or_dash() -> None:
+    """`split.prefix_starts` relies on it: no prefix starts right where another ends."""
+    assert all(re.fullmatch(r"[\w.-]", prefix[-1]) for prefix in split._PREFIXES)
