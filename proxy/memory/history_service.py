@@ -4,11 +4,11 @@ export, forget-all and retention.
 A request pays for an append to an in-memory queue and nothing more: the rendering (redaction of every new
 message) and the durable write happen in one background task, which gathers what comes in for ``LINGER_S`` and
 writes it as one batch: one thread hop and one fsync a second, not one per request (per request they cost a
-busy proxy about a fifth of its CPU). History is acknowledged to nobody, so it is best-effort across a
-``kill -9``: what was queued and not yet written (up to the last second's lines) is lost, while a graceful
-shutdown writes everything. A search, an export or a forget first writes what is queued, so the model finds what
-was said a moment ago. Lines older than ``history.retention_days`` are never
-shown and are pruned in the background (at start and then hourly).
+busy proxy about a fifth of its CPU). Rendering runs on the event loop in slices, the file work in a thread.
+History is acknowledged to nobody, so it is best-effort across a ``kill -9``: what was queued and not yet
+written (up to the last second's lines) is lost, while a graceful shutdown writes everything. A search, an
+export or a forget first writes what is queued, so the model finds what was said a moment ago. Lines older than
+``history.retention_days`` are never shown and are pruned in the background (at start and then hourly).
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ log = logging.getLogger("proxy.memory.history")
 
 PRUNE_EVERY_S = 3600.0
 LINGER_S = 1.0  # what is queued is written this long after the first of it arrived
+RENDER_SLICE_S = 0.0005  # rendering yields to requests this often
 RETRY_S = 1.0  # a failed write is tried again after this long
 MAX_QUEUED = 10_000  # batches waiting; past it the oldest is dropped (the store has been failing for a while)
 SEARCH_DEFAULT = 5  # seed 004's default
 SEARCH_MAX = 50
 
-Render = Callable[[], Sequence[HistoryLine]]  # called off the event loop, in the order queued
+Render = Callable[[], Sequence[HistoryLine]]  # called by the writer on the event loop, in the order queued
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class HistoryService:
             failed: list[_Queued] = []
             batch = list(self._queue)  # what came in while this writes waits for the next batch
             self._queue.clear()
-            rendered = await asyncio.to_thread(_render, batch) if batch else {}
+            rendered = await _render(batch)
             for owner, lines in rendered.items():
                 try:
                     kept = await self.store.append(owner, lines)
@@ -175,9 +176,14 @@ class HistoryService:
         await self.store.aclose()
 
 
-def _render(batch: list[_Queued]) -> dict[Owner, list[HistoryLine]]:
-    """Every batch's lines, in order, per owner (one write each)."""
+async def _render(batch: list[_Queued]) -> dict[Owner, list[HistoryLine]]:
+    """Every batch's lines, in order, per owner (one write each).
+
+    On the event loop, a slice at a time: in a thread, this Python work would hold the GIL against the loop, and
+    the loop waits up to the interpreter's switch interval (5 ms) for it back after every system call it makes.
+    """
     lines: dict[Owner, list[HistoryLine]] = {}
+    slice_ends = time.perf_counter() + RENDER_SLICE_S
     for queued in batch:
         try:
             made = queued.render()
@@ -186,6 +192,9 @@ def _render(batch: list[_Queued]) -> dict[Owner, list[HistoryLine]]:
             continue
         if made:
             lines.setdefault(queued.owner, []).extend(made)
+        if time.perf_counter() >= slice_ends:
+            await asyncio.sleep(0)  # requests go on between slices
+            slice_ends = time.perf_counter() + RENDER_SLICE_S
     return lines
 
 

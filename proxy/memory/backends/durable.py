@@ -36,11 +36,11 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def append_lines(path: Path, data: bytes) -> None:
+def append_lines(path: Path, data: bytes) -> int:
     """Append whole JSON lines and fsync them (and the directory, for a new file); only under the writers' lock.
 
     A torn last line a crash left is cut first, and an error leaves no half line behind: every reader sees whole
-    lines only.
+    lines only. Returns the offset ``data`` was written at.
     """
     created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -60,6 +60,7 @@ def append_lines(path: Path, data: bytes) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+    return size
 
 
 def cut_torn_tail(fd: int, size: int) -> int:

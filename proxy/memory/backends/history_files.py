@@ -22,6 +22,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ import orjson
 
 from ...errors import StoreUnavailable
 from ..history import HistoryIndex, HistoryLine
+from ..records import format_ts, parse_ts
 from ..store import Owner
 from .durable import append_lines, fsync_dir, locked
 from .files import owner_dir
@@ -96,8 +98,12 @@ class _OwnerHistory:
             if not fresh:
                 return 0
             data = b"".join(orjson.dumps(line.to_json()) + b"\n" for line in fresh)
-            append_lines(self.path, data)
-            self.catch_up()  # our own lines, and a torn tail's cut: read back as any reader would
+            if append_lines(self.path, data) == self.offset and self.handle is not None:
+                for line in fresh:  # right after what we had read, in the file we hold: no need to read them back
+                    self.index.add(replace(line, ts=parse_ts(format_ts(line.ts))))  # as a reader would parse it
+                self.offset += len(data)
+            else:
+                self.catch_up()  # a new file, or a torn tail cut: read back as any reader would
             return len(fresh)
 
     def forget(self) -> int:
