@@ -12,11 +12,19 @@ from typing import Any
 
 import orjson
 
-from ..pipe.sse import StreamProtocolError
+from ..pipe.sse import LF, StreamProtocolError
+
+_HEADS: dict[str, bytes] = {}  # an event's lines up to its data, by name: a stream repeats a few names many times
+_MAX_HEADS = 64  # upstreams choose the names: only so many are kept
 
 
 def named_event(name: str, data: bytes) -> bytes:
-    return b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
+    head = _HEADS.get(name)
+    if head is None:
+        head = b"event: " + name.encode() + b"\ndata: "
+        if len(_HEADS) < _MAX_HEADS:
+            _HEADS[name] = head
+    return head + data + b"\n\n"
 
 
 def dump_event(event: dict[str, Any]) -> bytes:
@@ -37,6 +45,6 @@ def load_event(data: bytes) -> dict[str, Any]:
 
 def relay_event(event: dict[str, Any], data: bytes, changed: bool) -> bytes:
     """The upstream's own bytes when nothing was edited (COMPAT B4), else the edited object."""
-    if changed or b"\n" in data:
+    if changed or LF in data:
         data = orjson.dumps(event)
     return named_event(event["type"], data)

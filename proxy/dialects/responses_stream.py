@@ -15,6 +15,17 @@ whole response. What the client gets:
 - the proxy's tools never in the ``tools`` echo, and ``previous_response_id`` the one the client sent (not
   the proxy's chain id it went upstream as); errors as ``error`` events in the shape OpenAI sends and
   its SDKs raise on (``error`` nested) as well as the documented flat one.
+
+The start and end events echo the whole request (its tools above all): parsing one costs as much as all the
+small events of a short answer together. So the work done per event is only what its output needs:
+
+- a start event that repeats the first one's response (``in_progress`` after ``created``, as upstreams send
+  them) is recognised by its bytes, when they are exactly the first response as orjson writes it, and goes out
+  with the first one's edit: the echo is parsed, edited and written once (on a later hop, where start events
+  are dropped, one repeating one already parsed is dropped unparsed: :mod:`.responses_starts`);
+- an item's events are parsed (a malformed one still breaks the stream) but touch only the two numbers;
+- a hop's items, and which of them the client sees, are listed once, for the loop, the final response, the
+  answer's text and the chain's tools alike.
 """
 
 from __future__ import annotations
@@ -24,22 +35,16 @@ from typing import Any
 
 import orjson
 
+from ..pipe.sse import LF
 from .base import Turn, add_usage
-from .named_sse import load_event, relay_event
+from .named_sse import load_event, named_event, relay_event
 from .responses_input import call_names
-from .responses_items import (
-    client_echo,
-    client_response,
-    hop_turn,
-    is_memory_call,
-    output_texts,
-    visible,
-    visible_tools,
-)
+from .responses_items import client_response, hop_turn, is_memory_call, output_texts, visible
+from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_first, start_frame
 
 HIDDEN = -1
-STARTS = frozenset({"response.created", "response.in_progress", "response.queued"})
 ENDS = frozenset({"response.completed", "response.incomplete"})
+WHOLE = STARTS | ENDS | {"error", "response.failed"}  # events about the whole response rather than one item
 
 
 @dataclass(slots=True)
@@ -48,6 +53,8 @@ class _Hop:
     items: dict[int, dict[str, Any]] = field(default_factory=dict)  # the latest form of each item
     terminal: dict[str, Any] | None = None  # the held response.completed / response.incomplete
     data: bytes = b""  # its bytes as the upstream sent them
+    listed: list[dict[str, Any]] | None = None  # its items, once asked for (until an item or its end comes)
+    shown: list[Any] | None = None  # those of them the client sees
 
 
 class ResponseEvents:
@@ -61,6 +68,8 @@ class ResponseEvents:
         self._sequence = 0
         self._handed_out = 0  # output indexes given to the client so far, over every hop
         self._first: dict[str, Any] | None = None  # the first hop's response, from response.created
+        self._echo: StartEcho | None = None  # the same, for the start events after it (until an item comes)
+        self._dropped: bytes | None = None  # a later hop's parsed start event's response bytes (until an item comes)
         self._output: list[Any] = []  # the visible items of the hops before this one
         self._usage: dict[str, Any] | None = None  # summed over the hops before this one
         self._hop = _Hop()
@@ -96,38 +105,37 @@ class ResponseEvents:
         return call_names(self._visible_items())
 
     def _visible_items(self) -> list[Any]:
-        return [*self._output, *visible(self._items(self._last_response()), self.hidden)]
+        return [*self._output, *self._hop_visible()]
 
     def push(self, data: bytes) -> bytes:
+        if (self._echo is not None or self._dropped is not None) and data.startswith(HEADS):
+            repeated = self._repeated_start(data)
+            if repeated is not None:
+                return repeated
         if data.strip() == b"[DONE]":  # not this grammar's, but some upstreams add it
             self.ended = self._hop.terminal is not None
             return b""
         event = load_event(data)
         kind = event["type"]
-        if kind in STARTS:
-            return self._start(event, data)
-        if kind in ENDS:
-            self._hop.terminal, self._hop.data = event, data
-            self.ended = True
-            return b""
-        if kind == "error":
-            self.ended = self.failed = True
-            return self._emit(event, data, False)
-        if kind == "response.failed":
-            self.ended = self.failed = True
-            failed = event.get("response")
-            response = self._client_response(failed if isinstance(failed, dict) else {})
-            return self._emit({**event, "response": response}, data, True)
+        if kind in WHOLE:
+            return self._whole(kind, event, data)
         index = event.get("output_index")
         changed = False
-        if isinstance(index, int) and not isinstance(index, bool):
-            out = self._place(kind, index, event)
+        if type(index) is int:  # a bool is no index
+            out = self._hop.indices.get(index)
+            item = event.get("item")
+            if out is None or item is not None:  # an item's first event, or one with its latest form
+                out = self._place(index, item)
             if out == HIDDEN:
                 return b""
             if out != index:
                 event["output_index"] = out
                 changed = True
-        return self._emit(event, data, changed)
+        sequence = self._sequence
+        if changed or event.get("sequence_number") != sequence or LF in data:
+            return self._emit(event, data, changed)
+        self._sequence = sequence + 1
+        return named_event(kind, data)  # most events: the upstream's own bytes (what _emit would give)
 
     def finish(self) -> bytes:
         """The end of the response: its one ``response.completed``, unless the loop already sent it."""
@@ -138,15 +146,14 @@ class ResponseEvents:
         return self._final()
 
     def hop_end(self) -> Turn:
-        last = self._last_response()
-        return hop_turn(self._items(last), self.hidden, last)
+        return hop_turn(self._hop_items(), self.hidden, self._last_response())
 
     def next_hop(self) -> None:
-        last = self._last_response()
-        self._output += visible(self._items(last), self.hidden)
-        self._usage = add_usage(self._usage, last.get("usage"))
+        self._output += self._hop_visible()
+        self._usage = add_usage(self._usage, self._last_response().get("usage"))
         self._hop = _Hop()
         self._hops += 1
+        self._echo = self._dropped = None  # a later hop's start events are dropped
         self.ended = False
 
     def error_event(
@@ -174,39 +181,94 @@ class ResponseEvents:
             type=kind if isinstance(kind, str) else "server_error",
         )
 
-    def _start(self, event: dict[str, Any], data: bytes) -> bytes:
-        response = event.get("response")
-        if self._hops > 0:
-            return b""  # the client has its response.created: later hops continue that response
-        changed = False
-        if isinstance(response, dict):
-            self._first = self._first or response
-            edited = {**response, **client_echo(response, self.previous)}
-            if "tools" in response:
-                edited["tools"] = visible_tools(response["tools"], self.hidden)
-            if edited != response:
-                event["response"] = edited
-                changed = True
-        return self._emit(event, data, changed)
+    def _whole(self, kind: str, event: dict[str, Any], data: bytes) -> bytes:
+        """An event about the whole response: its start, its end, or its failure."""
+        if kind in STARTS:
+            return self._start(event, data)
+        if kind in ENDS:
+            hop = self._hop
+            hop.terminal, hop.data = event, data
+            hop.listed = hop.shown = None
+            self.ended = True
+            return b""
+        self.ended = self.failed = True
+        if kind == "error":
+            return self._emit(event, data, False)
+        failed = event.get("response")  # response.failed
+        failed = failed if isinstance(failed, dict) else {}
+        response = self._client_response(failed, visible(self._items(failed), self.hidden))
+        return self._emit({**event, "response": response}, data, True)
 
-    def _place(self, kind: str, index: int, event: dict[str, Any]) -> int:
+    def _start(self, event: dict[str, Any], data: bytes) -> bytes:
+        if self._hops > 0:  # the client has its response.created: later hops continue that response
+            frame = start_frame(data)
+            if frame is not None:
+                self._dropped = frame[3]
+            return b""
+        response = event.get("response")
+        if not isinstance(response, dict):
+            return self._emit(event, data, False)
+        edited = client_start(response, self.hidden, self.previous)
+        echo = self._echo
+        if not self._first:
+            self._first = response
+            echo = self._echo = StartEcho(response, edited)
+        if edited is None:
+            return self._emit(event, data, False)
+        if echo is None or echo.upstream is not response or (first := response_first(event)) is None:
+            event["response"] = edited
+            return self._emit(event, data, True)
+        kind = event["type"]  # the first start event: its edit is written once, for it and the ones repeating it
+        return named_event(kind, echo.client_data(kind, self._next_sequence(), first))
+
+    def _repeated_start(self, data: bytes) -> bytes | None:
+        """A start event repeating the first one's response goes out with its edit (:meth:`StartEcho.repeat`); on a
+        later hop, one repeating a start event parsed before is dropped like it (:mod:`.responses_starts`)."""
+        echo = self._echo
+        if echo is None:
+            frame = start_frame(data)
+            return b"" if frame is not None and frame[3] == self._dropped else None
+        repeat = echo.repeat(data)
+        if repeat is None:
+            return None
+        kind, number, first = repeat
+        sequence = self._next_sequence()
+        if echo.client is not None or number != sequence:
+            data = echo.client_data(kind, sequence, first)
+        return named_event(kind, data)
+
+    def _place(self, index: int, item: Any) -> int:
         """The client's output_index for an upstream one, deciding the first time an item is seen."""
         hop = self._hop
-        item = event.get("item")
         if index not in hop.indices:
             if is_memory_call(item, self.hidden):
                 hop.indices[index] = HIDDEN
             else:
                 hop.indices[index] = self._handed_out
                 self._handed_out += 1
+            self._echo = self._dropped = None  # start events come before the items: no more are compared
         if isinstance(item, dict):
             hop.items[index] = item  # added, then done with the item's final form
+            hop.listed = hop.shown = None
         return hop.indices[index]
 
     def _last_response(self) -> dict[str, Any]:
         terminal = self._hop.terminal
         response = terminal.get("response") if terminal is not None else None
         return response if isinstance(response, dict) else {}
+
+    def _hop_items(self) -> list[dict[str, Any]]:
+        """This hop's items, listed once for however many readers ask."""
+        hop = self._hop
+        if hop.listed is None:
+            hop.listed = self._items(self._last_response())
+        return hop.listed
+
+    def _hop_visible(self) -> list[Any]:
+        hop = self._hop
+        if hop.shown is None:
+            hop.shown = visible(self._hop_items(), self.hidden)
+        return hop.shown
 
     def _items(self, response: dict[str, Any]) -> list[dict[str, Any]]:
         """The hop's items: the final response's ``output``, else what its ``output_item`` events said."""
@@ -215,8 +277,8 @@ class ResponseEvents:
             return [item for item in output if isinstance(item, dict)]
         return [self._hop.items[index] for index in sorted(self._hop.items)]
 
-    def _client_response(self, last: dict[str, Any]) -> dict[str, Any]:
-        output = self._output + visible(self._items(last), self.hidden)
+    def _client_response(self, last: dict[str, Any], shown: list[Any]) -> dict[str, Any]:
+        output = self._output + shown
         usage = add_usage(self._usage, last.get("usage"))
         return client_response(self._first or last, last, output, usage, self.hidden, self.previous)
 
@@ -226,14 +288,19 @@ class ResponseEvents:
         if terminal is None:
             return self.error_event("the upstream ended the response without completing it")
         last = self._last_response()
-        response = self._client_response(last)
+        response = self._client_response(last, self._hop_visible())
         if response == last:
             return self._emit(terminal, self._hop.data, False)
         return self._emit({**terminal, "response": response}, b"", True)
 
+    def _next_sequence(self) -> int:
+        sequence = self._sequence
+        self._sequence = sequence + 1
+        return sequence
+
     def _emit(self, event: dict[str, Any], data: bytes, changed: bool) -> bytes:
-        if event.get("sequence_number") != self._sequence:
-            event["sequence_number"] = self._sequence
+        sequence = self._next_sequence()
+        if event.get("sequence_number") != sequence:
+            event["sequence_number"] = sequence
             changed = True
-        self._sequence += 1
         return relay_event(event, data, changed)

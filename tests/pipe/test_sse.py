@@ -140,3 +140,10 @@ def test_whole_events_in_one_read_decode_as_they_do_byte_by_byte(lines: list[byt
 def test_named_events_read_whole_are_their_data() -> None:
     raw = b'event: response.created\ndata: {"a":1}\n\nevent: ping\ndata: {}\n\n: keep-alive\n\ndata: [DONE]\n\n'
     assert SSEDecoder().feed(raw) == [Event(b'{"a":1}'), Event(b"{}"), Comment(b" keep-alive"), Event(b"[DONE]")]
+
+
+def test_blank_lines_after_a_reads_events_end_them_and_nothing_more() -> None:
+    """A read of whole events may hold more blank lines than events: each ends at most one."""
+    assert SSEDecoder().feed(b"event: e\ndata: {}\n\n\n") == [Event(b"{}")]
+    assert SSEDecoder().feed(b"data: a\n\n\n\n\ndata: b\n\n") == [Event(b"a"), Event(b"b")]
+    assert SSEDecoder().feed(b"event: e\n\ndata: c\n\n") == [Event(b"c")]
