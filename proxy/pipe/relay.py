@@ -69,7 +69,7 @@ class Departure:
         self._task = task
         self.gone = False
         self.settled = False
-        self._watcher = asyncio.ensure_future(self._watch(receive))
+        self._watcher: asyncio.Future[None] | None = asyncio.ensure_future(self._watch(receive))
 
     async def _watch(self, receive: Receive) -> None:
         await _disconnected(receive)
@@ -82,7 +82,11 @@ class Departure:
         return self.gone and self._task.uncancel() == 0
 
     def stop(self) -> None:
-        self._watcher.cancel()
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            # Not kept: the cancelled watcher's traceback holds its frame, the frame this object, and a reference
+            # back would make a cycle only the garbage collector can free, a few dozen objects per request.
+            watcher.cancel()
 
 
 async def unless_disconnected(receive: Receive, work: Awaitable[T]) -> T:
