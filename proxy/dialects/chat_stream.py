@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from ..pipe.sse import StreamProtocolError, encode_event, error_event
+from ..pipe.sse import LF, StreamProtocolError, encode_event, error_event
 from .base import Call, Turn, add_usage
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -108,15 +108,15 @@ class ChunkNormaliser:
             raise StreamProtocolError("upstream sent an event that is not a JSON object")
         if "error" in chunk and not chunk.get("choices"):
             self.ended = self.failed = True
-            return encode_event(data if b"\n" not in data else orjson.dumps(chunk))
+            return encode_event(data if LF not in data else orjson.dumps(chunk))
         changed = self._normalise(chunk)
         if chunk.get("choices") == [] and chunk.get("usage") is not None:
             self.usage = chunk["usage"]  # held: exactly one usage chunk goes out, last
-            self.usage_event = orjson.dumps(chunk) if changed or b"\n" in data else data
+            self.usage_event = orjson.dumps(chunk) if changed or LF in data else data
             return b""
         if changed and self.hidden and _hollow(chunk):
             return b""  # it carried only what is held back
-        if changed or b"\n" in data:
+        if changed or LF in data:
             data = orjson.dumps(chunk)
         return encode_event(data)
 

@@ -140,7 +140,7 @@ def inject(payload: dict[str, Any], placement: Placement) -> dict[str, Any]:
     inserts: list[tuple[int, dict[str, Any]]] = []
     if placement.block is not None:
         inserts.append((block_position(items), developer(placement.block)))
-    positions = view(payload).positions
+    positions = view(payload).positions if placement.notes else []
     for before, text in placement.notes:
         if 0 <= before < len(positions) and positions[before] >= 0:
             inserts.append((positions[before], developer(text)))
