@@ -125,7 +125,7 @@ def test_the_asking_sessions_newest_turn_is_left_out_its_earlier_turns_are_not()
 
 
 def test_lines_added_after_a_search_are_found_and_ranked_as_if_indexed_all_along() -> None:
-    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
     said = [line(f"deploy {word} on node {n % 3}", turn=n, ts=NOW + n) for n, word in enumerate(words, 1)]
     growing = HistoryIndex(said[:4])
     assert [f.line.turn for f in growing.search("deploy node", limit=3)]  # indexes the first four
