@@ -15,6 +15,7 @@ import math
 import re
 import threading
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -199,7 +200,7 @@ class HistoryIndex:
         tainted = self._tainted
         newest = self._newest.get(current) if current is not None else None
         average = max(total / count, 1.0)
-        df = {t: sum(1 for p in self._postings.get(t, ()) if p < count) for t in wanted}
+        df = {t: bisect_left(self._postings.get(t, ()), count) for t in wanted}  # positions ascend
         idf = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
         if not idf:
             return []

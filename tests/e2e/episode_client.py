@@ -10,11 +10,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import openai
+import pytest
 
 from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction, is_judgement, judgement_reply
+from proxy.testing import (
+    FakeUpstream,
+    Reply,
+    ToolCall,
+    extraction_reply,
+    is_extraction,
+    is_judgement,
+    judgement_reply,
+    run_fake_upstream,
+)
 from proxy.testing.responders import judged
 from proxy.testing.runner import serve_in_background
 
@@ -28,6 +38,20 @@ PROVENANCE_FIELDS = {"untrusted", "sources", "user_approved"}
 # A safety net against a hang, not a guess: every wait ends on its event (litellm's import takes 4 s on an idle
 # machine, many times that on a loaded one).
 WAIT_S = 300.0
+
+
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[FakeUpstream]:
+    """Each module that imports it has a fake upstream of its own: extraction calls of its proxies (which the
+    tests count) never reach another module's."""
+    with run_fake_upstream() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(fake_server: FakeUpstream) -> FakeUpstream:
+    fake_server.reset()
+    return fake_server
 
 
 def tool(name: str) -> dict[str, Any]:

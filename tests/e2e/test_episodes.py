@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from proxy.cli import main
 from proxy.memory.block import BLOCK_TITLE
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, run_fake_upstream
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
@@ -36,6 +36,8 @@ from .episode_client import (
     end,
     episodes,
     extraction_calls,
+    fake,
+    fake_server,
     memories,
     proxy_on,
     sessions,
@@ -47,7 +49,7 @@ from .episode_client import (
 )
 from .memory_client import api, close_clients, remember, sdk, user
 
-__all__ = ["close_clients", "user"]  # the autouse fixture, in this module's namespace
+__all__ = ["close_clients", "user", "fake", "fake_server"]  # fixtures, in this module's namespace
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 BILLING_SUMMARY = "The user set up the billing service in Rust and chose how to deploy it."
@@ -59,19 +61,6 @@ SECRET = "sk-proj-Qm8xT2vLp9RzK4wYb7NcA1dF6gHj3kS5uE0iO2aPT3BlbkFJZx9Cv8Bn7Mq6Wl
 
 
 # -- fixtures ---------------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    """This module's own fake upstream: extraction calls of its proxies never reach another module's."""
-    with run_fake_upstream() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeUpstream) -> FakeUpstream:
-    fake_server.reset()
-    return fake_server
 
 
 @pytest.fixture(scope="module")

@@ -2,34 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
 
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, run_fake_upstream
-
-from .episode_client import Chat, Model, end, episodes, proxy_on, sessions, settled_episodes, tool, wait_until
+from .episode_client import (
+    Chat,
+    Model,
+    end,
+    episodes,
+    fake,
+    fake_server,
+    proxy_on,
+    sessions,
+    settled_episodes,
+    tool,
+    wait_until,
+)
 from .memory_client import api, close_clients, remember, sdk
 
-__all__ = ["close_clients"]
+__all__ = ["close_clients", "fake", "fake_server"]
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 MEMORY = "User keeps a pet axolotl named Bartholomew"
 FACT = "User's billing service is written in Rust"
 GRACE = "User keeps a cat named Ada Lovelace"
-
-
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    with run_fake_upstream() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeUpstream) -> FakeUpstream:
-    fake_server.reset()
-    return fake_server
 
 
 def files_mentioning(root: Path, *needles: str) -> list[str]:

@@ -23,13 +23,24 @@ import orjson
 import pytest
 
 from proxy.memory.block import BLOCK_TITLE
-from proxy.testing import FakeUpstream, ToolCall, extraction_reply, run_fake_upstream
+from proxy.testing import FakeUpstream, ToolCall, extraction_reply
 
 from ..conftest import free_port, run_proxy
-from .episode_client import Chat, Model, end, extraction_calls, memories, settled_episodes, the_session, wait_until
+from .episode_client import (
+    Chat,
+    Model,
+    end,
+    extraction_calls,
+    fake,
+    fake_server,
+    memories,
+    settled_episodes,
+    the_session,
+    wait_until,
+)
 from .memory_client import api, close_clients, remember, sdk, user
 
-__all__ = ["close_clients", "user"]
+__all__ = ["close_clients", "user", "fake", "fake_server"]
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 WEATHER = {
@@ -39,19 +50,6 @@ WEATHER = {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     },
 }
-
-
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    """This module's own fake upstream: the extraction calls counted here are only its replicas'."""
-    with run_fake_upstream() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeUpstream) -> FakeUpstream:
-    fake_server.reset()
-    return fake_server
 
 
 @pytest.fixture

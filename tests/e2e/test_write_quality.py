@@ -7,29 +7,17 @@ from collections.abc import Iterator
 import pytest
 
 from proxy.episodes.judgement import JUDGEMENT_PROMPT
-from proxy.testing import FakeUpstream, Reply, extraction_reply, is_judgement, run_fake_upstream
+from proxy.testing import FakeUpstream, Reply, extraction_reply, is_judgement
 
 from ..conftest import run_proxy
-from .episode_client import Chat, Model, end, memories, settled_episodes, the_session
+from .episode_client import Chat, Model, end, fake, fake_server, memories, settled_episodes, the_session
 from .memory_client import close_clients, remember, sdk, user
 
-__all__ = ["close_clients", "user"]  # the autouse fixture, in this module's namespace
+__all__ = ["close_clients", "user", "fake", "fake_server"]  # fixtures, in this module's namespace
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 NOMAD = "The billing service is deployed with Nomad"
 KUBERNETES = "The billing service is now deployed with Kubernetes on GKE"
-
-
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    with run_fake_upstream() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeUpstream) -> FakeUpstream:
-    fake_server.reset()
-    return fake_server
 
 
 @pytest.fixture(scope="module")
