@@ -9,6 +9,7 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -22,7 +23,7 @@ from .dialects.chat import CHAT
 from .episodes.sessions import ChainLink, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
-from .memory.provenance import TRUSTED
+from .memory.provenance import TRUSTED, Provenance
 from .pipe.headers import upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, read_body, streamed_passthrough, unless_disconnected
@@ -47,7 +48,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
-    session, chained, provenance = "", False, TRUSTED
+    session, chained = "", False
+    observation = Observation(None)
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     conversation: Sequence[dict[str, Any]] | None = None
     read = payload  # the payload `conversation` was read from
@@ -58,8 +60,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if chain is not None and chain != payload.get("previous_response_id"):
             previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
-        # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
-        provenance = services.episodes.observe(caller, session, conversation, called)
+        # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
+        observation = Observation(partial(services.episodes.observe, caller, session, conversation, called))
+        asyncio.get_running_loop().call_soon(observation)  # at the first wait: the upstream's, on the hot path
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
@@ -88,7 +91,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             services.settings.tools.max_hops,
             services.metrics,
             session,
-            provenance,
+            observation,
         )
     headers = upstream_request_headers(
         request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
@@ -121,6 +124,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
     if caller is not None and response.status_code < 400:
+        observation()  # taken already, unless nothing waited
         whole = getattr(response, "body", None)
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
             answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
@@ -129,6 +133,27 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
             services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response
+
+
+class Observation:
+    """A request's note to its session (:meth:`EpisodeService.observe`), taken once, and the session's provenance.
+
+    Nothing before the first upstream call needs it, so it is taken while the upstream works (every request paid
+    for it before the call went out). The tool loop asks for the provenance before any memory write; a note that
+    failed fails again there, never reading as trusted.
+    """
+
+    __slots__ = ("_take", "_provenance")
+
+    def __init__(self, take: Callable[[], Provenance] | None) -> None:
+        self._take = take
+        self._provenance = TRUSTED
+
+    def __call__(self) -> Provenance:
+        if self._take is not None:
+            self._provenance = self._take()
+            self._take = None
+        return self._provenance
 
 
 def _session(
