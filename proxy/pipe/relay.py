@@ -69,7 +69,13 @@ class Departure:
         self._task = task
         self.gone = False
         self.settled = False
-        self._watcher: asyncio.Future[None] | None = asyncio.ensure_future(self._watch(receive))
+        # The watcher starts at the request's first wait (the upstream's): a disconnect can only be noticed then.
+        self._watcher: asyncio.Future[None] | asyncio.Handle | None = asyncio.get_running_loop().call_soon(
+            self._start, receive
+        )
+
+    def _start(self, receive: Receive) -> None:
+        self._watcher = asyncio.ensure_future(self._watch(receive))
 
     async def _watch(self, receive: Receive) -> None:
         await _disconnected(receive)
