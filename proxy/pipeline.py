@@ -9,7 +9,6 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -24,10 +23,10 @@ from .episodes.sessions import ChainLink, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
 from .memory.provenance import TRUSTED, Provenance
-from .pipe.headers import upstream_request_headers
+from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, read_body, streamed_passthrough, unless_disconnected
-from .pipe.upstream import Upstream
+from .pipe.upstream import Upstream, once_sent
 from .services import Services
 from .tools.loop import ToolLoop, complete, stream
 from .tools.memory_tools import SCHEMAS
@@ -40,7 +39,8 @@ MAX_KEPT_ANSWER = 256 * 1024  # a session keeps its newest whole answer for its 
 
 async def handle(request: Request, services: Services, dialect: Dialect, upstream: Upstream) -> Response:
     """One request of ``dialect`` to ``upstream``, with memory when the caller is known."""
-    auth = services.auth.authenticate(request.headers.raw)
+    raw: RawHeaders = request.scope["headers"]  # as uvicorn gave them: no Headers object, no URL built
+    auth = services.auth.authenticate(raw)
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
@@ -62,7 +62,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
         # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
         observation = Observation(partial(services.episodes.observe, caller, session, conversation, called))
-        asyncio.get_running_loop().call_soon(observation)  # at the first wait: the upstream's, on the hot path
+        once_sent(observation)
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
@@ -93,12 +93,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             session,
             observation,
         )
-    headers = upstream_request_headers(
-        request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
-    )
-    hops: Hops = UpstreamHops(
-        upstream, request.url.path, request.scope["query_string"], headers, services.settings.upstream.max_event_bytes
-    )
+    headers = upstream_request_headers(raw, auth.upstream_key, auth.strip, key_header=upstream.key_header)
+    path, query = request.scope["path"], request.scope["query_string"]
+    hops: Hops = UpstreamHops(upstream, path, query, headers, services.settings.upstream.max_event_bytes)
     if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     body = parsed.body if payload is parsed.payload else None
@@ -107,9 +104,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     try:
         if loop is None and body is not None and dialect is not CHAT:
             # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
-            send = upstream.send(
-                "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=body
-            )
+            send = upstream.send("POST", path, query=query, headers=headers, content=body)
             return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
