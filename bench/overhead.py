@@ -51,6 +51,11 @@ comparison would mean nothing). Before the rounds, the first extraction (which s
 and imports litellm there) runs on its own while a ``chat c=1`` load measures what requests meanwhile see, and
 after them the driver's jobs are waited for, so memproxy exits with none queued.
 
+While it measures, idle CPUs poll instead of halting (``/dev/cpu_dma_latency`` held at 0, when it may be opened:
+root on Linux; ``--idle-halt`` not to). On a VM a halted vCPU takes tens of microseconds to wake, and at concurrency 1
+that made a target's latency depend on how long it stayed busy after each answer (``loadtest/idle.py``); the report
+and the results file say which way the run went.
+
     python bench/overhead.py                 # default run: a few minutes
     python bench/overhead.py --quick         # smoke check: under a minute
     python bench/overhead.py --memproxy-arg=--config=my.yaml
@@ -82,6 +87,7 @@ from pathlib import Path
 # (python bench/overhead.py)
 from loadtest.cases import MODEL, selected_cases
 from loadtest.checks import assess, failures
+from loadtest.idle import idle_polling
 from loadtest.paths import LOG_DIR, RESULTS_DIR, RESULTS_FILE
 from loadtest.postgres import stop_all as stop_postgres
 from loadtest.probes import check_replies
@@ -146,6 +152,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-postgres", action="store_true", help="leave memproxy-pg (store.backend: postgres) out")
     parser.add_argument("--output", type=Path, default=RESULTS_FILE, help=f"JSON results (default {RESULTS_FILE})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed, too")
+    parser.add_argument(
+        "--idle-halt",
+        action="store_true",
+        help="let idle CPUs halt (default: hold /dev/cpu_dma_latency at 0 while measuring, when allowed)",
+    )
     args = parser.parse_args(argv)
     defaults = (2, 80, 20, 10.0, 0.75) if args.quick else (5, 600, 100, 5.0, 3.0)
     names = ("rounds", "requests", "warmup", "max_seconds", "extraction_window")
@@ -175,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     try:
         targets = start_servers(args, scratch)
-        with _event_loop_runner() as runner:
+        with _event_loop_runner() as runner, idle_polling(not args.idle_halt) as idle:
             runner.run(check_replies(targets, cases, args.timeout, args.memories))
             live = [t for t in targets if t.status == "ok"]
             measured = runner.run(benchmark(args, targets, cases))
@@ -186,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
 
     findings = assess(measured, [t.name for t in live], cases)
-    print_report(args, targets, cases, measured, findings, rss)
+    print_report(args, targets, cases, measured, findings, rss, idle)
     failed = failures(targets, findings, measured.hops, cases)
     ok = not failed and (not args.strict or all(check["pass"] for check in findings.checks))
     results = results_document(
@@ -200,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         failed=failed,
         duration_s=round(time.monotonic() - began, 1),
         loadavg_before=load_before,
+        idle_cpus=idle,
     )
     write_results(args.output, results)
     print(f"results: {args.output}  logs: {LOG_DIR}")

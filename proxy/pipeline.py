@@ -22,11 +22,11 @@ from .dialects.chat import CHAT
 from .episodes.sessions import ChainLink, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
-from .memory.provenance import TRUSTED
-from .pipe.headers import upstream_request_headers
+from .memory.provenance import TRUSTED, Provenance
+from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, read_body, streamed_passthrough, unless_disconnected
-from .pipe.upstream import Upstream
+from .pipe.upstream import Upstream, once_sent
 from .services import Services
 from .tools.loop import ToolLoop, complete, stream
 from .tools.memory_tools import SCHEMAS
@@ -39,7 +39,8 @@ MAX_KEPT_ANSWER = 256 * 1024  # a session keeps its newest whole answer for its 
 
 async def handle(request: Request, services: Services, dialect: Dialect, upstream: Upstream) -> Response:
     """One request of ``dialect`` to ``upstream``, with memory when the caller is known."""
-    auth = services.auth.authenticate(request.headers.raw)
+    raw: RawHeaders = request.scope["headers"]  # as uvicorn gave them: no Headers object, no URL built
+    auth = services.auth.authenticate(raw)
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
@@ -47,7 +48,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
-    session, chained, provenance = "", False, TRUSTED
+    session, chained = "", False
+    observation = Observation(None)
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     conversation: Sequence[dict[str, Any]] | None = None
     read = payload  # the payload `conversation` was read from
@@ -58,8 +60,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if chain is not None and chain != payload.get("previous_response_id"):
             previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
-        # Before the hidden turns come back: only what the client sent can carry an untrusted tool's output.
-        provenance = services.episodes.observe(caller, session, conversation, called)
+        # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
+        observation = Observation(partial(services.episodes.observe, caller, session, conversation, called))
+        once_sent(observation)
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
@@ -88,14 +91,11 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             services.settings.tools.max_hops,
             services.metrics,
             session,
-            provenance,
+            observation,
         )
-    headers = upstream_request_headers(
-        request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
-    )
-    hops: Hops = UpstreamHops(
-        upstream, request.url.path, request.scope["query_string"], headers, services.settings.upstream.max_event_bytes
-    )
+    headers = upstream_request_headers(raw, auth.upstream_key, auth.strip, key_header=upstream.key_header)
+    path, query = request.scope["path"], request.scope["query_string"]
+    hops: Hops = UpstreamHops(upstream, path, query, headers, services.settings.upstream.max_event_bytes)
     if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
     body = parsed.body if payload is parsed.payload else None
@@ -104,9 +104,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     try:
         if loop is None and body is not None and dialect is not CHAT:
             # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
-            send = upstream.send(
-                "POST", request.url.path, query=request.scope["query_string"], headers=headers, content=body
-            )
+            send = upstream.send("POST", path, query=query, headers=headers, content=body)
             return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
@@ -121,6 +119,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
     if caller is not None and response.status_code < 400:
+        observation()  # taken already, unless nothing waited
         whole = getattr(response, "body", None)
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
             answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
@@ -129,6 +128,27 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
             services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response
+
+
+class Observation:
+    """A request's note to its session (:meth:`EpisodeService.observe`), taken once, and the session's provenance.
+
+    Nothing before the first upstream call needs it, so it is taken while the upstream works (every request paid
+    for it before the call went out). The tool loop asks for the provenance before any memory write; a note that
+    failed fails again there, never reading as trusted.
+    """
+
+    __slots__ = ("_take", "_provenance")
+
+    def __init__(self, take: Callable[[], Provenance] | None) -> None:
+        self._take = take
+        self._provenance = TRUSTED
+
+    def __call__(self) -> Provenance:
+        if self._take is not None:
+            self._provenance = self._take()
+            self._take = None
+        return self._provenance
 
 
 def _session(

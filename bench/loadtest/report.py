@@ -29,6 +29,7 @@ def print_report(
     measured: Measurements,
     findings: Findings,
     rss: dict[str, float],
+    idle_cpus: str,
 ) -> None:
     """The table, the checks, whatever went wrong, the extraction load's comparison, memory and idle CPU."""
     summary, hops, extraction = findings.summary, measured.hops, measured.extraction
@@ -59,6 +60,7 @@ def print_report(
     print(f"rss after the run (MB): {', '.join(f'{k} {v}' for k, v in rss.items())}")
     idle = measured.idle_cpu_pct
     print(f"idle cpu before the rounds (% of a core): {', '.join(f'{k} {v}' for k, v in idle.items())}")
+    print(f"idle CPUs while measuring: {idle_cpus}")
 
 
 def print_table(findings: Findings, cases: tuple[Case, ...]) -> None:
@@ -189,6 +191,7 @@ def results_document(
     failed: list[str],
     duration_s: float,
     loadavg_before: tuple[float, float, float],
+    idle_cpus: str,
 ) -> dict[str, Any]:
     """Everything for the JSON results file: the table's numbers, every round's, the checks, and how it ran."""
     extraction = measured.extraction
@@ -201,6 +204,7 @@ def results_document(
             "cpus": os.cpu_count(),
             "loadavg_before": loadavg_before,
             "loadavg_after": os.getloadavg(),
+            "idle_cpus": idle_cpus,
             "versions": versions(),
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
             "request_body": CHAT_BODY,

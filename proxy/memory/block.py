@@ -6,6 +6,7 @@ this module says what it reads, and the :class:`Placement` a dialect puts in pla
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,12 @@ INSTRUCTION_ROLES = ("system", "developer")
 
 def entry(memory: Memory) -> str:
     """One line per memory, whatever its text holds, so an entry can never pose as a new section."""
-    return f"- ({memory.id}, {memory.category}) {' '.join(memory.text.split())}"
+    return _entry(memory.id, memory.category, memory.text)
+
+
+@functools.lru_cache(maxsize=8192)  # each new session's block renders much the same best memories again
+def _entry(memory_id: str, category: str, text: str) -> str:
+    return f"- ({memory_id}, {category}) {' '.join(text.split())}"
 
 
 def episode_summary(episode: Episode) -> str:

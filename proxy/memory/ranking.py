@@ -241,7 +241,7 @@ def saved_month(created: float) -> int:
     return datetime.fromtimestamp(max(created, 0.0), UTC).month
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs three times as much, for every ranked memory
 class Scored:
     memory: Memory
     score: float

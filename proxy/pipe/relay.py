@@ -26,7 +26,7 @@ from ..errors import ProxyError, RequestTooLarge
 from ..logs import redact
 from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
 from .sse import MAX_EVENT_BYTES, Comment, Event, SSEDecoder, StreamProtocolError
-from .upstream import translate_transport_error
+from .upstream import once_sent, translate_transport_error
 
 log = logging.getLogger("proxy.relay")
 T = TypeVar("T")
@@ -61,7 +61,7 @@ class Departure:
     Only for requests whose body has been read: the watcher consumes ASGI messages.
     """
 
-    __slots__ = ("gone", "settled", "_task", "_watcher")
+    __slots__ = ("gone", "settled", "_task", "_watcher", "_receive")
 
     def __init__(self, receive: Receive) -> None:
         task = asyncio.current_task()
@@ -69,7 +69,15 @@ class Departure:
         self._task = task
         self.gone = False
         self.settled = False
-        self._watcher: asyncio.Future[None] | None = asyncio.ensure_future(self._watch(receive))
+        self._watcher: asyncio.Future[None] | None = None
+        # The watcher starts while the upstream works: a disconnect is only noticed at a wait anyway.
+        self._receive: Receive | None = receive
+        once_sent(self._start)
+
+    def _start(self) -> None:
+        receive, self._receive = self._receive, None
+        if receive is not None:  # else stopped before it started
+            self._watcher = asyncio.ensure_future(self._watch(receive))
 
     async def _watch(self, receive: Receive) -> None:
         await _disconnected(receive)
@@ -82,6 +90,7 @@ class Departure:
         return self.gone and self._task.uncancel() == 0
 
     def stop(self) -> None:
+        self._receive = None
         watcher, self._watcher = self._watcher, None
         if watcher is not None:
             # Not kept: the cancelled watcher's traceback holds its frame, the frame this object, and a reference

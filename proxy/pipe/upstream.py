@@ -10,7 +10,8 @@ upstream said them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
@@ -23,6 +24,18 @@ from .headers import RawHeaders
 MAX_URLS = 1_000
 MAX_CONNECTIONS = 1_000
 KEEPALIVE_S = 30.0
+
+
+def once_sent(callback: Callable[[], object]) -> None:
+    """Run ``callback`` while the upstream works on the request about to be sent, not before it goes out.
+
+    A request is written by a task of aiohttp's own (on Python 3.11 it cannot start eagerly), which first runs on the
+    loop's next turn, after whatever was ready before it: a callback scheduled for that turn would hold the request
+    back. One scheduled from that turn runs after it. (When something awaited before the send really waits, the
+    callback runs then: early, never wrong.)
+    """
+    loop = asyncio.get_running_loop()
+    loop.call_soon(loop.call_soon, callback)
 
 
 class Upstream:

@@ -44,14 +44,15 @@ class ToolLoop:
     max_hops: int
     metrics: Metrics
     session: str
-    provenance: Provenance = TRUSTED  # the session's, from the tools seen on the wire: its writes are held if untrusted
+    # The session's, from the tools seen on the wire (its writes are held if untrusted); asked for when a tool runs.
+    provenance: Callable[[], Provenance] = lambda: TRUSTED
     steps: list[HiddenStep] = field(default_factory=list)  # the hidden turns and their results so far
     hop: int = 0  # upstream calls made after the first
 
     async def run(self, calls: list[Call]) -> list[str]:
         """Run the memory calls in order (a store then a search sees the store); one result each."""
         return [
-            await self.tools.run(self.caller, self.session, call.name, call.arguments, self.provenance)
+            await self.tools.run(self.caller, self.session, call.name, call.arguments, self.provenance())
             for call in calls
         ]
 

@@ -59,6 +59,7 @@ class _Snapshot:
 class _OwnerEpisodes:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self.name = str(directory)
         self.lock_path = directory.parent / "episodes.lock"  # outside: taking it never touches our stamp
         self.snapshot: _Snapshot | None = None
         self.lock = asyncio.Lock()  # this process's reads and writes of the owner, applied in order
@@ -68,8 +69,10 @@ class _OwnerEpisodes:
         snapshot = self.snapshot
         if snapshot is None or not snapshot.trusted:
             return False
+        if snapshot.stamp is None:  # no episodes: looked for without a stat that raises (checked on every request)
+            return not os.access(self.name, os.F_OK)
         try:
-            return _stamp(self.directory) == snapshot.stamp
+            return _stamp(self.name) == snapshot.stamp
         except OSError:
             return False
 
@@ -245,7 +248,7 @@ def _racy(stamp: _Stamp, seen: float) -> bool:
     return seen - stamp[1] / 1e9 < RACY_S
 
 
-def _stamp(directory: Path) -> _Stamp | None:
+def _stamp(directory: Path | str) -> _Stamp | None:
     try:
         st = os.stat(directory)
     except FileNotFoundError:

@@ -104,6 +104,7 @@ class _OwnerFile:
         self.directory = directory
         self.unreadable = unreadable
         self.path = directory / "memories.jsonl"
+        self.name = str(self.path)  # what the freshness check stats: a str, not a Path converted on every call
         self.lock_path = directory / "memories.lock"
         self.index = MemoryIndex()
         self.stamp: _Stamp | None = None
@@ -114,10 +115,14 @@ class _OwnerFile:
         self.refreshing: asyncio.Future[None] | None = None
 
     def fresh(self) -> bool:
+        """Checked on every request: a file that was not there is looked for without a stat (raising and catching
+        FileNotFoundError cost twice the syscall, and most callers have no user-wide or global memories)."""
+        if self.stamp is None:
+            return not os.access(self.name, os.F_OK)
         try:
-            st = os.stat(self.path)
+            st = os.stat(self.name)
         except FileNotFoundError:
-            return self.stamp is None
+            return False
         return (st.st_ino, st.st_size, st.st_mtime_ns) == self.stamp and st.st_size == self.offset
 
     @property
