@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -14,6 +15,11 @@ import httptools
 from .cases import APIS, QUESTIONS, Case
 from .connection import HttpConnection, build_request
 from .servers import Server
+
+# Numbers the questions over the whole run, not per load: numbered from 1 again for every round and case, the same
+# questions came back, and memproxy took each for a retry of a conversation it had seen (its block frozen, nothing
+# ranked) from the second load on.
+_SERIALS = itertools.count(1)
 
 
 @dataclass
@@ -54,8 +60,9 @@ async def run_load(
 ) -> RunStats:
     """Send ``n_requests`` (fewer if ``max_seconds`` runs out) with ``case.concurrency`` workers.
 
-    Every request carries a new user message (a question from the retrieval dataset and a serial number), so
-    memproxy ranks its memories for each one, as it does for each new turn of a real conversation.
+    Every request of the run carries a new user message (a question from the retrieval dataset and a serial number
+    over the whole run), so each is a new conversation's first request to memproxy: it ranks its memories and
+    renders a block for every one, the costliest request a conversation makes.
     """
     host, port, _ = build_request(target.base_url, case.stream, target.client_key, api=case.api)
     end_marker = APIS[case.api][2] if case.stream and case.api != "chat" else b""
@@ -93,7 +100,8 @@ async def run_load(
                         note_error(f"connect: {exc!r}")
                         await asyncio.sleep(0.05)
                         continue
-                question = f"{QUESTIONS[issued % len(QUESTIONS)]} (#{issued})"
+                serial = next(_SERIALS)
+                question = f"{QUESTIONS[serial % len(QUESTIONS)]} (#{serial})"
                 data = build_request(target.base_url, case.stream, target.client_key, question, case.api)[2]
                 started = time.perf_counter()
                 try:
