@@ -4,7 +4,7 @@ Each write notifies ``session:<tag>:<version>`` (or ``kept:<tag>:0``) in its tra
 working copy it read or wrote at version ``v`` until a notification announces a newer one, or its listener was
 down since (``Database.trusts``); then its next request of that session reads the row again. Rows expire
 ``ttl_s`` after their last write (a replica still using a session rewrites it when half of that has passed);
-expired rows are ignored on read and deleted by later writes.
+expired rows are ignored on read and deleted by a later write (at most once a minute per process).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .pg_owners import owner_key
 from .postgres import CHANNEL, Database, tag_of
 
 MAX_TRACKED = 10_000
+SWEEP_S = 60.0  # expired rows are deleted by a write at most this often: each sweep was a round trip of its own
 SESSION_KIND = "session"
 KEPT_KIND = "kept"
 
@@ -42,6 +43,7 @@ class PostgresSessionState:
         self._known: OrderedDict[str, tuple[int, int, float]] = OrderedDict()  # tag -> (version, epoch, written at)
         self._announced: OrderedDict[str, None] = OrderedDict()  # tags of sessions with turns kept elsewhere
         self._tags: dict[SessionKey, str] = {}
+        self._swept = 0.0  # when this process last deleted expired rows
         database.retain()
         database.subscribe(SESSION_KIND, self._session_notified)
         database.subscribe(KEPT_KIND, self._kept_notified)
@@ -73,21 +75,28 @@ class PostgresSessionState:
         return state
 
     async def put(self, key: SessionKey, state: State) -> None:
+        """One statement, so one round trip: a new conversation's first request waits for it before going upstream
+        (a transaction of a sweep, the write and the notification took five)."""
         tag, epoch, now = self._tag_of(key), self.db.epoch, time.time()
-        async with self.db.transaction() as conn:
-            await conn.execute("DELETE FROM session_state WHERE expires_at < $1", now)
+        async with self.db.connection() as conn:
+            if now - self._swept >= SWEEP_S:
+                self._swept = now
+                await conn.execute("DELETE FROM session_state WHERE expires_at < $1", now)
             version = await conn.fetchval(
-                "INSERT INTO session_state (owner_key, session, version, state, expires_at)"
+                "WITH written AS ("
+                " INSERT INTO session_state (owner_key, session, version, state, expires_at)"
                 " VALUES ($1, $2, 1, $3, $4)"
                 " ON CONFLICT (owner_key, session) DO UPDATE"
                 " SET version = session_state.version + 1, state = $3, expires_at = $4"
-                " RETURNING version",
+                " RETURNING version)"
+                " SELECT version, pg_notify($5::text, $6::text || version::text) FROM written",
                 _key((key[0], key[1])),
                 key[2],
                 state,
                 now + self.ttl_s,
+                CHANNEL,
+                f"{SESSION_KIND}:{tag}:",
             )
-            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{SESSION_KIND}:{tag}:{version}")
         self._note(tag, version, epoch, now)
 
     # -- kept turns -----------------------------------------------------------------------------------------
