@@ -110,7 +110,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
             streamed = StreamedAnswer(splitter)
-            answer, ids = streamed.answer_text, streamed.link
+            answer, ids = streamed, streamed.link
             work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
@@ -196,16 +196,26 @@ class StreamedAnswer:
         splitter, self.splitter = self.splitter, None
         if splitter is not None:
             self.text = splitter.answer_text()
-            self.ids = ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
+            self.ids = _link(splitter)
 
-    def answer_text(self) -> str | None:
+    def __call__(self) -> str | None:
+        """The answer's text. A session keeps the object itself: a bound method would be one more to collect."""
         return self.splitter.answer_text() if self.splitter is not None else self.text
 
     def link(self) -> ChainLink:
         if self.splitter is not None:
-            return ChainLink(self.splitter.response_id, self.splitter.chain_id, self.splitter.called)
+            return _link(self.splitter)
         assert self.ids is not None
         return self.ids
+
+
+NO_LINK = ChainLink(None, None)  # a chat answer's: nothing chains from it
+
+
+def _link(splitter: Splitter) -> ChainLink:
+    if splitter.response_id is None and splitter.chain_id is None and not splitter.called:
+        return NO_LINK
+    return ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
 
 
 def _whole_link(reader: AnswerReader, body: bytes) -> ChainLink:

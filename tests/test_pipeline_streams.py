@@ -21,13 +21,13 @@ def test_a_streamed_answer_keeps_its_text_and_ids_once_over_and_lets_the_splitte
     for data in rw.encode(rw.hop_events(final)):
         splitter.push(data)
     splitter.finish()
-    during = (streamed.answer_text(), streamed.link())
+    during = (streamed(), streamed.link())
     gone = weakref.ref(splitter)
     del splitter
     streamed.end()
     gc.collect()
     assert gone() is None  # a session keeps this object for its idle timeout: not every event's parsed state
-    assert (streamed.answer_text(), streamed.link()) == during
+    assert (streamed(), streamed.link()) == during
     assert during[0] == "Tabs, always." and during[1].client == "resp_1"
 
 

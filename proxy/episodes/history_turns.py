@@ -20,7 +20,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import orjson
@@ -45,6 +44,22 @@ class _Said:
     turn: int = 0  # the turn of the newest line
 
 
+@dataclass(slots=True)
+class _Pending:
+    """A request's conversation waiting for the history writer (up to a second under load): one object, where a
+    partial of a bound method made three, each one the collector's full passes went over."""
+
+    turns: HistoryTurns
+    key: SessionKey
+    messages: Sequence[dict[str, Any]]
+    provenance: Provenance
+    now: float
+    ended: bool
+
+    def __call__(self) -> list[HistoryLine]:
+        return self.turns._render(self.key, self.messages, self.provenance, self.now, self.ended)
+
+
 class HistoryTurns:
     def __init__(self, history: HistoryService, proxy_tools: Collection[str]) -> None:
         self.history = history
@@ -56,7 +71,7 @@ class HistoryTurns:
         """Queue a request's conversation (chat-shaped, as the client sent it); its new messages are kept."""
         if not self.history.enabled:
             return
-        render = partial(self._render, session.key, messages, session.provenance, now, ended)
+        render = _Pending(self, session.key, messages, session.provenance, now, ended)
         self.history.note(Owner(session.user, session.workspace), render)
 
     def ended(self, session: Session) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -75,7 +75,7 @@ class Session:
     model: str | None = None
     turns: int = 0
     messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
-    tools: set[str] = field(default_factory=set)  # every tool the model called in it
+    tools: frozenset[str] = frozenset()  # every tool the model called in it (frozen: most sessions call none)
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
@@ -198,7 +198,7 @@ class SessionTracker:
             session.scanned = 0  # not the conversation seen last: look at all of it
         names = tool_names(messages[session.scanned :]) | set(called)
         if names - session.tools:
-            session.tools.update(names)
+            session.tools |= names
             sources = self.untrusted.sources(session.tools)
             if sources != session.provenance.sources:
                 session.provenance = untrusted_by(sources)

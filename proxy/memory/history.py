@@ -145,9 +145,10 @@ class HistoryIndex:
     def __contains__(self, key: str) -> bool:
         return key in self._keys
 
-    def add(self, line: HistoryLine) -> bool:
-        """False when a line with its key is there already (a re-sent conversation after a restart)."""
-        key = line.key
+    def add(self, line: HistoryLine, key: str | None = None) -> bool:
+        """False when a line with its key (``key``, when the caller has it already) is there already (a re-sent
+        conversation after a restart)."""
+        key = key or line.key
         if key in self._keys:
             return False
         self._keys.add(key)

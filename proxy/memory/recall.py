@@ -21,7 +21,7 @@ import hashlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -66,8 +66,9 @@ class _Note:
 class _Session:
     block: list[Memory]
     text: str | None  # rendered once, re-sent byte for byte
-    notes: list[_Note] = field(default_factory=list)
-    episodes: list[Episode] = field(default_factory=list)
+    # Tuples: most sessions have no notes and no episodes, and an empty tuple is no object of their own to collect.
+    notes: tuple[_Note, ...] = ()
+    episodes: tuple[Episode, ...] = ()
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
     tools: bool = False  # the block's text ends with the line on the memory tools
     pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
@@ -125,7 +126,8 @@ class Recall:
             rendered = None
             if block or shown or not pinned.empty:
                 rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
-            session = _Session(block, rendered, session.notes if session else [], shown, tools=tools, pinned=pinned)
+            kept = session.notes if session else ()
+            session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned)
             self._remember(session_key, session)
             self._changed.add(session_key)
             session.last_turn = turn
@@ -213,8 +215,8 @@ class Recall:
         session = _Session(
             [Memory.from_json(m) for m in state["block"]],
             state["text"],
-            notes,
-            [Episode.from_json(e) for e in state["episodes"]],
+            tuple(notes),
+            tuple(Episode.from_json(e) for e in state["episodes"]),
             last_turn=bytes.fromhex(last) if last else None,
             tools=state["tools"],
             pinned=pinned,
@@ -287,7 +289,7 @@ class Recall:
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
         chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
         if chosen:
-            session.notes.append(_Note(before, turn, chosen))
+            session.notes = (*session.notes, _Note(before, turn, chosen))
         return bool(chosen)
 
     @staticmethod
@@ -299,7 +301,8 @@ class Recall:
                 note.memories = [m for m in note.memories if live(m)]
                 note.text = render_note(note.memories)
                 changed = True
-        session.notes = [note for note in session.notes if note.memories]
+        if changed:
+            session.notes = tuple(note for note in session.notes if note.memories)
         return changed
 
     def _remember(self, key: tuple[str, ...], session: _Session) -> None:

@@ -36,7 +36,7 @@ from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
 from .merging import Judge, band, protects, settle
-from .pins import PinCap, Pinned, cap_for, check_pin, fit, same_text
+from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
@@ -207,10 +207,11 @@ class MemoryService:
         """What a block chosen now opens with: the user's profile and the workspace's environment, within their caps
         (``views`` in :func:`owners_visible_to`'s order)."""
         environment, profile = views[0], views[1]
-        return Pinned(
+        pins = Pinned(
             fit(profile.pinned(), self.settings.pinned_user_chars),
             fit(environment.pinned(), self.settings.pinned_env_chars),
         )
+        return NO_PINS if pins.empty else pins  # the shared one: sessions keep it, and most have no pins
 
     async def _semantic(self, caller: Identity, views: Sequence[MemoryIndex], text: str) -> Semantic | None:
         """With embeddings on: the query's vector, bound to the owners' memory vectors (and any owner's memories

@@ -131,6 +131,12 @@ def providers() -> tuple[Provider, ...]:
     return tuple(found)
 
 
+@cache
+def _unneedled() -> tuple[Provider, ...]:
+    """The plugins a text holding no needle at all may still open."""
+    return tuple(provider for provider in providers() if not provider.needles)
+
+
 def _secret_span(m: re.Match[str]) -> tuple[int, int]:
     """Where the secret is: the longest group when it is long enough to be one (a keyword regex captures the value
     after "cloudant_password="), else the whole match (GitHub's regex captures only the "ghp" prefix)."""
@@ -143,7 +149,7 @@ def matches(text: str, view: Gated | None = None) -> Iterator[tuple[str, int, in
     """(label, start, end) of every credential the plugins find in `text`, delimiters the regexes take in
     (Artifactory's surrounding spaces) left out; `view`, when given, is `text` gated for the plugins' needles."""
     lowered = text.lower() if view is None else view.lowered
-    for provider in providers():
+    for provider in providers() if view is None or view.present else _unneedled():
         if view is not None and not provider.opens(view):
             continue
         if not all(gate.search(lowered) for gate in provider.gates):

@@ -24,6 +24,9 @@ __all__ = ["KEY_NAMES", "PRIVATE_KEY", "RULES", "gated", "hits", "mask_all", "ma
 SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
 _FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider plugins
+# The rules with no gate words: all a text that holds none of the words tries (most texts: "How do I ...?").
+_FIRST_UNGATED = tuple(rule for rule in _FIRST if not rule.gate)
+_RANDOM_UNGATED = tuple(rule for rule in RANDOM if not rule.gate)
 KEY_WORDS = ("token", "secret", "key", "passw")  # one of them ends every key name `split` looks after
 SPLIT_PREFIXES = frozenset(prefix.lower() for rule in RULES for prefix in rule.prefixes)
 _LITERALS = Literals(
@@ -81,16 +84,17 @@ def mask_all(text: str) -> str:
 
 def masked(view: Gated) -> Gated:
     """`mask_all` on a gated text, gated again only after something was masked: the result is gated too."""
-    view = _masked_by(_FIRST, view)
+    view = _masked_by(_FIRST, _FIRST_UNGATED, view)
     spans = [(hit.start, hit.end) for hit in provider_hits(view.text, view)]
     if spans:
         view = _regated(view, mask_spans(view.text, spans))
-    return _masked_by(RANDOM, view)
+    return _masked_by(RANDOM, _RANDOM_UNGATED, view)
 
 
-def _masked_by(rules: tuple[Rule, ...], view: Gated) -> Gated:
-    """`view` masked by `rules` in order. Most rules are shut by their gate words, told here without a call."""
-    for rule in rules:
+def _masked_by(rules: tuple[Rule, ...], ungated: tuple[Rule, ...], view: Gated) -> Gated:
+    """`view` masked by `rules` in order. Most rules are shut by their gate words, told here without a call; a text
+    that holds no gate word at all tries only the `ungated` ones among them."""
+    for rule in rules if view.present else ungated:
         if (not rule.gate or not rule.words.isdisjoint(view.present)) and rule.opens(view):
             view = _regated(view, redacted(rule, view.text, view.lowered))
     return view

@@ -212,7 +212,7 @@ def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhil
 
     s3 = tracker.end(("ada", "default", "s3"))
     assert s3 is not None
-    s3.tools.add("web_fetch")
+    s3.tools |= {"web_fetch"}
     again = tracker.observe("ada", "default", "s3", chat(SYSTEM, user("a")), now=4.0)  # a request meanwhile
     tracker.restore(s3)
     assert [s for s in tracker] == [again]

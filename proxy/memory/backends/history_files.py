@@ -30,7 +30,7 @@ import orjson
 
 from ...errors import StoreUnavailable
 from ..history import HistoryIndex, HistoryLine
-from ..records import format_ts, parse_ts
+from ..records import parse_ts
 from ..store import Owner
 from .durable import append_lines, fsync_dir, locked
 from .files import owner_dir
@@ -89,18 +89,21 @@ class _OwnerHistory:
         self.directory.mkdir(parents=True, exist_ok=True)
         with locked(self.lock_path):
             self.catch_up()
-            fresh: list[HistoryLine] = []
-            keys: set[str] = set()
+            fresh: dict[str, HistoryLine] = {}  # by key, each worked out once
             for line in lines:
-                if line.key not in self.index and line.key not in keys:
-                    keys.add(line.key)
-                    fresh.append(line)
+                key = line.key
+                if key not in self.index and key not in fresh:
+                    fresh[key] = line
             if not fresh:
                 return 0
-            data = b"".join(orjson.dumps(line.to_json()) + b"\n" for line in fresh)
+            rows = [line.to_json() for line in fresh.values()]
+            data = b"".join(orjson.dumps(row) + b"\n" for row in rows)
             if append_lines(self.path, data) == self.offset and self.handle is not None:
-                for line in fresh:  # right after what we had read, in the file we hold: no need to read them back
-                    self.index.add(replace(line, ts=parse_ts(format_ts(line.ts))))  # as a reader would parse it
+                # Right after what we had read, in the file we hold: no need to read them back, only their times
+                # to the millisecond, as a reader would parse them.
+                for (key, line), row in zip(fresh.items(), rows, strict=True):
+                    ts = parse_ts(row["ts"])
+                    self.index.add(line if ts == line.ts else replace(line, ts=ts), key)
                 self.offset += len(data)
             else:
                 self.catch_up()  # a new file, or a torn tail cut: read back as any reader would
