@@ -22,6 +22,7 @@ from .errors import ConfigError, ProxyError
 
 T = TypeVar("T")
 BACKLOG = 2048  # uvicorn's default
+YOUNG_COLLECTION_EVERY = 7_000  # new objects between young collections: see `serve`
 
 
 @click.group()
@@ -93,6 +94,11 @@ def serve(
     # Everything imported so far lives for the whole process: keep it out of every full collection,
     # whose pauses otherwise stall all in-flight requests (measured: p99 at 16 streams 53 -> 25 ms).
     gc.freeze()
+    # A young collection every 700 new objects (the default) catches the objects of 16 requests in flight alive,
+    # so they are carried into the older generations, and those fill up with them: 7 full collections of 30-50 ms
+    # per 9,200 requests. Every 7,000, most have died first (measured at 16 Responses streams: 0.86 -> 0.75 ms of CPU
+    # per request, no full collection in 9,200 requests; a young collection then takes about 1 ms).
+    gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
     config = uvicorn.Config(
         app,
         host=settings.server.host,
