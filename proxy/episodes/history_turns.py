@@ -57,7 +57,7 @@ class _Pending:
     ended: bool
 
     def __call__(self) -> list[HistoryLine]:
-        return self.turns._render(self.key, self.messages, self.provenance, self.now, self.ended)
+        return self.turns.render(self.key, self.messages, self.provenance, self.now, self.ended)
 
 
 class HistoryTurns:
@@ -83,7 +83,7 @@ class HistoryTurns:
             for key in [key for key in self._said if key[:2] == (user, workspace)]:
                 del self._said[key]
 
-    def _render(
+    def render(
         self,
         key: SessionKey,
         messages: Sequence[dict[str, Any]],
