@@ -25,7 +25,7 @@ from .memory.caller import Identity
 from .memory.provenance import TRUSTED, Provenance
 from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
-from .pipe.relay import ClientGone, read_body, streamed_passthrough, unless_disconnected
+from .pipe.relay import ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
 from .pipe.upstream import Upstream, once_sent
 from .services import Services
 from .tools.loop import ToolLoop, complete, stream
@@ -71,6 +71,10 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     messages = conversation if conversation is not None and payload is read else dialect.messages(payload)
     prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
     placement = prepared.placement
+    before = None  # what the answer waits for: the session's state, written while the upstream works
+    if prepared.shared is not None:
+        once_sent(prepared.shared.start)
+        before = prepared.shared.wait
     if chained:  # the block went upstream with the chain's first request and is stored there: notes only
         placement = Placement(None, placement.notes)
     sent = payload
@@ -95,9 +99,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         )
     headers = upstream_request_headers(raw, auth.upstream_key, auth.strip, key_header=upstream.key_header)
     path, query = request.scope["path"], request.scope["query_string"]
-    hops: Hops = UpstreamHops(upstream, path, query, headers, services.settings.upstream.max_event_bytes)
+    hops: Hops = UpstreamHops(upstream, path, query, headers, services.settings.upstream.max_event_bytes, before)
     if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
-        hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key)
+        hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key, before)
     body = parsed.body if payload is parsed.payload else None
     answer: Callable[[], str | None] | None = None
     ids: Callable[[], ChainLink] | None = None  # the answer's ids and calls, for a request chaining from it
@@ -105,6 +109,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if loop is None and body is not None and dialect is not CHAT:
             # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
             send = upstream.send("POST", path, query=query, headers=headers, content=body)
+            if before is not None:
+                send = answered(send, before)
             return streamed_passthrough(await unless_disconnected(request.receive, send))
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()

@@ -200,7 +200,9 @@ class Recall:
         }
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
-        """Take a session's state another replica exported, in place of this one's copy."""
+        """Take a session's state another replica exported, in place of this one's copy (a copy chosen meanwhile is
+        not one to share)."""
+        self._changed.discard(key)
         notes = []
         for n in state["notes"]:
             note = _Note(n["before"], bytes.fromhex(n["digest"]), [Memory.from_json(m) for m in n["memories"]])

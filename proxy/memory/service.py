@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -62,6 +63,33 @@ class Prepared:
 
     placement: Placement = field(default_factory=Placement)
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    shared: SessionShare | None = None  # what the request changed of its session, on its way to the other replicas
+
+
+class SessionShare:
+    """What a request changed of its session's state (a block chosen, a note added), written for the other replicas
+    while the upstream works on the request. Its answer waits for it (:meth:`wait`), so the session's next request
+    finds it wherever it lands. Written before the upstream call, it held every new conversation's request back by
+    a database round trip."""
+
+    __slots__ = ("_write", "_running", "_task")
+
+    def __init__(self, write: Callable[[], Coroutine[Any, Any, None]], running: set[asyncio.Task[None]]) -> None:
+        self._write = write
+        self._running = running  # the service's: shutdown waits for a write under way
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            task = self._task = asyncio.ensure_future(self._write())
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+
+    async def wait(self) -> None:
+        """Until it is written (or failed: that costs sharing, not the answer). A waiter cancelled, it goes on."""
+        self.start()
+        assert self._task is not None
+        await asyncio.shield(self._task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,23 +194,42 @@ class MemoryService:
                     views = views if views is not None else await self.views(caller)
                     episodes = await self._episode_index(caller, wait=True)
             key = (caller.user, caller.workspace, session)
+            reading = None  # the shared copy of a session this replica holds none of, read while it chooses
             if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
-                async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
-                    await self._read_session(key)
-            semantic = None
-            if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
-                semantic = await self._semantic(caller, views, message_text(messages[newest]))
-            recalled: Recalled = self.recall(
-                key,
-                messages,
-                views,
-                now=time.time(),
-                visible=lambda m: not m.pinned and (m.scope != "session" or m.session == session),
-                episodes=episodes,
-                tools=tools,
-                semantic=semantic,
-                pinned=self._pins(views),
-            )
+                if self.recall.has(key):  # a copy another replica changed since: the shared one first
+                    async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
+                        await self._read_session(key)
+                else:
+                    reading = asyncio.ensure_future(self.sessions.get(key))
+                    await asyncio.sleep(0)  # its query goes out now, not once the choice is made
+            try:
+                semantic = None
+                if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
+                    semantic = await self._semantic(caller, views, message_text(messages[newest]))
+                choose = partial(
+                    self.recall,
+                    key,
+                    messages,
+                    views,
+                    now=time.time(),
+                    visible=lambda m: not m.pinned and (m.scope != "session" or m.session == session),
+                    episodes=episodes,
+                    tools=tools,
+                    semantic=semantic,
+                    pinned=self._pins(views),
+                )
+                recalled: Recalled = choose()  # as if nothing were stored: most sessions new here are new anywhere
+                if reading is not None:
+                    async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
+                        state = await reading
+                    if state is not None:  # another replica chose this session's block first: that one it is
+                        self._adopt(key, state)
+                        recalled = choose()
+            finally:
+                if reading is not None and not reading.done():
+                    reading.cancel()
+                elif reading is not None and not reading.cancelled():
+                    reading.exception()  # taken: a failure after the choice is the one to report
         except Exception as exc:  # noqa: BLE001 - fail open: whatever broke, the request goes on without memory
             reason = "timeout" if isinstance(exc, TimeoutError) else "error"
             if isinstance(exc, TimeoutError | StoreUnavailable):
@@ -192,16 +239,16 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
-        await self._write_sessions()
+        shared = self._share()
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
-            return Prepared(recalled.placement)
+            return Prepared(recalled.placement, [], shared)
         self.metrics.recall_outcome["injected"].inc()
         self.metrics.injected.inc(len(recalled.ids))
         headers = [(b"x-memproxy-injected", ",".join(recalled.ids).encode())]
         if recalled.pinned:
             headers.append((b"x-memproxy-pinned", str(recalled.pinned).encode()))
-        return Prepared(recalled.placement, headers)
+        return Prepared(recalled.placement, headers, shared)
 
     def _pins(self, views: Sequence[MemoryIndex]) -> Pinned:
         """What a block chosen now opens with: the user's profile and the workspace's environment, within their caps
@@ -236,27 +283,32 @@ class MemoryService:
         return [replace(draft, embedding=e) for draft, e in zip(drafts, embedded, strict=True)]
 
     async def _read_session(self, key: tuple[str, ...]) -> None:
-        """This replica holds no copy of the session, or another replica changed it: take the shared one."""
+        """Another replica changed the session this one holds a copy of: take the shared one."""
         state = await self.sessions.get(key)
         if state is not None:
-            self.recall.adopt(key, state)
-        elif self.recall.has(key):  # expired, or forgotten on another replica: chosen afresh
+            self._adopt(key, state)
+        else:  # expired, or forgotten on another replica: chosen afresh
             self.recall.forget_session(key)
-        if state is not None and not self.sessions.fresh(key):  # half its lifetime gone: written again below
+
+    def _adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
+        self.recall.adopt(key, state)
+        if not self.sessions.fresh(key):  # half its lifetime gone: written again
             self.recall.mark_changed(key)
 
-    async def _write_sessions(self) -> None:
-        """Write what the request changed (a block chosen, a note added) for the other replicas: before the
-        answer, so the session's next request finds it wherever it lands. A failure costs sharing, not memory."""
+    def _share(self) -> SessionShare | None:
+        """What the request changed, as it is now, to write for the other replicas; None when nothing is shared."""
         changed = self.recall.take_changed()
         if not self.sessions.shared:
-            return
+            return None
+        states = [(key, state) for key in changed if (state := self.recall.export(key)) is not None]
+        return SessionShare(partial(self._write_sessions, states), self._tasks) if states else None
+
+    async def _write_sessions(self, states: list[tuple[tuple[str, ...], dict[str, Any]]]) -> None:
+        """A failure costs sharing, not memory: the request still carries its block."""
         try:
             async with asyncio.timeout(self.settings.store_deadline_ms / 1000):
-                for key in changed:
-                    state = self.recall.export(key)
-                    if state is not None:
-                        await self.sessions.put(key, state)
+                for key, state in states:
+                    await self.sessions.put(key, state)
         except Exception as exc:  # noqa: BLE001 - the request still carries its block
             log.warning("session state not shared with other replicas: %s", exc or type(exc).__name__)
 

@@ -15,7 +15,7 @@ import orjson
 
 from .headers import RawHeaders, relayed_response_headers
 from .providers import LiteLLMRoute
-from .relay import EventBatches, close_quietly, sse_batches
+from .relay import Before, EventBatches, answered, close_quietly, sse_batches
 from .sse import MAX_EVENT_BYTES, Event
 from .upstream import Upstream
 
@@ -46,13 +46,15 @@ class Hops(Protocol):
 
 @dataclass(slots=True)
 class UpstreamHops:
-    """Calls to the OpenAI-compatible upstream; ``body``, when given, is sent as it is (the client's own bytes)."""
+    """Calls to the OpenAI-compatible upstream; ``body``, when given, is sent as it is (the client's own bytes).
+    ``before``: what the first call's answer waits for once the upstream has it (:func:`~.relay.answered`)."""
 
     upstream: Upstream
     path: str
     query: bytes
     headers: RawHeaders
     max_event_bytes: int = MAX_EVENT_BYTES  # upstream.max_event_bytes
+    before: Before | None = None
 
     async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
         response = await self._send(payload, body)
@@ -76,7 +78,11 @@ class UpstreamHops:
 
     async def _send(self, payload: dict[str, Any], body: bytes | None) -> httpx.Response:
         content = body if body is not None else orjson.dumps(payload)
-        return await self.upstream.send("POST", self.path, query=self.query, headers=self.headers, content=content)
+        sending = self.upstream.send("POST", self.path, query=self.query, headers=self.headers, content=content)
+        if self.before is None:
+            return await sending
+        before, self.before = self.before, None
+        return await answered(sending, before)
 
 
 @dataclass(slots=True)
@@ -85,12 +91,24 @@ class LiteLLMHops:
 
     route: LiteLLMRoute
     api_key: str | None
+    before: Before | None = None  # as UpstreamHops'
 
     async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
-        return Answer(200, list(JSON_HEADERS), await self.route.complete(payload, self.api_key))
+        answer = Answer(200, list(JSON_HEADERS), await self.route.complete(payload, self.api_key))
+        before, self.before = self.before, None
+        if before is not None:
+            await before()
+        return answer
 
     async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
         chunks = await self.route.stream(payload, self.api_key)
+        before, self.before = self.before, None
+        if before is not None:
+            try:
+                await before()
+            except BaseException:
+                await chunks.aclose()  # type: ignore[attr-defined]
+                raise
 
         async def batches() -> EventBatches:
             async for chunk in chunks:

@@ -149,6 +149,22 @@ async def _close(response: httpx.Response) -> None:
         log.debug("closing the upstream response failed", exc_info=True)
 
 
+Before = Callable[[], Awaitable[None]]  # what an answer waits for, done while the upstream worked on the request
+
+
+async def answered(sending: Awaitable[httpx.Response], before: Before | None) -> httpx.Response:
+    """The upstream's response once ``before`` is done too; closed when that wait is cancelled (the client left) or
+    fails, as the relay would have closed it."""
+    response = await sending
+    if before is not None:
+        try:
+            await before()
+        except BaseException:
+            await close_quietly(response, shielded=False)
+            raise
+    return response
+
+
 def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response:
     response = Response(body, status_code=status)
     response.raw_headers = [*headers, (b"content-length", str(len(body)).encode())]

@@ -7,6 +7,7 @@ event (a memory injected, an episode settled), never on a guess of how long some
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import orjson
 import pytest
@@ -27,6 +29,7 @@ from proxy.testing import FakeUpstream, ToolCall, extraction_reply
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
+    WAIT_S,
     Chat,
     Model,
     end,
@@ -38,7 +41,7 @@ from .episode_client import (
     the_session,
     wait_until,
 )
-from .memory_client import api, close_clients, remember, sdk, user
+from .memory_client import api, close_clients, remember, sdk, user, user_says
 
 __all__ = ["close_clients", "user", "fake", "fake_server"]
 
@@ -125,6 +128,67 @@ def test_a_ten_turn_session_alternating_replicas_sends_one_block_byte_for_byte(
         assert after[: len(before)] == before  # each request extends the last: the provider's cache keeps hitting
     assert any("pager rotation" in m for m in blocks(sent[6])[1:])  # the note, and every later request keeps it
     assert all(blocks(request)[1:] == blocks(sent[6])[1:] for request in sent[7:])
+
+
+class TableLock:
+    """A transaction holding ``table`` in EXCLUSIVE mode (reads go on, writes wait) until :meth:`release`."""
+
+    def __init__(self, dsn: str, table: str) -> None:
+        self.dsn, self.table = dsn, table
+        self.locked, self._release = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._hold(),), daemon=True)
+        self._thread.start()
+        assert self.locked.wait(WAIT_S), "the lock was not taken"
+
+    async def _hold(self) -> None:
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            async with conn.transaction():
+                await conn.execute(f"LOCK TABLE {self.table} IN EXCLUSIVE MODE")
+                self.locked.set()
+                await asyncio.get_running_loop().run_in_executor(None, self._release.wait)
+        finally:
+            await conn.close()
+
+    def writes_waiting(self) -> int:
+        async def count() -> int:
+            conn = await asyncpg.connect(self.dsn)
+            try:
+                query = f"%{self.table}%"  # a write of it (the first of a process sweeps expired rows first)
+                sql = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1"
+                return int(await conn.fetchval(sql, query))
+            finally:
+                await conn.close()
+
+        return asyncio.run(count())
+
+    def release(self) -> None:
+        self._release.set()
+        self._thread.join(WAIT_S)
+
+
+def test_a_new_sessions_block_is_shared_while_the_upstream_works_and_the_answer_waits_for_it(
+    fake_server: FakeUpstream, fake: FakeUpstream, pg_dsn: str, user: str
+) -> None:
+    """The write of a new conversation's block for the other replicas overlaps the upstream call (it held every new
+    conversation back by a round trip), and the answer still goes out only once it is written."""
+    overrides = {"store.backend": "postgres", "store.dsn": pg_dsn, "memory.store_deadline_ms": 60_000}
+    with run_proxy(fake_server.base_url, overrides) as url:
+        remember(url, user, "User deploys with Nomad")
+        lock = TableLock(pg_dsn, "session_state")
+        answered: list[httpx.Response] = []
+        asking = threading.Thread(target=lambda: answered.append(chat(url, user, [SYSTEM, user_says()])))
+        try:
+            asking.start()
+            wait_until(lock.writes_waiting, "the block's write to wait on the lock")
+            wait_until(lambda: fake.requests, "the upstream to get the request while the block's write waits")
+            assert lock.writes_waiting()  # the write still waits...
+            assert not answered  # ...and so does the answer
+        finally:
+            lock.release()
+            asking.join(WAIT_S)
+    (response,) = answered
+    assert "Nomad" in blocks(fake.requests[0].json["messages"])[0] and injected(response)
 
 
 def test_a_mixed_turn_answered_by_one_replica_is_restored_by_the_other(

@@ -6,10 +6,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 
 from proxy.dialects.chat_stream import ChunkNormaliser
-from proxy.pipe.relay import EventBatches, stream_response
+from proxy.pipe.relay import EventBatches, answered, stream_response
 from proxy.pipe.sse import Event
 
 pytestmark = pytest.mark.anyio
@@ -83,3 +84,45 @@ async def test_a_client_leaving_mid_stream_closes_the_upstream_and_ends_the_answ
 
     await asyncio.wait_for(response({"type": "http"}, receive, send), timeout=60)
     assert upstream.closed and ended == [True]
+
+
+class Watched(httpx.AsyncByteStream):
+    """An upstream body that notes its close."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield b"{}"
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def sent_upstream(body: Watched) -> httpx.Response:
+    return httpx.Response(200, stream=body)
+
+
+async def test_an_answer_waiting_on_work_of_its_own_closes_the_upstream_when_the_client_leaves() -> None:
+    body, started = Watched(), asyncio.Event()
+
+    async def before() -> None:  # the session's state, still being written when the client goes
+        started.set()
+        await asyncio.Event().wait()
+
+    waiting = asyncio.ensure_future(answered(sent_upstream(body), before))
+    await started.wait()
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert body.closed
+
+
+async def test_an_answer_waits_for_the_work_before_it_is_relayed() -> None:
+    body, done = Watched(), asyncio.Event()
+
+    async def before() -> None:
+        done.set()
+
+    response = await answered(sent_upstream(body), before)
+    assert done.is_set() and response.status_code == 200 and not body.closed

@@ -75,8 +75,8 @@ class PostgresSessionState:
         return state
 
     async def put(self, key: SessionKey, state: State) -> None:
-        """One statement, so one round trip: a new conversation's first request waits for it before going upstream
-        (a transaction of a sweep, the write and the notification took five)."""
+        """One statement, so one round trip (a transaction of a sweep, the write and the notification took five): a
+        new conversation's first request writes it while the upstream works, and its answer waits for it."""
         tag, epoch, now = self._tag_of(key), self.db.epoch, time.time()
         async with self.db.connection() as conn:
             if now - self._swept >= SWEEP_S:
