@@ -166,8 +166,13 @@ class Database:
         await self.start()
         assert self._pool is not None
         try:
-            async with self._pool.acquire(timeout=self.connect_timeout_s) as conn:
+            # Timed here, not by asyncpg: its timeout runs every acquire in a task of its own (wait_for).
+            async with asyncio.timeout(self.connect_timeout_s):
+                conn = await self._pool.acquire()
+            try:
                 yield conn
+            finally:
+                await self._pool.release(conn)
         except DRIVER_ERRORS as exc:
             raise unavailable(exc) from exc
 
