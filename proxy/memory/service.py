@@ -201,8 +201,9 @@ class MemoryService:
                         await self._read_session(key)
                 else:
                     reading = asyncio.ensure_future(self.sessions.get(key))
-                    await asyncio.sleep(0)  # its query goes out now, not once the choice is made
             try:
+                if reading is not None:
+                    await asyncio.sleep(0)  # its query goes out now, not once the choice is made
                 semantic = None
                 if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
                     semantic = await self._semantic(caller, views, message_text(messages[newest]))
