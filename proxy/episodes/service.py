@@ -460,8 +460,6 @@ class EpisodeService:
         history = 0
         if self.history is not None:
             history = await self.history.forget(caller)  # waits for a write of theirs in flight
-            if self._history_turns is not None:
-                self._history_turns.forget(caller.user, caller.workspace)
         jobs = 0
         for job in await self.jobs.all():
             if (job.user, job.workspace) == owner:

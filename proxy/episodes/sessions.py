@@ -19,7 +19,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,6 +28,9 @@ from ..memory.provenance import TRUSTED, Provenance, untrusted_by
 from ..memory.records import format_ts
 from .transcript import tool_names
 from .untrusted import UntrustedTools
+
+if TYPE_CHECKING:
+    from .history_turns import Said
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends early (its episode is not lost)
@@ -80,6 +83,7 @@ class Session:
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
     answer: Callable[[], str | None] | None = None  # the text of the newest answer the client got, read when needed
+    said: Said | None = None  # what history has kept of it so far (HistoryTurns)
 
     def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""

@@ -52,13 +52,14 @@ class HistoryLine:
         data = orjson.dumps([self.session, self.turn, self.role, self.text])
         return hashlib.blake2b(data, digest_size=16).hexdigest()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, ts: str | None = None) -> dict[str, Any]:
+        """``ts``: its time as :func:`format_ts` writes it, when the caller has it already."""
         return {
             "kind": "history",
             "session": self.session,
             "turn": self.turn,
             "role": self.role,
-            "ts": format_ts(self.ts),
+            "ts": ts or format_ts(self.ts),
             "text": self.text,
             "untrusted": self.untrusted,
             "sources": list(self.sources),

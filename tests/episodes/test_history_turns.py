@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.episodes.history_turns import _Said, new_lines
+from proxy.config import HistorySettings
+from proxy.episodes.history_turns import HistoryTurns, Said, new_lines
+from proxy.episodes.sessions import Session
+from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.block import BLOCK_TITLE
+from proxy.memory.history_service import HistoryService
 from proxy.memory.provenance import TRUSTED, untrusted_by
 
 PROXY_TOOLS = frozenset({"memory_search", "memory_store"})
@@ -30,12 +34,12 @@ def result(call_id: str, text: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": text}
 
 
-def kept(said: _Said, messages: list[dict[str, Any]], now: float = 1.0, provenance: Any = TRUSTED) -> list[tuple]:
+def kept(said: Said, messages: list[dict[str, Any]], now: float = 1.0, provenance: Any = TRUSTED) -> list[tuple]:
     return [(x.turn, x.role, x.text) for x in new_lines(said, "s", messages, provenance, now, PROXY_TOOLS)]
 
 
 def test_each_request_adds_only_what_is_new_and_a_retry_adds_nothing() -> None:
-    said = _Said()
+    said = Said()
     first = [SYSTEM, user("I live in Lisbon.")]
     assert kept(said, first) == [(1, "user", "I live in Lisbon.")]  # instructions are not history
     assert kept(said, list(first)) == []  # a retry: the same conversation again
@@ -46,7 +50,7 @@ def test_each_request_adds_only_what_is_new_and_a_retry_adds_nothing() -> None:
 
 
 def test_total_size_is_linear_in_the_conversation() -> None:
-    said, conversation, total = _Said(), [SYSTEM], 0
+    said, conversation, total = Said(), [SYSTEM], 0
     for turn in range(1, 51):
         conversation = [*conversation, user(f"message {turn}")]
         total += len(kept(said, conversation))
@@ -55,7 +59,7 @@ def test_total_size_is_linear_in_the_conversation() -> None:
 
 
 def test_the_proxys_own_tool_turns_and_block_are_left_out_and_client_tools_kept() -> None:
-    said = _Said()
+    said = Said()
     messages = [
         {"role": "system", "content": f"{BLOCK_TITLE}\n- (m-1, fact) a memory"},
         user("What's the weather, and what do you remember?"),
@@ -73,12 +77,12 @@ def test_the_proxys_own_tool_turns_and_block_are_left_out_and_client_tools_kept(
 
 
 def test_secrets_are_masked_before_anything_is_kept() -> None:
-    (line,) = kept(_Said(), [user(f"my key is {KEY} ok")])
+    (line,) = kept(Said(), [user(f"my key is {KEY} ok")])
     assert KEY not in line[2] and "my key is" in line[2]
 
 
 def test_a_trimmed_conversation_keeps_its_turn_numbers_and_adds_only_what_is_new() -> None:
-    said = _Said()
+    said = Said()
     long = [SYSTEM]
     for n in range(1, 5):
         long += [user(f"question {n}"), assistant(f"answer {n}")]
@@ -91,7 +95,7 @@ def test_a_trimmed_conversation_keeps_its_turn_numbers_and_adds_only_what_is_new
 
 
 def test_a_chained_request_carrying_only_new_items_continues_the_numbering() -> None:
-    said = _Said()
+    said = Said()
     kept(said, [user("first")])
     assert kept(said, [result("c9", "output of a call"), user("second")]) == [
         (1, "tool", "output of a call"),  # the previous turn's call's result
@@ -101,7 +105,25 @@ def test_a_chained_request_carrying_only_new_items_continues_the_numbering() -> 
 
 
 def test_lines_carry_the_sessions_provenance() -> None:
-    said = _Said()
+    said = Said()
     tainted = untrusted_by(("web_fetch",))
     (line,) = new_lines(said, "s", [user("read this page")], tainted, 1.0, PROXY_TOOLS)
     assert line.untrusted and line.sources == ("web_fetch",)
+
+
+def test_a_sessions_end_renders_only_its_answer_however_many_sessions_came_between(tmp_path) -> None:
+    """What history rendered of a session lives as long as the session: a one-shot request's question is redacted
+    once, not again when the session ends thousands of sessions later and its answer is kept."""
+    turns = HistoryTurns(HistoryService(FilesHistory(tmp_path), HistorySettings()), PROXY_TOOLS)
+
+    def session(n: int) -> Session:
+        return Session(f"s{n}", "u", "w", 1.0, 1.0, messages=[SYSTEM, user(f"question {n}")])
+
+    first = session(0)
+    assert [x.text for x in turns.render(first, first.messages, TRUSTED, 1.0)] == ["question 0"]
+    for n in range(1, 6_001):  # more sessions than history once remembered
+        later = session(n)
+        turns.render(later, later.messages, TRUSTED, 2.0)
+    first.answer = lambda: "answer 0"
+    ended = turns.render(first, first.conversation(), TRUSTED, 3.0)
+    assert [(x.turn, x.role, x.text) for x in ended] == [(1, "assistant", "answer 0")]

@@ -2,10 +2,12 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from proxy.errors import MemoryRejected
 from proxy.memory.provenance import ORIGINS, TRUSTED, Provenance, untrusted_by
-from proxy.memory.records import CONFIDENCE_BY_SOURCE, Memory, check_draft, format_ts, parse_ts
+from proxy.memory.records import CONFIDENCE_BY_SOURCE, Memory, check_draft, format_ts, parse_ts, stamp
 
 
 def test_a_valid_memory_gets_defaults_and_confidence_by_source() -> None:
@@ -151,3 +153,10 @@ def test_a_write_cannot_name_its_own_origin_or_provenance() -> None:
     draft = check_draft(fields, origin="tool", provenance=untrusted_by(["web_fetch"]))
     assert (draft.origin, draft.provenance) == ("tool", Provenance(True, ("web_fetch",)))
     assert check_draft(fields).origin == "api" and check_draft(fields).provenance == TRUSTED
+
+
+@given(st.floats(min_value=0, max_value=parse_ts("9999-12-31T23:59:59Z")))
+def test_a_stamp_is_the_time_as_written_and_as_it_reads_back(epoch: float) -> None:
+    """History writes a line's time with stamp(), and keeps in memory the time a reader of the file would parse."""
+    text = format_ts(epoch)
+    assert stamp(epoch) == (text, parse_ts(text))
