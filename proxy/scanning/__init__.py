@@ -21,7 +21,7 @@ from . import injections
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import rule_hits
-from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked
+from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked, quiet
 from .split import split_hits
 
 __all__ = ["Finding", "redact", "scan", "visible"]
@@ -61,7 +61,10 @@ def redact(text: str) -> str:
     """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix."""
     view = aligned(text)
     if view.origin is None:  # ASCII: mask rule by rule, then the keys split by spaces
-        done = masked(gated(text))
+        gate = gated(text)
+        if quiet(gate):
+            return text
+        done = masked(gate)
         text = done.text
         spans = [(hit.start, hit.end) for hit in split_hits(text, done)]
     else:  # find the credentials in the folded view, and mask the characters they came from

@@ -19,7 +19,7 @@ from .keys import PREFIXED, PRIVATE_KEY, RANDOM
 from .passwords import KEY_NAMES, NAMED
 from .rules import Gated, Hit, Literals, Rule, key_runs, redacted, rule_hits
 
-__all__ = ["KEY_NAMES", "PRIVATE_KEY", "RULES", "gated", "hits", "mask_all", "mask_spans"]
+__all__ = ["KEY_NAMES", "PRIVATE_KEY", "QUIET_RUN", "RULES", "gated", "hits", "mask_all", "mask_spans", "quiet"]
 
 SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
@@ -44,6 +44,19 @@ def gated(text: str) -> Gated:
     spaced = _LITERALS.present(squeezed)
     present = frozenset(word for word in spaced if word in lowered) if len(squeezed) < len(lowered) else spaced
     return Gated(text, lowered, present, key_runs(lowered), spaced)
+
+
+# The shortest run of key characters (`key_runs`) a credential holds when no gate word, plugin needle or key prefix
+# is there to open a rule: the random-run rules' runs, the plugins without needles (Artifactory's 11), a base64 blob.
+# tests/scanning/test_gates.py holds every pattern to it.
+QUIET_RUN = 11
+
+
+def quiet(view: Gated) -> bool:
+    """Whether a gated text can hold no credential at all: no gate word, needle or split-key prefix anywhere in it
+    (spaces and tabs taken out) and no run of `QUIET_RUN` key characters. Most prose is quiet (a question, a short
+    answer), and `redact` answers it from the gate alone instead of running every rule and plugin to find nothing."""
+    return not view.spaced and not view.has_run(QUIET_RUN)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.scanning import injections, providers, split
-from proxy.scanning.decoding import decoded
+from proxy.scanning.decoding import _BASE64, base64_texts, decoded
 from proxy.scanning.normalise import fold, latin, unleet
 from proxy.scanning.rules import Rule, finditer, rule_hits
-from proxy.scanning.secrets import _LITERALS, PRIVATE_KEY, RULES, SPLIT_PREFIXES, gated
+from proxy.scanning.secrets import _LITERALS, PRIVATE_KEY, RULES, SPLIT_PREFIXES, gated, masked, quiet
 
 from .corpus import load
 from .reference import REFERENCE_PREFIX_START
@@ -122,3 +122,40 @@ def test_no_gate_word_holds_a_space_or_a_tab() -> None:
 def test_every_key_prefix_ends_in_a_word_character_dot_or_dash() -> None:
     """`split.prefix_starts` relies on it: no prefix starts right where another ends."""
     assert all(re.fullmatch(r"[\w.-]", prefix[-1]) for prefix in split._PREFIXES)
+
+
+# A quiet text (`secrets.quiet`) is redacted from its gate alone: nothing may be found in one. A rule with gate words
+# or a plugin with needles is shut in a quiet text (the tests above hold their gates to their patterns); the others
+# must need a run of `QUIET_RUN` key characters.
+WORDLESS_PATTERNS = [
+    *((rule.label, rule.pattern) for rule in (PRIVATE_KEY, *RULES) if not rule.gate),
+    *((p.label, pattern) for p in providers.providers() if not p.needles for pattern in p.patterns),
+    ("base64", _BASE64),
+]
+
+
+def test_nothing_is_found_in_a_quiet_corpus_text() -> None:
+    found = [
+        text
+        for text in FOLDED
+        if text.isascii()
+        and quiet(gated(text))
+        and (masked(gated(text)).text != text or list(split.split_hits(text)) or list(base64_texts(text)))
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    "pattern", [pattern for _, pattern in WORDLESS_PATTERNS], ids=[x for x, _ in WORDLESS_PATTERNS]
+)
+def test_no_text_a_wordless_pattern_matches_is_quiet(pattern: re.Pattern[str]) -> None:
+    ascii = st.characters(codec="ascii")
+
+    @GENERATED
+    @given(st.tuples(st.text(ascii, max_size=6), st.from_regex(pattern, alphabet=ascii), st.text(ascii, max_size=6)))
+    def loud(parts: tuple[str, str, str]) -> None:
+        text = "".join(parts)
+        if pattern.search(text):
+            assert not quiet(gated(text))
+
+    loud()
