@@ -341,11 +341,10 @@ def stamp(epoch: float) -> tuple[str, float]:
     """``epoch`` as it is stored and as it reads back: ``format_ts(epoch)`` and ``parse_ts`` of that, without the
     parse. The milliseconds are worked out as ``datetime.fromtimestamp`` rounds (to the microsecond, half to even,
     then cut), the date and time once per second: a history line's write cost twice as much through datetime."""
+    if not 0 <= epoch < _LAST_SECOND:  # before 1970 or at the very end: the long way
+        text = format_ts(epoch)
+        return text, parse_ts(text)
     fraction, whole = math.modf(epoch)
-    if not 0 <= epoch < _LAST_SECOND:
-        moment = dt.datetime.fromtimestamp(epoch, dt.UTC)
-        moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
-        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"), moment.timestamp()
     second, micro = int(whole), round(fraction * 1e6)
     if micro >= 1_000_000:
         second, micro = second + 1, micro - 1_000_000

@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -96,13 +96,12 @@ class _OwnerHistory:
                     fresh[key] = line
             if not fresh:
                 return 0
-            stamps = _stamps(fresh.values())
-            data = b"".join(orjson.dumps(line.to_json(stamps[line.ts][0])) + b"\n" for line in fresh.values())
+            stamped = [(key, line, *stamp(line.ts)) for key, line in fresh.items()]
+            data = b"".join(orjson.dumps(line.to_json(text)) + b"\n" for _, line, text, _ in stamped)
             if append_lines(self.path, data) == self.offset and self.handle is not None:
                 # Right after what we had read, in the file we hold: no need to read them back, only their times
                 # to the millisecond, as a reader would parse them.
-                for key, line in fresh.items():
-                    ts = stamps[line.ts][1]
+                for key, line, _, ts in stamped:
                     self.index.add(line if ts == line.ts else replace(line, ts=ts), key)
                 self.offset += len(data)
             else:
@@ -215,16 +214,6 @@ class FilesHistory:
             if entry.directory == directory:
                 return entry, True
         return _OwnerHistory(directory), False
-
-
-def _stamps(lines: Iterable[HistoryLine]) -> dict[float, tuple[str, float]]:
-    """Each time among ``lines`` as written and as read back (:func:`stamp`); the lines of one request share its
-    time, so each is worked out once."""
-    stamps: dict[float, tuple[str, float]] = {}
-    for line in lines:
-        if line.ts not in stamps:
-            stamps[line.ts] = stamp(line.ts)
-    return stamps
 
 
 def _parse(path: Path, data: bytes) -> list[HistoryLine]:
