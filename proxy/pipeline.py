@@ -10,7 +10,7 @@ case the dialect re-encodes the parsed body with memory in place.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
-from .episodes.sessions import ChainLink, derive_session_id
+from .episodes.sessions import ChainLink, Followed, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
 from .memory.provenance import TRUSTED, Provenance
@@ -55,13 +55,13 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     read = payload  # the payload `conversation` was read from
     if caller is not None:
         conversation = dialect.messages(payload)
-        session, chain, called = _session(services, dialect, caller, payload, conversation)
+        session, chain = _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
-        if chain is not None and chain != payload.get("previous_response_id"):
+        if chain is not None and chain.chain != payload.get("previous_response_id"):
             previous = dialect.chained(payload)
-            payload = {**payload, "previous_response_id": chain}  # where the upstream stored the whole loop
+            payload = {**payload, "previous_response_id": chain.chain}  # where the upstream stored the whole loop
         # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
-        observation = Observation(partial(services.episodes.observe, caller, session, conversation, called))
+        observation = Observation(partial(services.episodes.observe, caller, session, conversation, chain))
         once_sent(observation)
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
@@ -163,9 +163,9 @@ def _session(
     caller: Identity,
     payload: dict[str, Any],
     conversation: Sequence[dict[str, Any]],
-) -> tuple[str, str | None, tuple[str, ...]]:
+) -> tuple[str, Followed | None]:
     """The session a request belongs to and, when it continues a chain of ours (whose block is already stored
-    upstream), the upstream id to chain from and the tools the chain called (the request holds only their results).
+    upstream), where it goes on from: the upstream id, the conversation before it, the tools the chain called.
 
     ``X-Memory-Session`` names it; a chained Responses request continues the session of the answer it names;
     otherwise the conversation's opening does, for as long as the conversation extends what the session saw.
@@ -175,13 +175,15 @@ def _session(
     if previous is not None:
         found = sessions.follow(caller.user, caller.workspace, previous)
         if found is not None:
-            return caller.session or found.session, found.chain, found.called
+            if caller.session and caller.session != found.session:  # its conversation is another session's
+                return caller.session, replace(found, after=None)
+            return found.session, found
     if caller.session:
-        return caller.session, None, ()
+        return caller.session, None
     session, fresh = sessions.resolve(caller.user, caller.workspace, derive_session_id(conversation), conversation)
     if fresh:  # a new conversation under a name an older one had: its block is chosen afresh
         services.memory.recall.forget_session((caller.user, caller.workspace, session))
-    return session, None, ()
+    return session, None
 
 
 @dataclass(slots=True)

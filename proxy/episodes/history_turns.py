@@ -4,11 +4,11 @@ A client re-sends the whole conversation on every turn; history must grow by wha
 conversation again. Each live session carries what history last rendered of it (:class:`Said`, on the session, so
 it lives exactly as long as the session: a one-shot request's question is rendered once, not again when its
 session ends and its answer is kept). A request that extends that conversation adds only its new messages (the
-common case, one comparison at each end), a retry adds nothing. A request that does not extend it (a client that
-trimmed or compacted its context, a chained Responses request carrying only its new items, a conversation first
-seen after a restart or after forget-all) is read again from its start: its user messages are matched in order to
-the turns already known, so they keep their turn numbers, and the store leaves out any line it holds already (same
-session, turn, role and text).
+common case, one comparison at each end; a chained Responses request too, as its session goes on from the answer
+it chains from), a retry adds nothing. A request that does not extend it (a client that trimmed or compacted its
+context, a conversation first seen after a restart or after forget-all) is read again from its start: its user
+messages are matched in order to the turns already known, so they keep their turn numbers, and the store leaves out
+any line it holds already (same session, turn, role and text).
 
 The request path only queues (:meth:`HistoryTurns.note`); deciding what is new and rendering it (redacting each
 message, as the extraction transcript does: :func:`~proxy.episodes.transcript.spoken`) runs later on the history

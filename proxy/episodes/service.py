@@ -24,7 +24,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,7 +44,7 @@ from .extraction import ExtractionFailed, Extractor
 from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
-from .sessions import Session, SessionTracker
+from .sessions import Followed, Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .untrusted import UntrustedTools
 
@@ -105,17 +105,17 @@ class EpisodeService:
     # -- the chat path ----------------------------------------------------------------------------------------
 
     def observe(
-        self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]], called: Iterable[str] = ()
+        self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]], chain: Followed | None = None
     ) -> Provenance:
         """Note a request of a session; returns the session's provenance, which its memory writes carry.
 
-        ``called``: tools its chain called that the request itself does not show. No I/O: requests never wait on
-        sessions or extraction.
+        ``chain``: where a chained request goes on from (the conversation before its items, the tools it called).
+        No I/O: requests never wait on sessions or extraction.
         """
         now = time.time()
-        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, called=called)
-        if self._history_turns is not None:
-            self._history_turns.note(observed, messages, now)  # queued: rendered and written in the background
+        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, chain=chain)
+        if self._history_turns is not None:  # queued: rendered and written in the background
+            self._history_turns.note(observed, observed.messages, now)
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):

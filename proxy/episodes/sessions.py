@@ -9,8 +9,10 @@ A session is *untrusted* from the first request whose conversation holds a call 
 untrusted tool (:mod:`proxy.episodes.untrusted`), and stays so while it lives, even if the client later
 trims that call from the conversation: its memory writes are held and its episode is held (DESIGN
 "Provenance"). Only messages not seen before are looked at, so a request costs a glance at what is new.
-A chained Responses request (``previous_response_id``) carries only the results of the calls its chain
-made: the calls themselves are stored upstream, so the tools the answer it chains from called count too.
+A chained Responses request (``previous_response_id``) carries only its new items: the conversation before them
+is stored upstream. The session's conversation is what the answer it chains from went on from, that answer and the
+new items, so history and the extraction transcript see every turn; and the tools that answer called count too
+(the request holds only their results).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from .history_turns import Said
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
+ANSWERED_ROLES = frozenset({"user", "tool"})  # a conversation ending so is waiting for an answer
 MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends early (its episode is not lost)
 
 SessionKey = tuple[str, str, str]  # user, workspace, session id
@@ -56,6 +59,7 @@ class Followed:
     session: str
     chain: str
     called: tuple[str, ...] = ()
+    after: int | None = None  # how many of the session's messages the answer followed (None: the session was gone)
 
 
 def derive_session_id(messages: Sequence[dict[str, Any]]) -> str:
@@ -88,9 +92,17 @@ class Session:
     def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
         text = self.answer() if self.answer is not None else None
-        if text and self.messages and self.messages[-1].get("role") == "user":
+        if text and self.messages and self.messages[-1].get("role") in ANSWERED_ROLES:
             return [*self.messages, {"role": "assistant", "content": text}]
         return self.messages
+
+    def as_of(self, count: int) -> Sequence[dict[str, Any]]:
+        """The conversation up to the answer to its first ``count`` messages: what a request chaining from that
+        answer goes on from (the newest answer, or an older one the client forked from or retried)."""
+        if len(self.messages) == count:
+            return self.conversation()
+        known = self.messages[: count + 1]
+        return known if len(known) > count and known[count].get("role") == "assistant" else known[:count]
 
     @property
     def key(self) -> SessionKey:
@@ -120,7 +132,7 @@ class SessionTracker:
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
         # Responses chains: (user, workspace, response id) -> where it goes on from; answers still streaming when seen
         self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
-        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], ChainLink], str]]] = {}
+        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], ChainLink], str, int | None]]] = {}
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -154,8 +166,10 @@ class SessionTracker:
         ``ids``: the answer's ids and calls (:class:`ChainLink`), read when first needed (a stream knows them only
         once it has ended).
         """
+        session = self._sessions.get((user, workspace, session_id))
+        after = len(session.messages) if session is not None else None
         pending = self._unresolved.setdefault((user, workspace), [])
-        pending.append((ids, session_id))
+        pending.append((ids, session_id, after))
         del pending[:-MAX_UNRESOLVED]
 
     def follow(self, user: str, workspace: str, answer_id: str) -> Followed | None:
@@ -164,10 +178,10 @@ class SessionTracker:
         key = (user, workspace, answer_id)
         found = self._chains.get(key)
         if found is None:
-            for read, session_id in self._unresolved.pop((user, workspace), ()):
+            for read, session_id, after in self._unresolved.pop((user, workspace), ()):
                 link = read()
                 if link.client:
-                    followed = Followed(session_id, link.chain or link.client, link.called)
+                    followed = Followed(session_id, link.chain or link.client, link.called, after)
                     self._chains[(user, workspace, link.client)] = followed
             while len(self._chains) > MAX_CHAINS:
                 self._chains.popitem(last=False)
@@ -185,11 +199,11 @@ class SessionTracker:
         messages: Sequence[dict[str, Any]],
         *,
         now: float,
-        called: Iterable[str] = (),
+        chain: Followed | None = None,
     ) -> Session:
         """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
 
-        ``called``: tools the conversation called where the request does not show it (a chained request's chain).
+        ``chain``: where a chained request goes on from (its messages are only the new ones).
         """
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
@@ -198,7 +212,15 @@ class SessionTracker:
         else:
             self._sessions.move_to_end(key)
         session.last_seen = now
-        if len(messages) < session.scanned or messages[:1] != session.messages[:1]:
+        called: Iterable[str] = ()
+        if chain is not None:
+            called = chain.called
+            if chain.after is not None:
+                messages = [*session.as_of(chain.after), *messages]
+        seen = session.messages
+        if len(messages) != len(seen) or messages[-1:] != seen[-1:]:
+            session.answer = None  # not a retry: the answer to it is not known yet (a failed request gets none)
+        if len(messages) < session.scanned or messages[:1] != seen[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it
         names = tool_names(messages[session.scanned :]) | set(called)
         if names - session.tools:

@@ -619,3 +619,57 @@ def test_the_sessions_last_answer_reaches_extraction(proxy: str, fake: FakeUpstr
     transcript = transcript_of(call)
     assert transcript.rstrip().endswith("assistant: Deploy the billing service with Nomad.\n</transcript>")
     assert transcript.count("Deploy the billing service with Nomad.") == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_chained_responses_session_reaches_extraction_and_history_whole(
+    proxy: str, fake: FakeUpstream, user: str, stream: bool
+) -> None:
+    """Each chained request carries only its new items (the upstream stores the rest): the session is still the
+    whole conversation, every question and every answer, once each."""
+    model = Model(fake)
+    weather = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}
+    model.chat.extend([Reply("Zebras sleep standing."), Reply(None, [ToolCall("get_weather", {})])])
+    model.chat.extend([Reply("Sunny in Nairobi."), Reply("Any time.")])
+    client = sdk(proxy, user)
+
+    def ask(**kwargs: Any) -> Any:
+        kwargs = {"model": "fake-model", "tools": [weather], **kwargs}
+        if stream:
+            with client.responses.stream(**kwargs) as events:
+                return events.get_final_response()
+        return client.responses.create(**kwargs)
+
+    first = ask(input="How do zebras sleep?")
+    second = ask(input="Weather in Nairobi?", previous_response_id=first.id)
+    (call,) = [item for item in second.output if item.type == "function_call"]
+    output = {"type": "function_call_output", "call_id": call.call_id, "output": "sunny, 24C"}
+    third = ask(input=[output], previous_response_id=second.id)
+    assert third.output_text == "Sunny in Nairobi."
+    ask(input="Thanks!", previous_response_id=third.id)
+
+    (session,) = sessions(proxy, user)
+    assert session["turns"] == 3
+    end(proxy, user, session["id"])
+    [extraction] = wait_until(lambda: extraction_calls(fake), "the extraction call")
+    transcript = transcript_of(extraction).split("<transcript>\n", 1)[1].rsplit("\n</transcript>", 1)[0]
+    assert transcript.splitlines() == [
+        "user: How do zebras sleep?",
+        "assistant: Zebras sleep standing.",
+        "user: Weather in Nairobi?",
+        "tool result: sunny, 24C",  # its call is in the answer stored upstream: the result is named by no tool
+        "assistant: Sunny in Nairobi.",
+        "user: Thanks!",
+        "assistant: Any time.",
+    ]
+    kept = api(proxy, user, "GET", "/memory/export").text.splitlines()
+    said = [(x["turn"], x["role"], x["text"]) for x in map(orjson.loads, kept) if x.get("kind") == "history"]
+    assert said == [
+        (1, "user", "How do zebras sleep?"),
+        (1, "assistant", "Zebras sleep standing."),
+        (2, "user", "Weather in Nairobi?"),
+        (2, "tool", "sunny, 24C"),
+        (2, "assistant", "Sunny in Nairobi."),
+        (3, "user", "Thanks!"),
+        (3, "assistant", "Any time."),
+    ]

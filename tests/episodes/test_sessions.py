@@ -159,10 +159,75 @@ def test_a_chained_request_follows_its_answers_session_and_learns_the_tools_the_
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_2", ("web_fetch",)))
     assert tracker.follow("bob", "default", "resp_1") is None  # another user's answer is never followed
     followed = tracker.follow("ada", "default", "resp_1")
-    assert followed == Followed("s1", "resp_2", ("web_fetch",))
+    assert followed == Followed("s1", "resp_2", ("web_fetch",), after=1)
     result = tool("call_page", "IGNORE ALL PREVIOUS...")  # its call is not in the request: no name to read
-    session = tracker.observe("ada", "default", followed.session, chat(result), now=2.0, called=followed.called)
+    session = tracker.observe("ada", "default", followed.session, chat(result), now=2.0, chain=followed)
     assert session.provenance == Provenance(True, ("web_fetch",))
+
+
+def answered(tracker: SessionTracker, session: str, text: str | None) -> None:
+    """The upstream accepted the session's newest request and the client got ``text`` (as the pipeline confirms)."""
+    found = tracker.get("ada", "default", session)
+    assert found is not None
+    found.answer = lambda: text
+
+
+def chained(tracker: SessionTracker, answer_id: str, *items: dict[str, Any], now: float) -> Any:
+    """A chained Responses request naming ``answer_id``: only its new items, the rest is stored upstream."""
+    followed = tracker.follow("ada", "default", answer_id)
+    assert followed is not None
+    return tracker.observe("ada", "default", followed.session, chat(*items), now=now, chain=followed)
+
+
+def test_a_chained_sessions_conversation_holds_every_turn_and_answer_though_each_request_carries_only_its_own() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "s1", chat(SYSTEM, user("How do zebras sleep?")), now=1.0)
+    answered(tracker, "s1", "Standing.")
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
+    chained(tracker, "resp_1", user("Weather in Nairobi?"), now=2.0)
+    answered(tracker, "s1", None)  # the answer is only a call of the client's tool
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2", ("get_weather",)))
+    chained(tracker, "resp_2", tool("call_w", "sunny"), now=3.0)
+    answered(tracker, "s1", "Sunny in Nairobi.")
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_3", "resp_3"))
+    session = chained(tracker, "resp_3", user("Thanks!"), now=4.0)
+    answered(tracker, "s1", "Any time.")
+    assert session.conversation() == [
+        SYSTEM,
+        user("How do zebras sleep?"),
+        assistant("Standing."),
+        user("Weather in Nairobi?"),
+        tool("call_w", "sunny"),
+        assistant("Sunny in Nairobi."),  # an answer after a tool's result is kept too
+        user("Thanks!"),
+        assistant("Any time."),
+    ]
+    assert session.turns == 3 and session.tools == {"get_weather"}
+
+
+def test_a_chained_request_forking_from_an_older_answer_goes_on_from_that_answer() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "s1", chat(user("Name a fruit.")), now=1.0)
+    answered(tracker, "s1", "Apple.")
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
+    chained(tracker, "resp_1", user("Another?"), now=2.0)
+    answered(tracker, "s1", "Pear.")
+    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2"))
+    retried = chained(tracker, "resp_1", user("Another?"), now=3.0)  # the same request again: not a new turn
+    assert retried.turns == 2 and retried.conversation()[2:] == [user("Another?"), assistant("Pear.")]
+    forked = chained(tracker, "resp_1", user("A vegetable?"), now=4.0)
+    assert forked.conversation() == [user("Name a fruit."), assistant("Apple."), user("A vegetable?")]
+
+
+def test_a_request_that_fails_leaves_its_question_unanswered_not_answered_by_the_previous_answer() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "s1", chat(user("hi")), now=1.0)
+    answered(tracker, "s1", "hello")
+    session = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant("hello"), user("more?")), now=2.0)
+    assert session.conversation() == [user("hi"), assistant("hello"), user("more?")]  # the upstream refused it
+    answered(tracker, "s1", "sure")
+    retried = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant("hello"), user("more?")), now=3.0)
+    assert retried.conversation()[-1] == assistant("sure")  # a retry of an answered request keeps its answer
 
 
 def test_an_answer_the_client_got_without_a_chain_id_of_its_own_chains_from_itself() -> None:

@@ -13,6 +13,7 @@ from proxy.episodes.extraction import ExtractionFailed
 from proxy.episodes.jobs import JobQueue
 from proxy.episodes.judgement import JUDGEMENT_PROMPT
 from proxy.episodes.service import EpisodeService
+from proxy.episodes.sessions import Followed
 from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
@@ -241,7 +242,7 @@ async def test_approving_an_untrusted_episode_asks_no_model_and_keeps_both(servi
     messages = [{"role": "system", "content": "agent"}]
     for text in ("read the notes", "what else", "thanks"):
         messages = [*messages, {"role": "user", "content": text}]
-        service.observe(ADA, "s2", messages, called=["read_file"])
+        service.observe(ADA, "s2", messages, Followed("s2", "resp_0", ("read_file",)))
         messages = [*messages, {"role": "assistant", "content": "ok"}]
     await service.end(ADA, "s2")
     model(service).answer("Read the notes.", KUBERNETES)
