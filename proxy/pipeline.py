@@ -103,7 +103,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     if dialect is CHAT and services.litellm.handles(parsed.payload.get("model")):
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key, before)
     body = parsed.body if payload is parsed.payload else None
-    answer: Callable[[], str | None] | None = None
+    answer: Callable[[], Sequence[dict[str, Any]]] | None = None
     ids: Callable[[], ChainLink] | None = None  # the answer's ids and calls, for a request chaining from it
     try:
         if loop is None and body is not None and dialect is not CHAT:
@@ -128,7 +128,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         observation()  # taken already, unless nothing waited
         whole = getattr(response, "body", None)
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
-            answer = partial(dialect.answer_text, whole)  # parsed only if the session is extracted
+            answer = partial(dialect.answer, whole)  # parsed only when the session's conversation is read
             ids = partial(_whole_link, reader, whole)
         services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
@@ -188,7 +188,7 @@ def _session(
 
 @dataclass(slots=True)
 class StreamedAnswer:
-    """What a session keeps of a streamed answer: its splitter while it streams, then only its text and ids.
+    """What a session keeps of a streamed answer: its splitter while it streams, then only the answer and its ids.
 
     A splitter holds every event's parsed state (a Responses stream's whole final response, tools echo and all);
     a session kept it for its idle timeout, and with a conversation per request those piled up until the
@@ -196,19 +196,20 @@ class StreamedAnswer:
     """
 
     splitter: Splitter | None
-    text: str | None = None
+    said: Sequence[dict[str, Any]] = ()
     ids: ChainLink | None = None
 
     def end(self) -> None:
         """The stream is over, however it ended: keep what was relayed, let the splitter go."""
         splitter, self.splitter = self.splitter, None
         if splitter is not None:
-            self.text = splitter.answer_text()
+            self.said = splitter.answer()
             self.ids = _link(splitter)
 
-    def __call__(self) -> str | None:
-        """The answer's text. A session keeps the object itself: a bound method would be one more to collect."""
-        return self.splitter.answer_text() if self.splitter is not None else self.text
+    def __call__(self) -> Sequence[dict[str, Any]]:
+        """The answer (:meth:`Splitter.answer`). A session keeps the object itself: a bound method would be one more
+        to collect."""
+        return self.splitter.answer() if self.splitter is not None else self.said
 
     def link(self) -> ChainLink:
         if self.splitter is not None:

@@ -14,7 +14,7 @@ from proxy.pipeline import Observation, StreamedAnswer
 from .dialects import responses_wire as rw
 
 
-def test_a_streamed_answer_keeps_its_text_and_ids_once_over_and_lets_the_splitter_go() -> None:
+def test_a_streamed_answer_keeps_what_was_said_and_its_ids_once_over_and_lets_the_splitter_go() -> None:
     splitter = ResponseEvents()
     final = rw.response("resp_1", output=[rw.message_item("msg_1", "Tabs, always.")], usage=rw.usage(5, 3))
     streamed = StreamedAnswer(splitter)
@@ -28,7 +28,8 @@ def test_a_streamed_answer_keeps_its_text_and_ids_once_over_and_lets_the_splitte
     gc.collect()
     assert gone() is None  # a session keeps this object for its idle timeout: not every event's parsed state
     assert (streamed(), streamed.link()) == during
-    assert during[0] == "Tabs, always." and during[1].client == "resp_1"
+    assert during[0] == [{"role": "assistant", "content": final["output"][0]["content"]}]  # its text, chat-shaped
+    assert during[1].client == "resp_1"
 
 
 def test_a_requests_note_to_its_session_is_taken_once_and_a_failed_one_never_reads_as_trusted() -> None:

@@ -149,8 +149,8 @@ class Splitter(StreamSplitter, Protocol):
 
     def next_hop(self) -> None: ...
 
-    def answer_text(self) -> str | None:
-        """The text the client got over the whole stream, for the session's transcript."""
+    def answer(self) -> list[dict[str, Any]]:
+        """What the client got over the whole stream, as the session's conversation keeps it (:func:`answered`)."""
         ...
 
     @property
@@ -196,8 +196,8 @@ class Dialect(Protocol):
 
     def visible_reason(self, reason: str | None, relayed: int) -> str | None: ...
 
-    def answer_text(self, body: bytes) -> str | None:
-        """The text of a whole answer the client got, for the session's transcript (read only when it ends)."""
+    def answer(self, body: bytes) -> list[dict[str, Any]]:
+        """A whole answer the client got, as the session's conversation keeps it (read only when needed)."""
         ...
 
     def chained(self, payload: dict[str, Any]) -> str | None:
@@ -220,6 +220,15 @@ class Dialect(Protocol):
         """The request with offloaded tool results replaced and a cut's turns replaced by the overview, in the
         format's own shapes; the same body when there is nothing to change."""
         ...
+
+
+def answered(text: str | None) -> list[dict[str, Any]]:
+    """An answer's text as chat-shaped messages, the form sessions, history and transcripts read (none: no text).
+
+    Chat and Messages clients send the calls of an answer back with their next turn; a chained Responses request
+    does not (they are stored upstream), so its answers are read with their calls (:func:`.responses_input.said`).
+    """
+    return [{"role": "assistant", "content": text}] if text else []
 
 
 def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:

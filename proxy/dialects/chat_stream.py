@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..pipe.sse import LF, StreamProtocolError, encode_event, error_event
-from .base import Call, Turn, add_usage
+from .base import Call, Turn, add_usage, answered
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 FINISH_REASON_MAP = {
@@ -135,8 +135,8 @@ class ChunkNormaliser:
     ) -> bytes:
         return error_event(message, code=code, type=type)
 
-    def answer_text(self) -> str | None:
-        return "".join(self._text) or None
+    def answer(self) -> list[dict[str, Any]]:
+        return answered("".join(self._text))
 
     response_id = None  # chat answers are never chained from
     chain_id = None

@@ -25,7 +25,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, answered
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
 from .messages_input import inject, rewrite_context, text_block, view
@@ -131,11 +131,11 @@ class MessagesDialect:
         return None  # every request carries the whole conversation
 
     @staticmethod
-    def answer_text(body: bytes) -> str | None:
+    def answer(body: bytes) -> list[dict[str, Any]]:
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return None
+            return []
         content = message.get("content") if isinstance(message, dict) else None
         blocks = content if isinstance(content, list) else []
         texts = [
@@ -143,7 +143,7 @@ class MessagesDialect:
             for b in blocks
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         ]
-        return "".join(texts) or None
+        return answered("".join(texts))
 
     parse = staticmethod(parse_messages_request)
     messages = staticmethod(messages)

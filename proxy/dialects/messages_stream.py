@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from .base import Turn, add_usage
+from .base import Turn, add_usage, answered
 from .messages_answer import block_turn, is_memory_call, known_usage
 from .messages_errors import error_object, error_type, upstream_error_object
 from .named_sse import dump_event, load_event, relay_event
@@ -119,8 +119,8 @@ class MessageEvents:
         head = b"" if self._delta_sent else self.finish_chunk(None)
         return head + relay_event({"type": "message_stop"}, STOP, False)
 
-    def answer_text(self) -> str | None:
-        return "".join(self._text) or None
+    def answer(self) -> list[dict[str, Any]]:
+        return answered("".join(self._text))
 
     response_id = None  # Messages requests never chain: every request carries the whole conversation
     chain_id = None

@@ -34,8 +34,8 @@ from .. import client_json
 from ..errors import InvalidRequest, ProxyError
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .responses_answer import ResponsesAnswers
-from .responses_input import inject, input_items, rewrite_context, view
-from .responses_items import HopRecord, output_texts
+from .responses_input import inject, input_items, rewrite_context, said, view
+from .responses_items import HopRecord
 from .responses_restore import call_item, output_item, restore
 from .responses_stream import ResponseEvents
 
@@ -167,10 +167,9 @@ class ResponsesDialect:
         return previous if isinstance(previous, str) and previous else None
 
     @staticmethod
-    def answer_text(body: bytes) -> str | None:
+    def answer(body: bytes) -> list[dict[str, Any]]:
         output = _loads(body).get("output")
-        items = output if isinstance(output, list) else []
-        return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
+        return said(output if isinstance(output, list) else ())
 
     parse = staticmethod(parse_responses_request)
     messages = staticmethod(messages)

@@ -79,6 +79,12 @@ def _messages_of(item: Any) -> list[dict[str, Any]]:
     return messages
 
 
+def said(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """A response's output items as the session keeps them: chat-shaped, as :func:`view` reads the same items in a
+    later request's input. Its calls keep their ids: a chained request's results name only those."""
+    return [message for item in items for message in _messages_of(item)]
+
+
 def call_names(items: Iterable[Any]) -> tuple[str, ...]:
     """The tools the items call, named as :func:`view` names them (built-in tools by kind, MCP as ``server__tool``)."""
     names: list[str] = []

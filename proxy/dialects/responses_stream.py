@@ -38,8 +38,8 @@ import orjson
 from ..pipe.sse import LF
 from .base import Turn, add_usage
 from .named_sse import load_event, named_event, relay_event
-from .responses_input import call_names
-from .responses_items import client_response, hop_turn, is_memory_call, output_texts, visible
+from .responses_input import call_names, said
+from .responses_items import client_response, hop_turn, is_memory_call, visible
 from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_first, start_frame
 
 HIDDEN = -1
@@ -93,10 +93,9 @@ class ResponseEvents:
         identity = self._last_response().get("id")
         return identity if isinstance(identity, str) else self.response_id
 
-    def answer_text(self) -> str | None:
-        """The text of every visible message item of the response, over the hops."""
-        items = self._visible_items()
-        return "".join(text for item in items if isinstance(item, dict) for text in output_texts(item)) or None
+    def answer(self) -> list[dict[str, Any]]:
+        """Every visible item of the response, over the hops, its calls too (:func:`~.responses_input.said`)."""
+        return said(self._visible_items())
 
     @property
     def called(self) -> tuple[str, ...]:

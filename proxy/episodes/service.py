@@ -131,7 +131,7 @@ class EpisodeService:
         session_id: str,
         model: Any,
         client_key: str | None,
-        answer: Callable[[], str | None] | None = None,
+        answer: Callable[[], Sequence[dict[str, Any]]] | None = None,
     ) -> None:
         """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
 

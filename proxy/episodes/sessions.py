@@ -86,14 +86,15 @@ class Session:
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
-    answer: Callable[[], str | None] | None = None  # the text of the newest answer the client got, read when needed
+    # The newest answer the client got, chat-shaped (Dialect.answer), read when needed.
+    answer: Callable[[], Sequence[dict[str, Any]]] | None = None
     said: Said | None = None  # what history has kept of it so far (HistoryTurns)
 
     def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
-        text = self.answer() if self.answer is not None else None
-        if text and self.messages and self.messages[-1].get("role") in ANSWERED_ROLES:
-            return [*self.messages, {"role": "assistant", "content": text}]
+        said = self.answer() if self.answer is not None else ()
+        if said and self.messages and self.messages[-1].get("role") in ANSWERED_ROLES:
+            return [*self.messages, *said]
         return self.messages
 
     def as_of(self, count: int) -> Sequence[dict[str, Any]]:
@@ -101,8 +102,10 @@ class Session:
         answer goes on from (the newest answer, or an older one the client forked from or retried)."""
         if len(self.messages) == count:
             return self.conversation()
-        known = self.messages[: count + 1]
-        return known if len(known) > count and known[count].get("role") == "assistant" else known[:count]
+        end = count
+        while end < len(self.messages) and self.messages[end].get("role") == "assistant":
+            end += 1  # that answer, as the request chaining from it kept it
+        return self.messages[:end]
 
     @property
     def key(self) -> SessionKey:

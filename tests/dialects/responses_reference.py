@@ -12,13 +12,12 @@ from typing import Any
 import orjson
 
 from proxy.dialects.base import Turn, add_usage
-from proxy.dialects.responses_input import call_names
+from proxy.dialects.responses_input import call_names, said
 from proxy.dialects.responses_items import (
     client_echo,
     client_response,
     hop_turn,
     is_memory_call,
-    output_texts,
     visible,
     visible_tools,
 )
@@ -63,11 +62,8 @@ class ReferenceEvents:
         identity = self._last_response().get("id")
         return identity if isinstance(identity, str) else self.response_id
 
-    def answer_text(self) -> str | None:
-        return (
-            "".join(text for item in self._visible_items() if isinstance(item, dict) for text in output_texts(item))
-            or None
-        )
+    def answer(self) -> list[dict[str, Any]]:
+        return said(self._visible_items())
 
     @property
     def called(self) -> tuple[str, ...]:

@@ -67,7 +67,7 @@ class Run:
     """All the client and the loop get from a splitter."""
 
     pushed: list[bytes] = field(default_factory=list)  # what each event became, over the hops
-    texts: list[str | None] = field(default_factory=list)  # the answer's text after each (a session reads it)
+    texts: list[Any] = field(default_factory=list)  # the answer after each (a session reads it)
     turns: list[Any] = field(default_factory=list)  # each hop's end, for the loop
     end: list[Any] = field(default_factory=list)  # the last event, then the answer, chain and state
 
@@ -92,9 +92,9 @@ def drive(
                 splitter.next_hop()
             for data in hop:
                 run.pushed.append(splitter.push(data))
-                run.texts.append(splitter.answer_text())
+                run.texts.append(splitter.answer())
         run.turns.append(splitter.hop_end())
-        run.end = [splitter.finish(), splitter.answer_text(), splitter.called, splitter.response_id]
+        run.end = [splitter.finish(), splitter.answer(), splitter.called, splitter.response_id]
         run.end += [splitter.chain_id, splitter.ended, splitter.failed]
         runs.append(run)
     return runs[0], runs[1]

@@ -657,7 +657,8 @@ def test_a_chained_responses_session_reaches_extraction_and_history_whole(
         "user: How do zebras sleep?",
         "assistant: Zebras sleep standing.",
         "user: Weather in Nairobi?",
-        "tool result: sunny, 24C",  # its call is in the answer stored upstream: the result is named by no tool
+        "assistant called get_weather({})",  # held only by the answer stored upstream: the session kept it
+        "tool result (get_weather): sunny, 24C",
         "assistant: Sunny in Nairobi.",
         "user: Thanks!",
         "assistant: Any time.",
@@ -668,7 +669,8 @@ def test_a_chained_responses_session_reaches_extraction_and_history_whole(
         (1, "user", "How do zebras sleep?"),
         (1, "assistant", "Zebras sleep standing."),
         (2, "user", "Weather in Nairobi?"),
-        (2, "tool", "sunny, 24C"),
+        (2, "assistant", "called get_weather({})"),
+        (2, "tool", "get_weather: sunny, 24C"),
         (2, "assistant", "Sunny in Nairobi."),
         (3, "user", "Thanks!"),
         (3, "assistant", "Any time."),

@@ -124,6 +124,6 @@ def test_a_sessions_end_renders_only_its_answer_however_many_sessions_came_betwe
     for n in range(1, 6_001):  # more sessions than history once remembered
         later = session(n)
         turns.render(later, later.messages, TRUSTED, 2.0)
-    first.answer = lambda: "answer 0"
+    first.answer = lambda: [{"role": "assistant", "content": "answer 0"}]
     ended = turns.render(first, first.conversation(), TRUSTED, 3.0)
     assert [(x.turn, x.role, x.text) for x in ended] == [(1, "assistant", "answer 0")]

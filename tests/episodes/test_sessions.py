@@ -165,11 +165,11 @@ def test_a_chained_request_follows_its_answers_session_and_learns_the_tools_the_
     assert session.provenance == Provenance(True, ("web_fetch",))
 
 
-def answered(tracker: SessionTracker, session: str, text: str | None) -> None:
-    """The upstream accepted the session's newest request and the client got ``text`` (as the pipeline confirms)."""
+def answered(tracker: SessionTracker, session: str, *said: dict[str, Any]) -> None:
+    """The upstream accepted the session's newest request and the client got ``said`` (as the pipeline confirms)."""
     found = tracker.get("ada", "default", session)
     assert found is not None
-    found.answer = lambda: text
+    found.answer = lambda: list(said)
 
 
 def chained(tracker: SessionTracker, answer_id: str, *items: dict[str, Any], now: float) -> Any:
@@ -182,22 +182,23 @@ def chained(tracker: SessionTracker, answer_id: str, *items: dict[str, Any], now
 def test_a_chained_sessions_conversation_holds_every_turn_and_answer_though_each_request_carries_only_its_own() -> None:
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(SYSTEM, user("How do zebras sleep?")), now=1.0)
-    answered(tracker, "s1", "Standing.")
+    answered(tracker, "s1", assistant("Standing."))
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
     chained(tracker, "resp_1", user("Weather in Nairobi?"), now=2.0)
-    answered(tracker, "s1", None)  # the answer is only a call of the client's tool
+    answered(tracker, "s1", assistant(calls=("get_weather",)))  # a call of the client's tool, its id call_0
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2", ("get_weather",)))
-    chained(tracker, "resp_2", tool("call_w", "sunny"), now=3.0)
-    answered(tracker, "s1", "Sunny in Nairobi.")
+    chained(tracker, "resp_2", tool("call_0", "sunny"), now=3.0)
+    answered(tracker, "s1", assistant("Sunny in Nairobi."))
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_3", "resp_3"))
     session = chained(tracker, "resp_3", user("Thanks!"), now=4.0)
-    answered(tracker, "s1", "Any time.")
+    answered(tracker, "s1", assistant("Any time."))
     assert session.conversation() == [
         SYSTEM,
         user("How do zebras sleep?"),
         assistant("Standing."),
         user("Weather in Nairobi?"),
-        tool("call_w", "sunny"),
+        assistant(calls=("get_weather",)),  # the call, which only the answer it chains from holds
+        tool("call_0", "sunny"),
         assistant("Sunny in Nairobi."),  # an answer after a tool's result is kept too
         user("Thanks!"),
         assistant("Any time."),
@@ -208,10 +209,10 @@ def test_a_chained_sessions_conversation_holds_every_turn_and_answer_though_each
 def test_a_chained_request_forking_from_an_older_answer_goes_on_from_that_answer() -> None:
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(user("Name a fruit.")), now=1.0)
-    answered(tracker, "s1", "Apple.")
+    answered(tracker, "s1", assistant("Apple."))
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
     chained(tracker, "resp_1", user("Another?"), now=2.0)
-    answered(tracker, "s1", "Pear.")
+    answered(tracker, "s1", assistant("Pear."))
     tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2"))
     retried = chained(tracker, "resp_1", user("Another?"), now=3.0)  # the same request again: not a new turn
     assert retried.turns == 2 and retried.conversation()[2:] == [user("Another?"), assistant("Pear.")]
@@ -222,10 +223,10 @@ def test_a_chained_request_forking_from_an_older_answer_goes_on_from_that_answer
 def test_a_request_that_fails_leaves_its_question_unanswered_not_answered_by_the_previous_answer() -> None:
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(user("hi")), now=1.0)
-    answered(tracker, "s1", "hello")
+    answered(tracker, "s1", assistant("hello"))
     session = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant("hello"), user("more?")), now=2.0)
     assert session.conversation() == [user("hi"), assistant("hello"), user("more?")]  # the upstream refused it
-    answered(tracker, "s1", "sure")
+    answered(tracker, "s1", assistant("sure"))
     retried = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant("hello"), user("more?")), now=3.0)
     assert retried.conversation()[-1] == assistant("sure")  # a retry of an answered request keeps its answer
 
