@@ -150,7 +150,7 @@ class Splitter(StreamSplitter, Protocol):
     def next_hop(self) -> None: ...
 
     def answer(self) -> list[dict[str, Any]]:
-        """What the client got over the whole stream, as the session's conversation keeps it (:func:`answered`)."""
+        """What the client got over the whole stream, as the session's conversation keeps it (:func:`text_answer`)."""
         ...
 
     @property
@@ -222,7 +222,7 @@ class Dialect(Protocol):
         ...
 
 
-def answered(text: str | None) -> list[dict[str, Any]]:
+def text_answer(text: str | None) -> list[dict[str, Any]]:
     """An answer's text as chat-shaped messages, the form sessions, history and transcripts read (none: no text).
 
     Chat and Messages clients send the calls of an answer back with their next turn; a chained Responses request

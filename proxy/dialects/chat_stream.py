@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..pipe.sse import LF, StreamProtocolError, encode_event, error_event
-from .base import Call, Turn, add_usage, answered
+from .base import Call, Turn, add_usage, text_answer
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 FINISH_REASON_MAP = {
@@ -136,7 +136,7 @@ class ChunkNormaliser:
         return error_event(message, code=code, type=type)
 
     def answer(self) -> list[dict[str, Any]]:
-        return answered("".join(self._text))
+        return text_answer("".join(self._text))
 
     response_id = None  # chat answers are never chained from
     chain_id = None

@@ -25,7 +25,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, answered
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, text_answer
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
 from .messages_input import inject, rewrite_context, text_block, view
@@ -143,7 +143,7 @@ class MessagesDialect:
             for b in blocks
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         ]
-        return answered("".join(texts))
+        return text_answer("".join(texts))
 
     parse = staticmethod(parse_messages_request)
     messages = staticmethod(messages)

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from .base import Turn, add_usage, answered
+from .base import Turn, add_usage, text_answer
 from .messages_answer import block_turn, is_memory_call, known_usage
 from .messages_errors import error_object, error_type, upstream_error_object
 from .named_sse import dump_event, load_event, relay_event
@@ -120,7 +120,7 @@ class MessageEvents:
         return head + relay_event({"type": "message_stop"}, STOP, False)
 
     def answer(self) -> list[dict[str, Any]]:
-        return answered("".join(self._text))
+        return text_answer("".join(self._text))
 
     response_id = None  # Messages requests never chain: every request carries the whole conversation
     chain_id = None
