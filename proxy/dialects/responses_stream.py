@@ -23,6 +23,8 @@ small events of a short answer together. So the work done per event is only what
   them) is recognised by its bytes, when they are exactly the first response as orjson writes it, and goes out
   with the first one's edit: the echo is parsed, edited and written once (on a later hop, where start events
   are dropped, one repeating one already parsed is dropped unparsed: :mod:`.responses_starts`);
+- the proxy's tools are cut from a start or end event's bytes before it is parsed, once an earlier stream taught
+  how the upstream echoes them (:mod:`.responses_echo`): less to parse, and often nothing left to edit;
 - an item's events are parsed (a malformed one still breaks the stream) but touch only the two numbers;
 - a hop's items, and which of them the client sees, are listed once, for the loop, the final response, the
   answer's text and the chain's tools alike.
@@ -35,9 +37,10 @@ from typing import Any
 
 import orjson
 
-from ..pipe.sse import LF
+from ..pipe.sse import LF, StreamProtocolError
 from .base import Turn, add_usage
 from .named_sse import load_event, named_event, relay_event
+from .responses_echo import ECHO_HEADS, ECHOES, ToolEchoes, holds_proxy_tools
 from .responses_input import call_names, said
 from .responses_items import client_response, hop_turn, is_memory_call, visible
 from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_first, start_frame
@@ -60,9 +63,15 @@ class _Hop:
 class ResponseEvents:
     """Per-response state; ``push`` each event's data; the tool loop calls ``hop_end`` and ``next_hop``."""
 
-    def __init__(self, *, hidden: frozenset[str] = frozenset(), previous: str | None = None) -> None:
+    def __init__(
+        self, *, hidden: frozenset[str] = frozenset(), previous: str | None = None, echoes: ToolEchoes = ECHOES
+    ) -> None:
         self.hidden = hidden
         self.previous = previous  # the chain id the client sent, when the upstream got the proxy's
+        self._echoes = echoes
+        # Whether the proxy's tools are cut from the events' bytes: when an earlier stream taught how an upstream
+        # echoes them (a first start event read whole teaches it, for the streams after this one).
+        self._cutting = bool(hidden) and echoes.knows(hidden)
         self.ended = False
         self.failed = False
         self._sequence = 0
@@ -107,6 +116,10 @@ class ResponseEvents:
         return [*self._output, *self._hop_visible()]
 
     def push(self, data: bytes) -> bytes:
+        if self._cutting and data.startswith(ECHO_HEADS):
+            pushed = self._push_cut(data)
+            if pushed is not None:
+                return pushed
         if (self._echo is not None or self._dropped is not None) and data.startswith(HEADS):
             repeated = self._repeated_start(data)
             if repeated is not None:
@@ -117,6 +130,8 @@ class ResponseEvents:
         event = load_event(data)
         kind = event["type"]
         if kind in WHOLE:
+            if self.hidden and kind in STARTS and not self._hops:  # read whole: nothing known cut it
+                self._echoes.learn(event.get("response"), data, self.hidden)
             return self._whole(kind, event, data)
         index = event.get("output_index")
         changed = False
@@ -235,6 +250,25 @@ class ResponseEvents:
         if echo.client is not None or number != sequence:
             data = echo.client_data(kind, sequence, first)
         return named_event(kind, data)
+
+    def _push_cut(self, uncut: bytes) -> bytes | None:
+        """An event about the whole response with the proxy's tools cut from its bytes (:mod:`.responses_echo`);
+        None when they were not, or the cut took anything else: the event is then read whole."""
+        data = self._echoes.cut(uncut, self.hidden)
+        if data is None:
+            return None
+        if (self._echo is not None or self._dropped is not None) and data.startswith(HEADS):
+            repeated = self._repeated_start(data)  # the same bytes as an event whose cut was kept
+            if repeated is not None:
+                return repeated
+        try:
+            event = load_event(data)
+        except StreamProtocolError:
+            return None
+        kind = event["type"]
+        if kind not in WHOLE or response_first(event) is None or not data.startswith(b'{"type":"%s",' % kind.encode()):
+            return None  # more than the frame (a key twice, say): what parsing it whole makes of it, as before
+        return None if holds_proxy_tools(event, self.hidden) else self._whole(kind, event, data)
 
     def _place(self, index: int, item: Any) -> int:
         """The client's output_index for an upstream one, deciding the first time an item is seen."""

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from proxy.dialects import responses_stream
 from proxy.dialects.named_sse import load_event, named_event
 from proxy.dialects.responses import tool_schema
+from proxy.dialects.responses_echo import ToolEchoes, cut
 from proxy.dialects.responses_stream import ResponseEvents
 from proxy.pipe.sse import StreamProtocolError
 from proxy.tools.memory_tools import NAMES, SCHEMAS
@@ -77,12 +78,17 @@ class Run:
 
 
 def drive(
-    hops: Sequence[Sequence[bytes]], *, hidden: frozenset[str] = NAMES, previous: str | None = None
+    hops: Sequence[Sequence[bytes]],
+    *,
+    hidden: frozenset[str] = NAMES,
+    previous: str | None = None,
+    echoes: ToolEchoes | None = None,
 ) -> tuple[Run, Run]:
-    """The same stream through the splitter and the plain way, the tool loop's calls made alike."""
+    """The same stream through the splitter and the plain way, the tool loop's calls made alike. ``echoes``: what
+    earlier streams taught the splitter of the upstream's echo of the proxy's tools (nothing, unless given)."""
     runs = []
     for splitter in (
-        ResponseEvents(hidden=hidden, previous=previous),
+        ResponseEvents(hidden=hidden, previous=previous, echoes=echoes or ToolEchoes()),
         ReferenceEvents(hidden=hidden, previous=previous),
     ):
         run = Run()
@@ -101,8 +107,13 @@ def drive(
 
 
 def assert_same(hops: Sequence[Sequence[bytes]], **options: Any) -> Run:
-    fast, plain = drive(hops, **options)
+    """The stream comes out as the plain way gives it, the first time and again once the first taught the splitter
+    how the upstream echoes the proxy's tools (the second time, they are cut from the events' bytes)."""
+    echoes = ToolEchoes()
+    fast, plain = drive(hops, echoes=echoes, **options)
     assert fast == plain
+    again, _ = drive(hops, echoes=echoes, **options)
+    assert again == plain
     return fast
 
 
@@ -170,7 +181,7 @@ def test_an_in_progress_that_differs_from_created_is_parsed(parsed: list[bytes])
     events[1] = {**events[1], "response": {**events[1]["response"], "status": "queued"}}
     stream = [compact(event) for event in events]
     assert_same([stream])
-    assert stream[1] in parsed
+    assert any(data.startswith(b'{"type":"response.in_progress"') for data in parsed)
 
 
 @pytest.mark.parametrize("writer", [spaced, indented])
@@ -224,6 +235,67 @@ def test_a_later_hops_malformed_start_event_still_breaks_the_stream() -> None:
     splitter.push(compact(answer_hop()[0]))
     with pytest.raises(StreamProtocolError):
         splitter.push(b'{"type":"response.in_progress","response":{"id":,"x"},"sequence_number":1}')
+
+
+# -- the proxy's tools cut from the echo ---------------------------------------------------------------------
+
+
+def test_once_taught_a_stream_parses_its_whole_response_events_without_the_proxys_tools(parsed: list[bytes]) -> None:
+    echoes = ToolEchoes()
+    stream = [compact(event) for event in answer_hop()]
+    drive([stream], echoes=echoes)
+    assert any(b"memory_store" in data for data in parsed)  # the first stream reads them whole
+    parsed.clear()
+    again, plain = drive([stream], echoes=echoes)
+    assert again == plain
+    assert parsed and not any(b"memory_store" in data for data in parsed)
+    assert not any(data.startswith(b'{"type":"response.in_progress"') for data in parsed)  # a repeat of created
+    assert b"memory_" not in b"".join(again.pushed)
+
+
+def test_a_cut_that_leaves_the_proxys_tools_is_not_kept() -> None:
+    """The proxy's tools as the upstream echoed them before, inside the schema of the answer's format; the echo
+    itself without the first of them: the cut finds the schema's, and what is left still holds the proxy's tools."""
+    echoes = ToolEchoes()
+    mine = [tool_schema(spec) for spec in SCHEMAS.values()]
+    drive([[compact(event) for event in answer_hop(tools=[CLIENT_TOOL, *mine])]], echoes=echoes)
+    final = response("resp_1", output=[message_item("msg_1", "Hi.")], tools=[CLIENT_TOOL, *mine[1:]])
+    final["text"] = {"format": {"type": "json_schema", "schema": {"tools": mine}}}
+    stream = [compact(event) for event in hop_events(final)]
+    assert all(echoes.cut(data, NAMES) is not None for data in (stream[0], stream[-1]))
+    again, plain = drive([stream], echoes=echoes)
+    assert again == plain
+    assert again.events[0]["response"]["tools"] == [CLIENT_TOOL]
+    completed = orjson.loads(again.end[0].split(b"data: ", 1)[1])["response"]
+    assert completed["tools"] == [CLIENT_TOOL] and completed["text"]["format"]["schema"] == {"tools": mine}
+
+
+def test_an_upstream_that_echoes_the_tools_otherwise_is_learned_too() -> None:
+    """Two upstreams (or models) behind one proxy, each echoing the proxy's tools in its own way."""
+    echoes = ToolEchoes()
+    mine = [tool_schema(spec) for spec in SCHEMAS.values()]
+    other = [{**tool, "strict": True} for tool in mine]  # as another upstream writes them
+    first = [compact(event) for event in answer_hop(tools=[CLIENT_TOOL, *mine])]
+    second = [compact(event) for event in answer_hop(tools=[CLIENT_TOOL, *other])]
+    drive([first], echoes=echoes)
+    drive([second], echoes=echoes)
+    assert echoes.cut(first[0], NAMES) is not None and echoes.cut(second[0], NAMES) is not None
+
+
+@pytest.mark.parametrize(
+    ("data", "cut_to"),
+    [
+        (b'{"tools":[N]}', b'{"tools":[]}'),
+        (b'{"tools":[{"a":1},N]}', b'{"tools":[{"a":1}]}'),
+        (b'{"tools":[N,{"a":1}]}', None),  # not the list's tail
+        (b'{"tools":[N],"x":[N]}', None),  # twice
+        (b'{"other":[N]}', None),  # a list, but of no tools
+        (b'{"text":"N]"}', None),
+    ],
+)
+def test_an_echo_is_cut_only_where_it_closes_a_list_of_tools_once(data: bytes, cut_to: bytes | None) -> None:
+    needle = b'{"name":"memory_search"}'
+    assert cut(data.replace(b"N", needle), needle) == cut_to
 
 
 # -- items and their numbers --------------------------------------------------------------------------------
