@@ -45,7 +45,7 @@ class ToolEchoes:
             return
         needle = b",".join(orjson.dumps(tool) for tool in tail)
         known = self._known.get(hidden)
-        if (known is not None and needle in known) or cut(data, needle) is None:
+        if (known is not None and needle in known) or cut_out(data, needle) is None:
             return
         if known is None:
             if len(self._known) >= _SETS:
@@ -60,13 +60,13 @@ class ToolEchoes:
     def cut(self, data: bytes, hidden: frozenset[str]) -> bytes | None:
         """``data`` without the proxy's tools' echo, when a known one is found where a list of tools ends."""
         for needle in self._known.get(hidden, ()):
-            without = cut(data, needle)
+            without = cut_out(data, needle)
             if without is not None:
                 return without
         return None
 
 
-def cut(data: bytes, needle: bytes) -> bytes | None:
+def cut_out(data: bytes, needle: bytes) -> bytes | None:
     """``data`` without ``needle``, when it is found once and closes a list: whole elements at a list's end.
 
     Looked for by its head: a search prepares its needle each time, a cost that grows with it (two-way search), and
