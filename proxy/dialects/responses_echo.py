@@ -17,11 +17,8 @@ from typing import Any
 
 import orjson
 
-# How the data of an event carrying the whole response begins, compact: only such events are cut.
-ECHO_HEADS = tuple(
-    b'{"type":"response.' + kind + b'",'
-    for kind in (b"created", b"in_progress", b"queued", b"completed", b"incomplete", b"failed")
-)
+from .responses_items import is_proxy_tool
+
 _NEEDLES_PER_SET = 4  # echoes kept for one set of tools (one upstream writes one; a few models may differ)
 _SETS = 32  # sets of tools kept (which of the memory tools a request gets differs little)
 _TOOLS_OPEN = b'"tools":['
@@ -41,7 +38,7 @@ class ToolEchoes:
         if not hidden or not isinstance(tools, list) or len(tools) < len(hidden):
             return
         tail = tools[len(tools) - len(hidden) :]
-        if not all(isinstance(tool, dict) and tool.get("name") in hidden for tool in tail):
+        if not all(is_proxy_tool(tool, hidden) for tool in tail):
             return
         needle = b",".join(orjson.dumps(tool) for tool in tail)
         known = self._known.get(hidden)
@@ -90,7 +87,7 @@ def holds_proxy_tools(event: dict[str, Any], hidden: frozenset[str]) -> bool:
     """Whether an event's response still echoes any of the proxy's tools (a cut that missed them)."""
     response = event.get("response")
     tools = response.get("tools") if isinstance(response, dict) else None
-    return isinstance(tools, list) and any(isinstance(tool, dict) and tool.get("name") in hidden for tool in tools)
+    return isinstance(tools, list) and any(is_proxy_tool(tool, hidden) for tool in tools)
 
 
 ECHOES = ToolEchoes()  # the process's: every stream after the first one cuts what that one taught

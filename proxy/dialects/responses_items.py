@@ -93,7 +93,12 @@ def visible_tools(tools: Any, hidden: frozenset[str]) -> Any:
     """The response's echo of the request's tools, without the proxy's own."""
     if not isinstance(tools, list):
         return tools
-    return [tool for tool in tools if not (isinstance(tool, dict) and tool.get("name") in hidden)]
+    return [tool for tool in tools if not is_proxy_tool(tool, hidden)]
+
+
+def is_proxy_tool(tool: Any, hidden: frozenset[str]) -> bool:
+    """Whether an echoed tool is one the proxy offered (``hidden``: their names)."""
+    return isinstance(tool, dict) and tool.get("name") in hidden
 
 
 def client_response(

@@ -40,7 +40,7 @@ import orjson
 from ..pipe.sse import LF, StreamProtocolError
 from .base import Turn, add_usage
 from .named_sse import load_event, named_event, relay_event
-from .responses_echo import ECHO_HEADS, ECHOES, ToolEchoes, holds_proxy_tools
+from .responses_echo import ECHOES, ToolEchoes, holds_proxy_tools
 from .responses_input import call_names, said
 from .responses_items import client_response, hop_turn, is_memory_call, visible
 from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_first, start_frame
@@ -48,6 +48,8 @@ from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_f
 HIDDEN = -1
 ENDS = frozenset({"response.completed", "response.incomplete"})
 WHOLE = STARTS | ENDS | {"error", "response.failed"}  # events about the whole response rather than one item
+# How the data of those that carry the response (its tools' echo) begins, compact: only such events are cut.
+ECHO_HEADS = tuple(b'{"type":"' + kind.encode() + b'",' for kind in sorted(WHOLE - {"error"}))
 
 
 @dataclass(slots=True)
