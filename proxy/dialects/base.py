@@ -150,7 +150,8 @@ class Splitter(StreamSplitter, Protocol):
     def next_hop(self) -> None: ...
 
     def answer(self) -> list[dict[str, Any]]:
-        """What the client got over the whole stream, as the session's conversation keeps it (:func:`text_answer`)."""
+        """What the client got over the whole stream, as the session's conversation keeps it
+        (:func:`assistant_answer`)."""
         ...
 
     @property
@@ -222,13 +223,17 @@ class Dialect(Protocol):
         ...
 
 
-def text_answer(text: str | None) -> list[dict[str, Any]]:
-    """An answer's text as chat-shaped messages, the form sessions, history and transcripts read (none: no text).
+def assistant_answer(text: str | None, calls: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """An answer's text and the client's calls in it (chat-shaped ``tool_calls``) as the chat-shaped messages
+    sessions, history and transcripts read; none when it has neither.
 
-    Chat and Messages clients send the calls of an answer back with their next turn; a chained Responses request
-    does not (they are stored upstream), so its answers are read with their calls (:func:`.responses_input.said`).
+    A chat or Messages client sends an answer's calls back with its next turn, but a session that ends right after
+    one never gets that turn: the calls are kept with the answer, as a Responses answer's are
+    (:func:`.responses_input.said`).
     """
-    return [{"role": "assistant", "content": text}] if text else []
+    if not calls:
+        return [{"role": "assistant", "content": text}] if text else []
+    return [{"role": "assistant", "content": text or None, "tool_calls": list(calls)}]
 
 
 def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:

@@ -19,8 +19,8 @@ from .. import client_json
 from ..context.edits import ContextEdits
 from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
-from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec, text_answer
-from .chat_answer import ChatAnswers, answer_text, visible_reason
+from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec
+from .chat_answer import ChatAnswers, said, visible_reason
 from .chat_stream import ChunkNormaliser
 from .views import View
 
@@ -227,7 +227,7 @@ class ChatDialect:
 
     @staticmethod
     def answer(body: bytes) -> list[dict[str, Any]]:
-        return text_answer(answer_text(body))
+        return said(body)
 
     @staticmethod
     def reader(hidden: frozenset[str], previous: str | None = None) -> ChatAnswers:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .base import Call, Turn, add_usage
+from .base import Call, Turn, add_usage, assistant_answer
 
 
 class ChatAnswers:
@@ -75,12 +75,16 @@ class ChatAnswers:
         return orjson.dumps(completion)
 
 
-def answer_text(body: bytes) -> str | None:
-    """The first choice's text of a completion, or None for anything else."""
+def said(body: bytes) -> list[dict[str, Any]]:
+    """A completion's first choice as the session keeps it: its text and tool calls (:func:`.base.assistant_answer`);
+    nothing for anything else."""
     completion = _completion(body)
     message = completion["choices"][0].get("message") if completion is not None else None
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else None
+    if not isinstance(message, dict):
+        return []
+    content, calls = message.get("content"), message.get("tool_calls")
+    calls = [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
+    return assistant_answer(content if isinstance(content, str) else None, calls)
 
 
 def split_calls(message: Mapping[str, Any], hidden: frozenset[str]) -> tuple[list[Call], list[dict[str, Any]]]:

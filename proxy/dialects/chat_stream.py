@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..pipe.sse import LF, StreamProtocolError, encode_event, error_event
-from .base import Call, Turn, add_usage, text_answer
+from .base import Call, Turn, add_usage, assistant_answer
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 FINISH_REASON_MAP = {
@@ -136,7 +136,14 @@ class ChunkNormaliser:
         return error_event(message, code=code, type=type)
 
     def answer(self) -> list[dict[str, Any]]:
-        return text_answer("".join(self._text))
+        """Choice 0's text over every hop, and the client's calls of its last (a turn with calls ends the loop)."""
+        state = self._choices.get(0)
+        calls = [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            for call in (state.calls if state is not None else ())
+            if not call.hidden and call.named
+        ]
+        return assistant_answer("".join(self._text), calls)
 
     response_id = None  # chat answers are never chained from
     chain_id = None

@@ -25,10 +25,10 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, text_answer
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, assistant_answer
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
-from .messages_input import inject, rewrite_context, text_block, view
+from .messages_input import chat_call, inject, rewrite_context, text_block, view
 from .messages_restore import restore, tool_result, tool_use
 from .messages_stream import MessageEvents
 
@@ -137,13 +137,9 @@ class MessagesDialect:
         except orjson.JSONDecodeError:
             return []
         content = message.get("content") if isinstance(message, dict) else None
-        blocks = content if isinstance(content, list) else []
-        texts = [
-            b["text"]
-            for b in blocks
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        ]
-        return text_answer("".join(texts))
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+        return assistant_answer("".join(texts), [call for call in map(chat_call, blocks) if call is not None])
 
     parse = staticmethod(parse_messages_request)
     messages = staticmethod(messages)

@@ -53,7 +53,7 @@ def _messages_of(message: Any) -> list[dict[str, Any]]:
     blocks = [block for block in content if isinstance(block, dict)]
     if role == "assistant":
         texts = [block for block in blocks if block.get("type") == "text"]
-        calls = [call for call in map(_call, blocks) if call is not None]
+        calls = [call for call in map(chat_call, blocks) if call is not None]
         return [{"role": "assistant", "content": texts, **({"tool_calls": calls} if calls else {})}]
     viewed = [
         {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": block.get("content")}
@@ -66,7 +66,8 @@ def _messages_of(message: Any) -> list[dict[str, Any]]:
     return viewed
 
 
-def _call(block: dict[str, Any]) -> dict[str, Any] | None:
+def chat_call(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A call block (``tool_use``, a server tool's, an MCP tool's) as a chat-shaped tool call; None for others."""
     kind = block.get("type")
     if kind not in ("tool_use", "server_tool_use", "mcp_tool_use"):
         return None

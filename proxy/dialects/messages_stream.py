@@ -24,9 +24,10 @@ from typing import Any
 
 import orjson
 
-from .base import Turn, add_usage, text_answer
+from .base import Turn, add_usage, assistant_answer
 from .messages_answer import block_turn, is_memory_call, known_usage
 from .messages_errors import error_object, error_type, upstream_error_object
+from .messages_input import chat_call
 from .named_sse import dump_event, load_event, relay_event
 
 SUMMED = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "server_tool_use")
@@ -120,7 +121,10 @@ class MessageEvents:
         return head + relay_event({"type": "message_stop"}, STOP, False)
 
     def answer(self) -> list[dict[str, Any]]:
-        return text_answer("".join(self._text))
+        """The text the client read over every hop, and the client's calls of the last (a turn with them ends the
+        loop)."""
+        blocks = (block.block for _, block in sorted(self._hop.blocks.items()) if not block.hidden)
+        return assistant_answer("".join(self._text), [call for call in map(chat_call, blocks) if call is not None])
 
     response_id = None  # Messages requests never chain: every request carries the whole conversation
     chain_id = None

@@ -129,6 +129,17 @@ def test_memory_calls_are_never_relayed_and_client_calls_are_renumbered_from_zer
     assert b"memory_" not in client.out and b"call_m" not in client.out
 
 
+def test_the_answer_a_session_keeps_holds_the_client_calls_whole_and_no_memory_call() -> None:
+    client = Client()
+    client.push(*mixed_turn())
+    weather = {
+        "id": "call_c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+    }
+    assert client.normaliser.answer() == [{"role": "assistant", "content": None, "tool_calls": [weather]}]
+
+
 def test_chunks_that_only_carried_held_back_parts_are_dropped() -> None:
     client = Client()
     relayed = client.push(*mixed_turn())

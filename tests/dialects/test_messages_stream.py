@@ -164,6 +164,19 @@ def test_a_mixed_turn_relays_the_clients_call_and_ends_with_tool_use() -> None:
     assert [e["type"] for e in events].count("message_delta") == 1
 
 
+def test_the_answer_a_session_keeps_holds_the_text_and_client_calls_and_no_memory_call() -> None:
+    splitter = MessageEvents(hidden=NAMES)
+    client_call = tool_use("toolu_c1", "get_weather", {"city": "Paris"})
+    for data in encode(hop_events(hidden_hop(client_call))):
+        splitter.push(data)
+    weather = {
+        "id": "toolu_c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+    }
+    assert splitter.answer() == [{"role": "assistant", "content": "Let me check.", "tool_calls": [weather]}]
+
+
 def test_a_memory_call_left_when_the_loop_stops_ends_the_turn_as_end_turn() -> None:
     splitter = MessageEvents(hidden=NAMES)
     for data in encode(hop_events(hidden_hop())):

@@ -47,7 +47,7 @@ from .episode_client import (
     transcript_of,
     wait_until,
 )
-from .memory_client import api, close_clients, remember, sdk, user
+from .memory_client import api, claude, close_clients, remember, sdk, user
 
 __all__ = ["close_clients", "user", "fake", "fake_server"]  # fixtures, in this module's namespace
 
@@ -674,4 +674,61 @@ def test_a_chained_responses_session_reaches_extraction_and_history_whole(
         (2, "assistant", "Sunny in Nairobi."),
         (3, "user", "Thanks!"),
         (3, "assistant", "Any time."),
+    ]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("api_format", ["chat", "messages"])
+def test_a_session_that_ends_on_a_client_call_keeps_the_call(
+    proxy: str, fake: FakeUpstream, user: str, api_format: str, stream: bool
+) -> None:
+    """A chat or Messages client sends an answer's calls back only with its next turn: a session that ends right after
+    one keeps the call in its transcript and history, as a Responses session does."""
+    model = Model(fake)
+    model.chat.extend([Reply("Noted."), Reply("Nairobi, then.")])
+    model.chat.append(Reply(None, [ToolCall("get_weather", {"city": "Nairobi"}, id="call_w1")]))
+    said = ["I am flying to Kenya.", "I land in Nairobi.", "What is the weather there?"]
+    if api_format == "chat":
+        weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+        client = sdk(proxy, user)
+        messages: list[dict[str, Any]] = [SYSTEM]
+        for text in said:
+            messages.append({"role": "user", "content": text})
+            kwargs: dict[str, Any] = {"model": "fake-model", "messages": messages, "tools": [weather]}
+            if stream:
+                with client.chat.completions.stream(**kwargs) as events:
+                    answer = events.get_final_completion().choices[0].message
+            else:
+                answer = client.chat.completions.create(**kwargs).choices[0].message
+            messages.append(answer.model_dump(exclude_none=True))
+        assert answer.tool_calls is not None and answer.tool_calls[0].function.name == "get_weather"
+    else:
+        tool = {"name": "get_weather", "input_schema": {"type": "object"}}
+        claude_client = claude(proxy, user)
+        turns: list[dict[str, Any]] = []
+        for text in said:
+            turns.append({"role": "user", "content": text})
+            kwargs = {"model": "fake-claude", "max_tokens": 64, "messages": turns, "tools": [tool]}
+            if stream:
+                with claude_client.messages.stream(**kwargs) as events:
+                    message = events.get_final_message()
+            else:
+                message = claude_client.messages.create(**kwargs)
+            turns.append({"role": "assistant", "content": [block.model_dump() for block in message.content]})
+        assert message.stop_reason == "tool_use" and message.content[-1].type == "tool_use"
+
+    (session,) = sessions(proxy, user)
+    assert session["turns"] == 3
+    end(proxy, user, session["id"])
+    [extraction] = wait_until(lambda: extraction_calls(fake), "the extraction call")
+    transcript = transcript_of(extraction).split("<transcript>\n", 1)[1].rsplit("\n</transcript>", 1)[0]
+    assert transcript.splitlines()[-2:] == [
+        "user: What is the weather there?",
+        'assistant called get_weather({"city":"Nairobi"})',
+    ]
+    kept = api(proxy, user, "GET", "/memory/export").text.splitlines()
+    history = [(x["turn"], x["role"], x["text"]) for x in map(orjson.loads, kept) if x.get("kind") == "history"]
+    assert history[-2:] == [
+        (3, "user", "What is the weather there?"),
+        (3, "assistant", 'called get_weather({"city":"Nairobi"})'),
     ]
