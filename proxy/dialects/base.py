@@ -25,7 +25,7 @@ from .views import View
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One call the model made to a memory tool."""
+    """One call the model made: to a memory tool (the loop runs it), or a client tool's in an answer a session keeps."""
 
     id: str
     name: str
@@ -221,6 +221,11 @@ class Dialect(Protocol):
         """The request with offloaded tool results replaced and a cut's turns replaced by the overview, in the
         format's own shapes; the same body when there is nothing to change."""
         ...
+
+
+def call_message(call: Call) -> dict[str, Any]:
+    """A call in chat's shape, as the model's turn carries it in ``tool_calls``."""
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
 def assistant_answer(text: str | None, calls: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:

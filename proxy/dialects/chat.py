@@ -19,7 +19,7 @@ from .. import client_json
 from ..context.edits import ContextEdits
 from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
-from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec
+from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec, call_message
 from .chat_answer import ChatAnswers, said, visible_reason
 from .chat_stream import ChunkNormaliser
 from .views import View
@@ -72,10 +72,6 @@ def withdraw(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:
     if tools:
         return {**payload, "tools": tools}
     return {key: value for key, value in payload.items() if key != "tools"}
-
-
-def call_message(call: Call) -> dict[str, Any]:
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
 def assistant_turn(content: Any, calls: Sequence[Call]) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Kept, KeptTurn
-from .chat import call_message, tool_result
+from .base import Kept, KeptTurn, call_message
+from .chat import tool_result
 
 
 def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:

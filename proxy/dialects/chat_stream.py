@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..pipe.sse import LF, StreamProtocolError, encode_event, error_event
-from .base import Call, Turn, add_usage, assistant_answer
+from .base import Call, Turn, add_usage, assistant_answer, call_message
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 FINISH_REASON_MAP = {
@@ -139,7 +139,7 @@ class ChunkNormaliser:
         """Choice 0's text over every hop, and the client's calls of its last (a turn with calls ends the loop)."""
         state = self._choices.get(0)
         calls = [
-            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            call_message(Call(call.id, call.name or "", call.arguments))
             for call in (state.calls if state is not None else ())
             if not call.hidden and call.named
         ]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.dialects.base import Call, KeptTurn
-from proxy.dialects.chat import CHAT, call_message, tool_result
+from proxy.dialects.base import Call, KeptTurn, call_message
+from proxy.dialects.chat import CHAT, tool_result
 
 ADA = ("ada", "repo")
 STORE = Call("call_m1", "memory_store", '{"text": "User prefers tabs"}')

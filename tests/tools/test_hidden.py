@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from proxy.dialects.base import Call
-from proxy.dialects.chat import call_message, tool_result
+from proxy.dialects.base import Call, call_message
+from proxy.dialects.chat import tool_result
 from proxy.dialects.chat_restore import restore_messages
 from proxy.tools.hidden import HiddenTurns
 
