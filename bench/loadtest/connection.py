@@ -103,7 +103,7 @@ class HttpConnection(asyncio.Protocol):
 
 
 def build_request(
-    base_url: str, stream: bool, api_key: str, question: str | None = None, api: str = "chat"
+    base_url: str, stream: bool, api_key: str, question: str | None = None, api: str = "chat", body: bytes | None = None
 ) -> tuple[str, int, bytes]:
     """(host, port, the raw request): the benchmark's request in ``api``'s format (chat completion, Responses or
     Anthropic Messages), with ``question`` as its user message. Messages carry the key in ``x-api-key``, as
@@ -111,15 +111,16 @@ def build_request(
     parts = urlsplit(base_url)
     assert parts.hostname is not None and parts.port is not None
     path, template, _ = APIS[api]
-    payload = {**template, "stream": stream}
-    if question is not None:
-        if api == "chat":
-            payload["messages"] = [template["messages"][0], {"role": "user", "content": question}]
-        elif api == "responses":
-            payload["input"] = [{"role": "user", "content": question}]
-        else:
-            payload["messages"] = [{"role": "user", "content": question}]
-    body = json.dumps(payload, separators=(",", ":")).encode()
+    if body is None:  # else the caller's own body, sent as it is (bench/payload_cost.py)
+        payload = {**template, "stream": stream}
+        if question is not None:
+            if api == "chat":
+                payload["messages"] = [template["messages"][0], {"role": "user", "content": question}]
+            elif api == "responses":
+                payload["input"] = [{"role": "user", "content": question}]
+            else:
+                payload["messages"] = [{"role": "user", "content": question}]
+        body = json.dumps(payload, separators=(",", ":")).encode()
     auth = (
         f"x-api-key: {api_key}\r\nanthropic-version: 2023-06-01\r\n"
         if api == "messages"

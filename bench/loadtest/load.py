@@ -7,6 +7,7 @@ import gc
 import itertools
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,12 +58,14 @@ async def run_load(
     timeout_s: float,
     max_seconds: float,
     upstream: Server,
+    body: Callable[[str], bytes] | None = None,
 ) -> RunStats:
     """Send ``n_requests`` (fewer if ``max_seconds`` runs out) with ``case.concurrency`` workers.
 
     Every request of the run carries a new user message (a question from the retrieval dataset and a serial number
     over the whole run), so each is a new conversation's first request to memproxy: it ranks its memories and
-    renders a block for every one, the costliest request a conversation makes.
+    renders a block for every one, the costliest request a conversation makes. ``body``: the request body for a
+    question, instead of the case's own (bench/payload_cost.py sends memproxy's upstream requests).
     """
     host, port, _ = build_request(target.base_url, case.stream, target.client_key, api=case.api)
     end_marker = APIS[case.api][2] if case.stream and case.api != "chat" else b""
@@ -102,7 +105,8 @@ async def run_load(
                         continue
                 serial = next(_SERIALS)
                 question = f"{QUESTIONS[serial % len(QUESTIONS)]} (#{serial})"
-                data = build_request(target.base_url, case.stream, target.client_key, question, case.api)[2]
+                own = body(question) if body is not None else None
+                data = build_request(target.base_url, case.stream, target.client_key, question, case.api, own)[2]
                 started = time.perf_counter()
                 try:
                     async with asyncio.timeout(timeout_s):
