@@ -89,14 +89,16 @@ async def memproxys_request(memproxy: Server, fake: Server, api: str) -> Callabl
     seen = fake.base_url.removesuffix("/v1") + "/_fake/requests?last=1"
     with urllib.request.urlopen(seen, timeout=10) as reply:
         [request] = json.load(reply)["requests"]
-    body = request["body"] if isinstance(request["body"], str) else json.dumps(request["body"])
-    quoted = json.dumps(question)[1:-1]
+    body = request["body"]
+    if not isinstance(body, str):  # parsed by the fake: written back as memproxy writes it (orjson: compact, UTF-8)
+        body = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    quoted = json.dumps(question, ensure_ascii=False)[1:-1]
     if body.count(quoted) != 1:
         raise SystemExit("memproxy's request holds the question other than once: nothing to swap it in for")
     head, tail = body.split(quoted)
     client = len(data.partition(b"\r\n\r\n")[2])
     print(f"memproxy's upstream request: {len(body)} bytes, its client's {client}")
-    return lambda asked: (head + json.dumps(asked)[1:-1] + tail).encode()
+    return lambda asked: (head + json.dumps(asked, ensure_ascii=False)[1:-1] + tail).encode()
 
 
 def added(runs: list[RunStats], direct: list[RunStats]) -> float:
