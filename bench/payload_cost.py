@@ -55,8 +55,8 @@ def start(scratch: Path, memories: int) -> tuple[Server, Server, Server]:
     """The fake upstream (keeping the last request it got), the forwarder, and memproxy with ``memories``."""
     py = sys.executable
     port = free_port()
-    fake = Server("upstream", [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port)], port)
-    fake.cmd += ["--keep-requests", "1"]
+    cmd = [py, "-m", "proxy.testing", "--host", "127.0.0.1", "--port", str(port), "--keep-requests", "1"]
+    fake = Server("upstream", cmd, port)
     port = free_port()
     forwarder = Server(
         "forwarder", [py, str(BENCH_DIR / "forwarder.py"), "--port", str(port), "--upstream", fake.base_url], port
@@ -89,9 +89,7 @@ async def memproxys_request(memproxy: Server, fake: Server, api: str) -> Callabl
     seen = fake.base_url.removesuffix("/v1") + "/_fake/requests?last=1"
     with urllib.request.urlopen(seen, timeout=10) as reply:
         [request] = json.load(reply)["requests"]
-    body = request["body"]
-    if not isinstance(body, str):  # parsed by the fake: written back as memproxy writes it (orjson: compact, UTF-8)
-        body = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    body: str = request["body"]  # the text memproxy sent (orjson: compact, UTF-8)
     quoted = json.dumps(question, ensure_ascii=False)[1:-1]
     if body.count(quoted) != 1:
         raise SystemExit("memproxy's request holds the question other than once: nothing to swap it in for")
@@ -101,8 +99,12 @@ async def memproxys_request(memproxy: Server, fake: Server, api: str) -> Callabl
     return lambda asked: (head + json.dumps(asked, ensure_ascii=False)[1:-1] + tail).encode()
 
 
+def median(runs: list[RunStats], field: str) -> float:
+    return statistics.median(getattr(run, field) for run in runs)
+
+
 def added(runs: list[RunStats], direct: list[RunStats]) -> float:
-    return statistics.median(r.p50_ms for r in runs) - statistics.median(r.p50_ms for r in direct)
+    return median(runs, "p50_ms") - median(direct, "p50_ms")
 
 
 async def measure(args: argparse.Namespace, fake: Server, forwarder: Server, memproxy: Server) -> None:
@@ -126,26 +128,20 @@ async def measure(args: argparse.Namespace, fake: Server, forwarder: Server, mem
                 if stats.errors:
                     raise SystemExit(f"{name}: {stats.errors} errors: {stats.error_samples}")
                 runs[name].append(stats)
-        plain, heavy = (
-            added(runs["forwarder"], runs["direct"]),
-            added(runs["forwarder + memproxy's request"], runs["direct"]),
-        )
-        print(f"\n{case.name}: direct p50 {statistics.median(r.p50_ms for r in runs['direct']):.3f} ms")
+        direct, plain, heavy = runs["direct"], runs["forwarder"], runs["forwarder + memproxy's request"]
+        print(f"\n{case.name}: direct p50 {median(direct, 'p50_ms'):.3f} ms")
         for name in kinds:
-            rps = statistics.median(r.rps for r in runs[name])
-            up = statistics.median(r.upstream_cpu_ms_per_req for r in runs[name])
-            extra = "" if name == "direct" else f", added p50 {added(runs[name], runs['direct']) * 1000:.0f} µs"
+            rps, up = median(runs[name], "rps"), median(runs[name], "upstream_cpu_ms_per_req")
+            extra = "" if name == "direct" else f", added p50 {added(runs[name], direct) * 1000:.0f} µs"
             print(f"  {name:32s} {rps:7.0f} req/s, upstream CPU {up * 1000:.0f} µs/request{extra}")
+        cost = added(heavy, direct) - added(plain, direct)
         print(
-            f"  memproxy's request costs the forwarder {(heavy - plain) * 1000:+.0f} µs of added p50: "
-            f"{heavy / plain:.2f}x its plain added p50 (overhead.py's target: 1.1x)"
+            f"  memproxy's request costs the forwarder {cost * 1000:+.0f} µs of added p50: "
+            f"{added(heavy, direct) / added(plain, direct):.2f}x its plain added p50 (overhead.py's target: 1.1x)"
         )
         if concurrency > 1:
-            ratio = statistics.median(r.rps for r in runs["forwarder + memproxy's request"])
-            print(
-                f"  and {ratio / statistics.median(r.rps for r in runs['forwarder']):.2f}x its throughput "
-                "(target: at least 1.0x)"
-            )
+            throughput = median(heavy, "rps") / median(plain, "rps")
+            print(f"  and {throughput:.2f}x its throughput (target: at least 1.0x)")
 
 
 def main(argv: list[str] | None = None) -> int:
