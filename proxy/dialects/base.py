@@ -139,6 +139,11 @@ class Splitter(StreamSplitter, Protocol):
 
     def hop_end(self) -> Turn: ...
 
+    def made_memory_calls(self) -> bool:
+        """Whether the hop that just ended called the proxy's tools: most hops did not, and that is all the loop
+        asks of them (their turn is built only when it needs more, :meth:`hop_end`)."""
+        ...
+
     def upstream_error(self, status: int, body: bytes) -> bytes:
         """An upstream error met on a later hop, after the stream started: the stream's last event."""
         ...

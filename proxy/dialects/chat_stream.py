@@ -170,6 +170,10 @@ class ChunkNormaliser:
         cut = self.held_reason == "length"
         return Turn(hidden, order, state.relayed, self.held_reason, content, cut=cut, client_calls=client)
 
+    def made_memory_calls(self) -> bool:
+        state = self._choices.get(0)
+        return state is not None and any(call.hidden for call in state.calls)
+
     def finish_chunk(self, reason: str | None) -> bytes:
         """The finish chunk held back at the end of a turn, sent once the loop has decided on it."""
         choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": reason}

@@ -135,6 +135,10 @@ class MessageEvents:
         delta = self._hop.delta.get("delta") if self._hop.delta is not None else None
         return block_turn(blocks, self.hidden, delta.get("stop_reason") if isinstance(delta, dict) else None)
 
+    def made_memory_calls(self) -> bool:
+        hidden = self.hidden
+        return bool(hidden) and any(is_memory_call(block.block, hidden) for block in self._hop.blocks.values())
+
     def next_hop(self) -> None:
         self._usage = add_usage(self._usage, self._hop.usage)
         self._hop = _Hop()

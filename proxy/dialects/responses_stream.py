@@ -164,6 +164,10 @@ class ResponseEvents:
     def hop_end(self) -> Turn:
         return hop_turn(self._hop_items(), self.hidden, self._last_response())
 
+    def made_memory_calls(self) -> bool:
+        hidden = self.hidden
+        return bool(hidden) and any(is_memory_call(item, hidden) for item in self._hop_items())
+
     def next_hop(self) -> None:
         self._output += self._hop_visible()
         self._usage = add_usage(self._usage, self._last_response().get("usage"))

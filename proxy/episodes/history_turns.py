@@ -27,6 +27,7 @@ import orjson
 from ..memory.history import HistoryLine
 from ..memory.history_service import HistoryService
 from ..memory.provenance import Provenance
+from ..memory.records import stamp
 from ..memory.store import Owner
 from .sessions import Session
 from .transcript import spoken
@@ -98,6 +99,7 @@ def new_lines(
     start = len(seen) if extends else 0
     said.last = messages
     turn, matched = said.turn, 0
+    now = stamp(now)[1]  # to the millisecond, as the line is stored and reads back
     lines: list[HistoryLine] = []
     for message in messages[start:]:
         if isinstance(message, dict) and message.get("role") == "user":

@@ -133,6 +133,8 @@ async def stream(
         tool_loop = loop
 
         def after() -> Awaitable[Continue | Finish | Fail] | None:
+            if not splitter.made_memory_calls():
+                return None
             end = splitter.hop_end()
             return _after_hop(hops, payload, tool_loop, splitter, end) if end.hidden else None
 

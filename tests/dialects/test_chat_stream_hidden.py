@@ -343,3 +343,13 @@ def test_client_calls_of_the_second_hop_start_again_at_index_zero() -> None:
     assert client.chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
     end = client.normaliser.hop_end()
     assert end.hidden == [] and end.order == ["call_c1"] and end.relayed == 1
+
+
+def test_the_loop_is_told_whether_a_hop_made_memory_calls() -> None:
+    mixed, text, client_only = Client(), Client(), Client()
+    mixed.push(*mixed_turn())
+    text.push(chunk([choice({"role": "assistant", "content": "Hi"})]), chunk([choice({}, "stop")]))
+    client_only.push(chunk([choice({"role": "assistant"})]), calls(first(0, "call_c1", "get_weather", "{}")))
+    assert mixed.normaliser.made_memory_calls()
+    assert not text.normaliser.made_memory_calls() and not text.normaliser.hop_end().hidden
+    assert not client_only.normaliser.made_memory_calls() and client_only.normaliser.hop_end().relayed == 1

@@ -57,6 +57,7 @@ def run(hops: Sequence[list[dict[str, Any]]], hidden: frozenset[str] = NAMES) ->
         if number < len(hops) - 1:
             turn = splitter.hop_end()
             assert turn.hidden and not turn.relayed
+            assert splitter.made_memory_calls()
             splitter.next_hop()
     return splitter, out + splitter.finish()
 
@@ -296,3 +297,20 @@ def test_anthropics_sdk_raises_on_the_error_event() -> None:
     ):
         for _ in stream:
             pass
+
+
+def test_the_loop_is_told_whether_a_hop_made_memory_calls() -> None:
+    client_call = tool_use("toolu_c1", "get_weather", {"city": "Paris"})
+    answers = {
+        "text": message("msg_2", [text("Sunny.")], "end_turn", usage(160, 8)),
+        "client call": message("msg_3", [client_call], "tool_use", usage(160, 8)),
+        "memory call": hidden_hop(),
+    }
+    made = {}
+    for name, answer in answers.items():
+        splitter = MessageEvents(hidden=NAMES)
+        for data in encode(hop_events(answer)):
+            splitter.push(data)
+        made[name] = splitter.made_memory_calls()
+        assert made[name] == bool(splitter.hop_end().hidden)
+    assert made == {"text": False, "client call": False, "memory call": True}

@@ -67,6 +67,7 @@ def run(hops: Sequence[list[dict[str, Any]]], hidden: frozenset[str] = NAMES) ->
         if number < len(hops) - 1:
             turn = splitter.hop_end()
             assert turn.hidden and not turn.relayed
+            assert splitter.made_memory_calls()
             splitter.next_hop()
     return splitter, out + splitter.finish()
 
@@ -356,6 +357,24 @@ def test_items_come_from_their_done_events_when_the_final_response_lists_none() 
     for data in encode(events):
         splitter.push(data)
     assert splitter.hop_end().hidden == [Call("call_m1", "memory_search", SEARCH)]
+    assert splitter.made_memory_calls()
+
+
+def test_the_loop_is_told_whether_a_hop_made_memory_calls() -> None:
+    client_call = call_item("fc_c1", "call_c1", "get_weather", '{"city":"Paris"}')
+    answers = {
+        "text": final_hop(),
+        "client call": response("resp_3", output=[client_call], usage=usage(5, 1), tools=TOOLS),
+        "memory call": hidden_hop(),
+    }
+    made = {}
+    for name, answer in answers.items():
+        splitter = ResponseEvents(hidden=NAMES)
+        for data in encode(hop_events(answer)):
+            splitter.push(data)
+        made[name] = splitter.made_memory_calls()
+        assert made[name] == bool(splitter.hop_end().hidden)
+    assert made == {"text": False, "client call": False, "memory call": True}
 
 
 # -- through the SDK ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proxy.dialects import responses_stream
+from proxy.dialects.base import Turn
 from proxy.dialects.named_sse import load_event, named_event
 from proxy.dialects.responses import tool_schema
 from proxy.dialects.responses_echo import ToolEchoes, cut_out
@@ -94,16 +95,24 @@ def drive(
         run = Run()
         for number, hop in enumerate(hops):
             if number:
-                run.turns.append(splitter.hop_end())
+                run.turns.append(hop_end(splitter))
                 splitter.next_hop()
             for data in hop:
                 run.pushed.append(splitter.push(data))
                 run.texts.append(splitter.answer())
-        run.turns.append(splitter.hop_end())
+        run.turns.append(hop_end(splitter))
         run.end = [splitter.finish(), splitter.answer(), splitter.called, splitter.response_id]
         run.end += [splitter.chain_id, splitter.ended, splitter.failed]
         runs.append(run)
     return runs[0], runs[1]
+
+
+def hop_end(splitter: ResponseEvents | ReferenceEvents) -> Turn:
+    """The hop's turn; the splitter's quick answer to the loop never misses a memory call the turn holds."""
+    turn = splitter.hop_end()
+    if isinstance(splitter, ResponseEvents):
+        assert splitter.made_memory_calls() or not turn.hidden
+    return turn
 
 
 def assert_same(hops: Sequence[Sequence[bytes]], **options: Any) -> Run:

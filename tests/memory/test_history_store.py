@@ -13,6 +13,7 @@ import pytest
 from proxy.config import HistorySettings
 from proxy.errors import StoreUnavailable
 from proxy.memory import history_service
+from proxy.memory.backends import history_files
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.postgres import Database
@@ -114,6 +115,40 @@ async def test_a_torn_last_line_from_a_crash_is_cut_off_not_glued(tmp_path: Path
     await store.append(ADA, [line("next", turn=2)])
     assert texts((await FilesHistory(tmp_path).view(ADA)).lines) == ["whole", "next"]
     assert all(raw.startswith(b"{") for raw in path.read_bytes().splitlines())
+
+
+async def test_a_long_append_lets_requests_run_while_its_lines_are_worked_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python work of an append (keys, times, JSON) runs on the event loop in slices, not in the file thread,
+    where it would hold the GIL against the loop; the loop's other tasks run between the slices."""
+    ticks = 0
+    at_thread: list[int] = []
+    write = history_files._OwnerHistory.append
+
+    def counted(self: history_files._OwnerHistory, lines: list[object]) -> int:
+        at_thread.append(ticks)
+        return write(self, lines)  # type: ignore[arg-type]
+
+    async def requests() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(history_files._OwnerHistory, "append", counted)
+    running = asyncio.ensure_future(requests())
+    await asyncio.sleep(0)
+    started = ticks
+    store = FilesHistory(tmp_path)
+    lines = [line(f"what was said {n}", turn=n, ts=NOW + n / 7) for n in range(20_000)]
+    assert await store.append(ADA, lines) == 20_000
+    running.cancel()
+    assert at_thread[0] - started >= 2  # requests ran before the file work began
+    kept = (await FilesHistory(tmp_path).view(ADA)).lines
+    assert len(kept) == len(lines)
+    assert all(0 <= said.ts - back.ts < 0.001 for said, back in zip(lines, kept, strict=True))  # to the millisecond
+    await store.aclose()
 
 
 # -- the service ------------------------------------------------------------------------------------------------

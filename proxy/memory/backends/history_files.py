@@ -9,8 +9,11 @@
 - Pruning rewrites a file without its old lines (temp file, fsync, rename, directory fsync), under the lock.
 
 File work runs in a thread, one at a time per owner in this process; an ``OSError`` is a
-:class:`StoreUnavailable`. A line that does not parse is skipped (and logged once per file read, by path only:
-history holds what users said).
+:class:`StoreUnavailable`. What an append writes (each line's key, its time as stored, its JSON) is worked out
+before, on the event loop a slice at a time: in the thread, that Python work would hold the GIL against the loop,
+which waits up to the interpreter's switch interval (5 ms) for it back after every system call it makes.
+
+A line that does not parse is skipped (and logged once per file read, by path only: history holds what users said).
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,6 +45,7 @@ T = TypeVar("T")
 FILE = "history.jsonl"
 LOCK = "history.lock"
 MAX_CACHED_OWNERS = 256
+SLICE_S = 0.0005  # working out an append's lines yields to requests this often
 
 
 class _OwnerHistory:
@@ -83,26 +88,23 @@ class _OwnerHistory:
             os.close(self.handle)
             self.handle = None
 
-    def append(self, lines: Sequence[HistoryLine]) -> int:
+    def append(self, lines: Sequence[_Written]) -> int:
         if not lines:
             return 0
         self.directory.mkdir(parents=True, exist_ok=True)
         with locked(self.lock_path):
             self.catch_up()
-            fresh: dict[str, HistoryLine] = {}  # by key, each worked out once
-            for line in lines:
-                key = line.key
-                if key not in self.index and key not in fresh:
-                    fresh[key] = line
+            fresh: dict[str, _Written] = {}
+            for written in lines:
+                if written.key not in self.index and written.key not in fresh:
+                    fresh[written.key] = written
             if not fresh:
                 return 0
-            stamped = [(key, line, *stamp(line.ts)) for key, line in fresh.items()]
-            data = b"".join(orjson.dumps(line.to_json(text)) + b"\n" for _, line, text, _ in stamped)
+            data = b"".join(written.data for written in fresh.values())
             if append_lines(self.path, data) == self.offset and self.handle is not None:
-                # Right after what we had read, in the file we hold: no need to read them back, only their times
-                # to the millisecond, as a reader would parse them.
-                for key, line, _, ts in stamped:
-                    self.index.add(line if ts == line.ts else replace(line, ts=ts), key)
+                # Right after what we had read, in the file we hold: no need to read them back.
+                for key, written in fresh.items():
+                    self.index.add(written.line, key)
                 self.offset += len(data)
             else:
                 self.catch_up()  # a new file, or a torn tail cut: read back as any reader would
@@ -154,7 +156,8 @@ class FilesHistory:
 
     async def append(self, owner: Owner, lines: Sequence[HistoryLine]) -> int:
         entry = self._entry(owner)
-        return await _in_thread(entry, lambda: entry.append(lines))
+        written = await _written(lines)
+        return await _in_thread(entry, lambda: entry.append(written))
 
     async def view(self, owner: Owner) -> HistoryIndex:
         entry = self._entry(owner)
@@ -214,6 +217,34 @@ class FilesHistory:
             if entry.directory == directory:
                 return entry, True
         return _OwnerHistory(directory), False
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """A line as an append writes it: its key, the line as it reads back (its time to the millisecond), its JSON."""
+
+    key: str
+    line: HistoryLine
+    data: bytes
+
+
+async def _written(lines: Sequence[HistoryLine]) -> list[_Written]:
+    """Each line as it is written, worked out on the event loop a slice at a time (lines said at one moment, a
+    request's, share one time's text)."""
+    written: list[_Written] = []
+    times: dict[float, tuple[str, float]] = {}
+    slice_ends = time.perf_counter() + SLICE_S
+    for line in lines:
+        stamped = times.get(line.ts)
+        if stamped is None:
+            stamped = times[line.ts] = stamp(line.ts)
+        text, ts = stamped
+        data = orjson.dumps(line.to_json(text)) + b"\n"
+        written.append(_Written(line.key, line if ts == line.ts else replace(line, ts=ts), data))
+        if time.perf_counter() >= slice_ends:
+            await asyncio.sleep(0)  # requests go on between slices
+            slice_ends = time.perf_counter() + SLICE_S
+    return written
 
 
 def _parse(path: Path, data: bytes) -> list[HistoryLine]:
