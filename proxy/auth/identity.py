@@ -120,7 +120,14 @@ class Authenticator:
             if record.kind != "service":
                 raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user")
             user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
-        identity = Identity(user, headers.workspace or DEFAULT_WORKSPACE, headers.session, record.kind == "admin")
+        identity = Identity(
+            user,
+            headers.workspace or DEFAULT_WORKSPACE,
+            headers.session,
+            record.kind == "admin",
+            key_id=record.id,
+            key_kind=record.kind,
+        )
         upstream_key = self.settings.upstream.api_key
         if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
             client_key = _text(bearer or headers.api_key)

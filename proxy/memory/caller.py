@@ -13,3 +13,5 @@ class Identity:
     workspace: str = DEFAULT_WORKSPACE
     session: str | None = None  # X-Memory-Session; else derived from the conversation
     admin: bool = False  # may write global memories
+    key_id: str | None = None  # auth.mode keys: the memproxy key that made the call (versions name it as the actor)
+    key_kind: str | None = None  # personal | service | admin, with key_id
