@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -183,13 +184,33 @@ def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
 
 
 async def check_store(settings: Settings) -> None:
-    """Before serving: a PostgreSQL store is reachable and migrated (or says in one line why not)."""
+    """Before serving: a files store's directory is writable, a PostgreSQL store reachable and migrated (or either
+    says in one line why not). A proxy that started on a read-only data dir said ok on /healthz, then answered every
+    write with a 503 and every model's memory_store with a failure."""
+    if settings.store.backend == "files":
+        await asyncio.to_thread(check_writable, Path(settings.store.path))
     database = build_database(settings)
     if database is not None:
         try:
             await database.start()
         finally:
             await database.aclose()
+
+
+def check_writable(path: Path) -> None:
+    """Creates the data dir if needed and writes, fsyncs and removes a probe file in it: what every write will do."""
+    probe = path / f".write-check-{os.getpid()}"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(descriptor, b"ok")
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(f"store.path: {path} is not writable: {exc.strerror or exc}") from exc
 
 
 def build_services(

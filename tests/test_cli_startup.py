@@ -176,3 +176,32 @@ def test_an_upstream_without_a_path_starts_with_one_warning(tmp_path: Path) -> N
 def test_an_upstream_with_a_path_starts_without_a_warning(tmp_path: Path) -> None:
     seen = stderr_until_listening("--upstream", "http://127.0.0.1:9/v1", "--data-dir", str(tmp_path))
     assert len(seen) == 1 and ":0/v1" not in seen[0]  # --port 0: the line names the port it got
+
+
+@pytest.fixture
+def unwritable_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory nobody may write to: root ignores modes, so as root it is made immutable (chattr +i)."""
+    data = tmp_path / "read-only"
+    data.mkdir()
+    if os.geteuid() == 0:
+        made = subprocess.run(["chattr", "+i", str(data)], capture_output=True)
+        if made.returncode != 0:
+            pytest.skip(f"running as root and chattr +i is not allowed here: {made.stderr.decode().strip()}")
+        yield data
+        subprocess.run(["chattr", "-i", str(data)], check=True)
+    else:
+        data.chmod(0o555)
+        yield data
+        data.chmod(0o755)
+
+
+def test_a_data_dir_memproxy_cannot_write_is_refused_at_start(unwritable_dir: Path) -> None:
+    result = memproxy("serve", "--port", "0", "--data-dir", str(unwritable_dir))
+    assert_one_line(result, f"memproxy: config error: store.path: {unwritable_dir} is not writable: ")
+    assert list(unwritable_dir.iterdir()) == []  # and nothing was left in it
+
+
+def test_a_data_dir_that_does_not_exist_yet_is_made_at_start(tmp_path: Path) -> None:
+    lines = stderr_until_listening("--data-dir", str(tmp_path / "new" / "data"))
+    assert lines[-1].startswith("memproxy listening on ")
+    assert (tmp_path / "new" / "data").is_dir() and list((tmp_path / "new" / "data").glob(".write-check-*")) == []
