@@ -199,7 +199,7 @@ async def _copy_memories(conn: asyncpg.Connection, owner: Owner, memories: list[
                 owner.workspace,
                 m.created,
                 m.superseded_by,
-                m.to_json(embedding=True),
+                m.to_json(stored=True),
                 version,
             )
             for m in fresh
