@@ -14,7 +14,7 @@ import pytest
 from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Embedding, Memory, MemoryDraft
-from proxy.memory.store import Owner
+from proxy.memory.store import Owner, Revision
 from proxy.testing import FakeUpstream
 
 from ..conftest import RunProxy, run_proxy
@@ -269,7 +269,16 @@ class BrokenStore:
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
-    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+    async def revise(self, owner: Owner, revisions: Sequence[Revision], **_: Any) -> list[Memory]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def delete(self, owner: Owner, ids: Collection[str], **_: Any) -> list[str]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def forget(self, owner: Owner) -> list[str]:
         raise StoreUnavailable("the disk is on fire")
 
     async def aclose(self) -> None:
