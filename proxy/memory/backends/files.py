@@ -42,7 +42,7 @@ from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, Revision, check_expected, deleted, prune_order, revised, superseded
-from ..versions import Actor
+from ..versions import Actor, kept_archive
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
 from .version_files import Archive, ArchiveRead
 
@@ -342,6 +342,16 @@ class FilesStore:
             return _Plan(archive.history(memory_id, current))
 
         versions = await self._write(owner, plan)  # under the writers' lock: never half of a change
+        assert isinstance(versions, list)
+        return versions
+
+    async def archived(self, owner: Owner) -> list[Memory]:
+        """Every past version the owner's histories still show, in the order written (what ``store copy`` carries)."""
+
+        def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
+            return _Plan(kept_archive(archive.memories(), {memory_id: m.version for memory_id, m in current.items()}))
+
+        versions = await self._write(owner, plan)
         assert isinstance(versions, list)
         return versions
 
