@@ -198,7 +198,7 @@ def accepts(expect: Collection[int] | None, version: int) -> bool:
 # -- histories ----------------------------------------------------------------------------------------------
 
 
-def history(archived: Iterable[Memory], current: Memory | None, *, limit: int = MAX_VERSIONS) -> list[Memory]:
+def history(archived: Iterable[Memory], current: Memory | None, *, limit: int | None = None) -> list[Memory]:
     """A memory's versions, newest first, from its archived ones (in the order they were written: the last of a
     number wins) and the current record (None: deleted, or never there).
 
@@ -219,13 +219,14 @@ def history(archived: Iterable[Memory], current: Memory | None, *, limit: int = 
             return []
         newest = max(tombstones)
         by_number = {n: m for n, m in by_number.items() if n <= newest}
-    return [by_number[n] for n in sorted(by_number, reverse=True)[:limit]]
+    return [by_number[n] for n in sorted(by_number, reverse=True)[: limit or MAX_VERSIONS]]
 
 
-def restorable(tombstones: Mapping[str, float], *, keep: int = KEPT_DELETED) -> set[str]:
-    """Of the deleted memories (id -> when deleted), those whose histories are kept: the newest ``keep``."""
+def restorable(tombstones: Mapping[str, float], *, keep: int | None = None) -> set[str]:
+    """Of the deleted memories (id -> when deleted), those whose histories are kept: the newest ``keep``
+    (``KEPT_DELETED``)."""
     newest = sorted(tombstones, key=lambda memory_id: tombstones[memory_id], reverse=True)
-    return set(newest[:keep])
+    return set(newest[: keep or KEPT_DELETED])
 
 
 def kept_archive(archived: Sequence[Memory], present: Mapping[str, int]) -> list[Memory]:

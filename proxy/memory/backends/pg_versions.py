@@ -13,9 +13,10 @@ from collections.abc import Collection, Sequence
 
 import asyncpg
 
+from .. import versions as bounds
 from ..records import Memory
 from ..store import Owner, archived
-from ..versions import KEPT_DELETED, MAX_VERSIONS, history
+from ..versions import history
 from .pg_owners import owner_key
 
 log = logging.getLogger("proxy.memory")
@@ -46,7 +47,7 @@ async def archive(conn: asyncpg.Connection, owner: Owner, versions: Sequence[Mem
         key,
         list(tops),
         list(tops.values()),
-        MAX_VERSIONS,
+        bounds.MAX_VERSIONS,
     )
     if any(m.change == "deleted" for m in versions):
         await conn.execute(
@@ -55,7 +56,7 @@ async def archive(conn: asyncpg.Connection, owner: Owner, versions: Sequence[Mem
             " AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = v.id)"
             " GROUP BY v.id ORDER BY max(v.at) DESC OFFSET $2)",
             key,
-            KEPT_DELETED,
+            bounds.KEPT_DELETED,
         )
 
 
