@@ -272,3 +272,11 @@ async def test_the_files_archive_stays_bounded_and_forgotten_text_leaves_the_dis
 
     await store.forget(ALICE)
     assert not archive.exists()  # nothing left to restore
+
+
+async def test_looking_up_or_forgetting_nothing_leaves_nothing_on_disk(tmp_path: Path) -> None:
+    from proxy.memory.backends.files import FilesStore
+
+    store = FilesStore(tmp_path / "data")
+    assert await store.history(ALICE, "m-1") == [] and await store.forget(Owner("nobody", "w")) == []
+    assert not (tmp_path / "data").exists() or list((tmp_path / "data").rglob("*")) == []

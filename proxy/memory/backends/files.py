@@ -338,6 +338,9 @@ class FilesStore:
         return revisions_made
 
     async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        if not self._exists(owner):  # nothing was ever written: no directory made for a look
+            return []
+
         def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
             return _Plan(archive.history(memory_id, current))
 
@@ -347,6 +350,8 @@ class FilesStore:
 
     async def archived(self, owner: Owner) -> list[Memory]:
         """Every past version the owner's histories still show, in the order written (what ``store copy`` carries)."""
+        if not self._exists(owner):
+            return []
 
         def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
             return _Plan(kept_archive(archive.memories(), {memory_id: m.version for memory_id, m in current.items()}))
@@ -399,6 +404,9 @@ class FilesStore:
         return gone
 
     async def forget(self, owner: Owner) -> list[str]:
+        if not self._exists(owner):
+            return []
+
         def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
             if not current and not archive.raw():
                 return _Plan([])
@@ -417,6 +425,9 @@ class FilesStore:
         self._files.clear()
 
     # -- internals ------------------------------------------------------------------------------------------
+
+    def _exists(self, owner: Owner) -> bool:
+        return (self.root / owner_dir(owner)).is_dir()
 
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
