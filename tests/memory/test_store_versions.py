@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,18 @@ async def test_looking_up_or_forgetting_nothing_leaves_nothing_on_disk(tmp_path:
     store = FilesStore(tmp_path / "data")
     assert await store.history(ALICE, "m-1") == [] and await store.forget(Owner("nobody", "w")) == []
     assert not (tmp_path / "data").exists() or list((tmp_path / "data").rglob("*")) == []
+
+
+async def test_a_refused_write_leaves_no_file_open(tmp_path: Path) -> None:
+    from proxy.memory.backends.files import FilesStore
+
+    store = FilesStore(tmp_path)
+    memory = await add(store, "Deploys with Fabric")
+    await store.revise(ALICE, [edit(memory.id, "Deploys with Ansible")])
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        fresh = FilesStore(tmp_path)  # its first write reads the file and opens it to keep
+        with pytest.raises(VersionMismatch):
+            await fresh.revise(ALICE, [edit(memory.id, "stale", expect={1})])
+        await fresh.aclose()
+    assert len(os.listdir("/proc/self/fd")) <= before

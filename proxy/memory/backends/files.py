@@ -466,16 +466,16 @@ class FilesStore:
         def work() -> tuple[_Read, _Plan]:
             with locked(file.lock_path, mkdir=True):
                 read = file.read()
-                held = read.index if read.index is not None else file.index  # what the loop will hold
-                current = {m.id: m for m in held}
-                current.update((m.id, m) for m in read.put)
-                archived = file.archive.read()
-                decided = plan(current, archived)
-                _archive(file.archive, archived, decided, current)  # before the memories: see version_files
-                rewrite = decided.rewrite
-                if rewrite is None and decided.append and read.lines > 2 * len(current) + 64:
-                    rewrite = list({**current, **{m.id: m for m in decided.append}}.values())  # compact old versions
-                try:
+                try:  # a refused plan (a stale version) or a failed write closes what the read opened
+                    held = read.index if read.index is not None else file.index  # what the loop will hold
+                    current = {m.id: m for m in held}
+                    current.update((m.id, m) for m in read.put)
+                    archived = file.archive.read()
+                    decided = plan(current, archived)
+                    _archive(file.archive, archived, decided, current)  # before the memories: see version_files
+                    rewrite = decided.rewrite
+                    if rewrite is None and decided.append and read.lines > 2 * len(current) + 64:
+                        rewrite = list({**current, **{m.id: m for m in decided.append}}.values())  # compact
                     if rewrite is not None:
                         fd = file.rewrite(rewrite)
                         if read.handle is not None:
