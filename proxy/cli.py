@@ -303,7 +303,7 @@ def memories_versions(memory_id: str, as_json: bool, **who: Any) -> None:
 
     versions = _run(who, lambda service, caller: service.versions(caller, memory_id))
     if as_json:
-        body = {"id": memory_id, "count": len(versions), "versions": [v.to_json(format_ts) for v in versions]}
+        body = {"id": memory_id, "count": len(versions), "versions": [v.to_json() for v in versions]}
         click.echo(orjson.dumps(body).decode())
         return
     for version in versions:

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from ..errors import InvalidRequest
 from ..memory.caller import Identity
-from ..memory.records import Memory, format_ts
+from ..memory.records import Memory
 from ..memory.service import MemoryService
 from ..memory.versions import Actor, etag, parse_if_match
 from ..pipe.relay import buffered_response
@@ -55,7 +55,7 @@ def version_routes(
             "id": memory_id,
             "deleted": versions[0].change == "deleted",
             "count": len(versions),
-            "versions": [version.to_json(format_ts) for version in versions],
+            "versions": [version.to_json() for version in versions],
         }
         headers = [JSON, (b"etag", etag(memory_id, versions[0].version).encode())]
         return buffered_response(200, headers, orjson.dumps(body))

@@ -13,7 +13,7 @@ Bounds: a memory keeps its newest ``MAX_VERSIONS`` versions; an owner keeps the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -119,7 +119,9 @@ class Version:
             memory.changed_by,
         )
 
-    def to_json(self, format_ts: Callable[[float], str]) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
+        from .records import format_ts  # records imports this module: looked up when it is surely loaded
+
         return {
             "version": self.version,
             "text": self.text,

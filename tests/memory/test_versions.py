@@ -10,7 +10,7 @@ import pytest
 from proxy.errors import InvalidRequest
 from proxy.memory import versions
 from proxy.memory.caller import Identity
-from proxy.memory.records import Memory, format_ts
+from proxy.memory.records import Memory
 from proxy.memory.versions import Actor, Version, etag, history, kept_archive, parse_if_match, restorable
 
 KEYED = Identity("ada", key_id="k-1234", key_kind="personal")
@@ -43,7 +43,7 @@ def test_a_record_from_before_versions_reads_as_its_first_version_by_its_origin(
                             "session": "s-9"})  # fmt: skip
     assert (old.version, old.change, old.changed_at) == (1, "created", old.created)
     assert old.changed_by == Actor("model", session="s-9")
-    assert Version.of(old).to_json(format_ts)["actor"] == {"kind": "model", "session": "s-9"}
+    assert Version.of(old).to_json()["actor"] == {"kind": "model", "session": "s-9"}
 
 
 def test_a_stored_line_keeps_what_made_its_version_and_an_answer_says_only_the_version() -> None:
