@@ -31,7 +31,8 @@ from .memory.backends.version_files import FILE as VERSIONS_FILE
 from .memory.episodes import Episode
 from .memory.history import HistoryLine
 from .memory.records import Memory
-from .memory.store import GLOBAL, Owner, archived
+from .memory.revisions import archived
+from .memory.store import GLOBAL, Owner
 
 DEFAULT_WORKSPACE = "default"
 

@@ -43,9 +43,10 @@ from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
 from .records import Embedding, Memory, MemoryDraft, check_draft
+from .revisions import Revision, check_expected
 from .session_state import InProcessSessionState, SessionState
 from .similarity import Similarity, embedded, lexical
-from .store import GLOBAL, MemoryStore, Owner, Revision, check_expected, owner_for_scope, owners_visible_to
+from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
 from .versions import Actor, Version
 
 if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set

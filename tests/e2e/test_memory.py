@@ -14,7 +14,8 @@ import pytest
 from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Embedding, Memory, MemoryDraft
-from proxy.memory.store import Owner, Revision
+from proxy.memory.revisions import Revision
+from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
 from ..conftest import RunProxy, run_proxy

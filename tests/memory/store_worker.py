@@ -27,7 +27,8 @@ import sys
 
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.records import MemoryDraft
-from proxy.memory.store import Owner, Revision
+from proxy.memory.revisions import Revision
+from proxy.memory.store import Owner
 from proxy.memory.versions import Actor
 
 

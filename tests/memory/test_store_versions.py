@@ -17,7 +17,8 @@ import pytest
 from proxy.errors import VersionMismatch
 from proxy.memory import versions
 from proxy.memory.records import Embedding, Memory, MemoryDraft
-from proxy.memory.store import MemoryStore, Owner, Revision
+from proxy.memory.revisions import Revision
+from proxy.memory.store import MemoryStore, Owner
 from proxy.memory.versions import Actor
 
 from .test_files_store import ALICE, MAX, Backend, Workers, add, backend, ids_in, store, workers  # noqa: F401

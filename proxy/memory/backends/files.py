@@ -41,7 +41,8 @@ import orjson
 from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
-from ..store import Owner, Revision, check_expected, deleted, prune_order, revised, superseded
+from ..revisions import Revision, check_expected, deleted, revised, superseded
+from ..store import Owner, prune_order
 from ..versions import Actor, kept_archive
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
 from .version_files import Archive, ArchiveRead

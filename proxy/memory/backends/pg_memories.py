@@ -19,7 +19,8 @@ import asyncpg
 
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
-from ..store import Owner, Revision, check_expected, deleted, prune_order, revised, superseded
+from ..revisions import Revision, check_expected, deleted, revised, superseded
+from ..store import Owner, prune_order
 from ..versions import Actor
 from . import pg_versions
 from .pg_owners import Change, OwnerViews, Written

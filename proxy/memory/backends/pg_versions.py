@@ -15,7 +15,8 @@ import asyncpg
 
 from .. import versions as bounds
 from ..records import Memory
-from ..store import Owner, archived
+from ..revisions import archived
+from ..store import Owner
 from ..versions import history
 from .pg_owners import owner_key
 

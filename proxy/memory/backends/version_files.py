@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 
 from ..records import Memory
-from ..store import archived
+from ..revisions import archived
 from ..versions import history, kept_archive, restorable
 from .durable import append_lines, fsync_dir
 
