@@ -73,7 +73,7 @@ def write_store(root: Path, memories: list[Memory]) -> None:
     for owner, held in ((workspace, memories[USER_WIDE:]), (user, memories[:USER_WIDE])):
         directory = root / owner_dir(owner)
         directory.mkdir(parents=True)
-        lines = b"".join(orjson.dumps(m.to_json(embedding=True)) + b"\n" for m in held)
+        lines = b"".join(orjson.dumps(m.to_json(stored=True)) + b"\n" for m in held)
         (directory / "memories.jsonl").write_bytes(lines)
 
 

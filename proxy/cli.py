@@ -259,7 +259,7 @@ def memories_pinned(as_json: bool, **who: Any) -> None:
 @click.argument("memory_id")
 def memories_unpin(memory_id: str, **who: Any) -> None:
     """Unpin MEMORY_ID: it stays a memory, recalled when relevant."""
-    _run(who, lambda service, caller: service.edit(caller, memory_id, {"pinned": False}))
+    _run(who, lambda service, caller: service.edit(caller, memory_id, {"pinned": False}, actor=_person(caller)))
     click.echo(f"unpinned {memory_id}")
 
 
@@ -280,7 +280,7 @@ def memories_edit(
     changes = {key: value for key, value in fields.items() if value is not None}
     if not changes:
         _fail("nothing to edit: give --text, --tag, --category, --pin or --unpin")
-    edited = _run(who, lambda service, caller: service.edit(caller, memory_id, changes))
+    edited = _run(who, lambda service, caller: service.edit(caller, memory_id, changes, actor=_person(caller)))
     click.echo(f"edited {edited.id}{' (pinned)' if edited.pinned else ''}")
 
 
@@ -289,8 +289,37 @@ def memories_edit(
 @click.argument("memory_id")
 def memories_delete(memory_id: str, **who: Any) -> None:
     """Delete the memory MEMORY_ID."""
-    _run(who, lambda service, caller: service.delete(caller, memory_id))
+    _run(who, lambda service, caller: service.delete(caller, memory_id, actor=_person(caller)))
     click.echo(f"deleted {memory_id}")
+
+
+@memories.command("versions")
+@_who
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
+def memories_versions(memory_id: str, as_json: bool, **who: Any) -> None:
+    """The versions of MEMORY_ID, newest first: what changed, when and by whom (a deleted one's too)."""
+    from .memory.records import format_ts
+
+    versions = _run(who, lambda service, caller: service.versions(caller, memory_id))
+    if as_json:
+        body = {"id": memory_id, "count": len(versions), "versions": [v.to_json() for v in versions]}
+        click.echo(orjson.dumps(body).decode())
+        return
+    for version in versions:
+        by = " ".join(f"{key}={value}" if key != "kind" else value for key, value in version.actor.to_json().items())
+        flags = "".join(flag for flag, on in ((" pinned", version.pinned), (" held", version.held)) if on)
+        click.echo(f"v{version.version}\t{format_ts(version.at)}\t{version.change}\t{by}{flags}\t{version.text}")
+
+
+@memories.command("restore")
+@_who
+@click.argument("memory_id")
+@click.option("--version", "version", type=click.IntRange(min=1), required=True, help="The version to make current.")
+def memories_restore(memory_id: str, version: int, **who: Any) -> None:
+    """Make VERSION of MEMORY_ID current again (a new version); brings a deleted memory back under its id."""
+    restored = _run(who, lambda service, caller: service.restore(caller, memory_id, version, actor=_person(caller)))
+    click.echo(f"restored {memory_id} to version {version} (now version {restored.version})")
 
 
 @memories.command("held")
@@ -314,7 +343,7 @@ def memories_held(limit: int, as_json: bool, **who: Any) -> None:
 @click.argument("memory_id")
 def memories_approve(memory_id: str, **who: Any) -> None:
     """Approve the held memory MEMORY_ID: it may be injected and searched from now on."""
-    approved = _run(who, lambda service, caller: service.approve(caller, memory_id))
+    approved = _run(who, lambda service, caller: service.approve(caller, memory_id, actor=_person(caller)))
     if approved.unchanged:
         click.echo(f"{memory_id} was not held")
         return
@@ -337,7 +366,13 @@ def memories_export(output: Any, **who: Any) -> None:
 def memories_import(source: Any, **who: Any) -> None:
     """Import memories from a JSONL file ('-' for stdin); each line is checked, bad ones are reported and skipped."""
     data = source.read()
-    report = _run(who, lambda service, caller: service.import_lines(caller, data, bounded=False))
+
+    def run(service: Any, caller: Any) -> Any:
+        from .memory.versions import Actor
+
+        return service.import_lines(caller, data, bounded=False, actor=Actor.importer(caller, via="cli"))
+
+    report = _run(who, run)
     for error in report.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     click.echo(f"imported {len(report.imported)}, skipped {len(report.errors)}")
@@ -409,6 +444,13 @@ def episodes_reject(episode_id: str, **who: Any) -> None:
     """Delete an episode for good (its facts were never stored if it was untrusted)."""
     _run(who, lambda service, caller: service.reject(caller, episode_id), episodes=True)
     click.echo(f"rejected {episode_id}")
+
+
+def _person(caller: Any) -> Any:
+    """The person at this terminal, as versions name them."""
+    from .memory.versions import Actor
+
+    return Actor.person(caller, via="cli")
 
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:

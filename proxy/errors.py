@@ -79,6 +79,23 @@ class MethodNotAllowed(InvalidRequest):
         self.headers = {"allow": ", ".join(allow)}
 
 
+class VersionNotFound(MemoryNotFound):
+    """A restore naming a version the memory's kept history does not hold."""
+
+    code = "version_not_found"
+
+
+class VersionMismatch(InvalidRequest):
+    """``If-Match`` names a version that is no longer the memory's current one: nothing was changed."""
+
+    status = 412
+    code = "version_mismatch"
+
+    def __init__(self, message: str, *, param: str | None = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, param=param)
+        self.headers = headers or {}  # the current ETag, so a client can tell what it is now
+
+
 class AdminOnly(InvalidRequest):
     status = 403
     code = "admin_key_required"

@@ -29,7 +29,8 @@ class Metrics:
         )
         self.writes = Counter(
             "memproxy_memory_writes",
-            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved, edited).",
+            "Memory writes by result (stored, held: from an untrusted session, unchanged, rejected, approved, edited,"
+            " restored).",
             ["result"],
             registry=self.registry,
         )

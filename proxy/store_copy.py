@@ -1,4 +1,4 @@
-"""``memproxy store copy``: a files store into PostgreSQL, ids and links intact, safe to run again.
+"""``memproxy store copy``: a files store into PostgreSQL, ids, links and versions intact, safe to run again.
 
 A files store names its owners' directories by hashes of the user and workspace, and memory records do not
 repeat them, so the names come from what does carry them: episodes, jobs and keys, plus the names the caller
@@ -27,9 +27,11 @@ from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
+from .memory.backends.version_files import FILE as VERSIONS_FILE
 from .memory.episodes import Episode
 from .memory.history import HistoryLine
 from .memory.records import Memory
+from .memory.revisions import archived
 from .memory.store import GLOBAL, Owner
 
 DEFAULT_WORKSPACE = "default"
@@ -38,6 +40,7 @@ DEFAULT_WORKSPACE = "default"
 @dataclass(slots=True)
 class CopyReport:
     memories: int = 0
+    versions: int = 0  # past versions of memories (deleted ones' too)
     episodes: int = 0
     jobs: int = 0
     keys: int = 0
@@ -47,7 +50,8 @@ class CopyReport:
 
     def summary(self) -> str:
         line = (
-            f"copied {self.memories} memories, {self.episodes} episodes, {self.jobs} jobs, {self.keys} keys,"
+            f"copied {self.memories} memories, {self.versions} past versions, {self.episodes} episodes,"
+            f" {self.jobs} jobs, {self.keys} keys,"
             f" {self.history} history lines; skipped {self.skipped} already there"
         )
         if self.unknown:
@@ -88,14 +92,16 @@ async def copy_store(
     owners = owners_by_dir(names_users | {e.user for e in episodes}, names_workspaces | {e.workspace for e in episodes})
 
     memories: dict[Owner, list[Memory]] = {}
+    versions: dict[Owner, list[Memory]] = {}
     files = FilesStore(root)
-    for path in sorted(root.glob("**/memories.jsonl")):
-        directory = path.parent.relative_to(root)
+    directories = {path.parent for name in ("memories.jsonl", VERSIONS_FILE) for path in root.glob(f"**/{name}")}
+    for directory in sorted(path.relative_to(root) for path in directories):
         known = owners.get(directory)
         if known is None:
             report.unknown.append(str(directory))
             continue
         memories[known] = sorted(await files.view(known), key=lambda m: m.number)
+        versions[known] = await files.archived(known)
     await files.aclose()
     said: dict[Owner, list[HistoryLine]] = {}
     history = FilesHistory(root)
@@ -114,6 +120,9 @@ async def copy_store(
             copied = await _copy_memories(conn, owner, found)
             report.memories += copied
             report.skipped += len(found) - copied
+            copied = await _copy_versions(conn, owner, versions[owner])
+            report.versions += copied
+            report.skipped += len(versions[owner]) - copied
         for owner, group in itertools.groupby(
             sorted(episodes, key=lambda e: (e.user, e.workspace)), key=lambda e: Owner(e.user, e.workspace)
         ):
@@ -167,7 +176,8 @@ async def copy_store(
         report.keys, report.skipped = copied_keys, report.skipped + len(keys) - copied_keys
         if copied_keys:
             await _bump(conn, "keys", "")
-        highest = max((m.number for found in memories.values() for m in found), default=0)
+        every = [m for found in [*memories.values(), *versions.values()] for m in found]
+        highest = max((m.number for m in every), default=0)
         if highest:
             await conn.execute(
                 "SELECT setval('memory_ids', GREATEST($1, (SELECT last_value FROM memory_ids)))", highest
@@ -199,13 +209,33 @@ async def _copy_memories(conn: asyncpg.Connection, owner: Owner, memories: list[
                 owner.workspace,
                 m.created,
                 m.superseded_by,
-                m.to_json(embedding=True),
+                m.to_json(stored=True),
                 version,
             )
             for m in fresh
         ],
     )
     return len(fresh)
+
+
+async def _copy_versions(conn: asyncpg.Connection, owner: Owner, versions: list[Memory]) -> int:
+    """Past versions not in the database yet (a second run copies none); returns how many went in."""
+    if not versions:
+        return 0
+    rows = await conn.fetch(
+        "INSERT INTO memory_versions (owner_key, id, version, user_name, workspace, deleted, at, body)"
+        " SELECT $1, i, v, $2, $3, d, a, b FROM unnest($4::text[], $5::int[], $6::bool[], $7::float8[], $8::jsonb[])"
+        " AS l(i, v, d, a, b) ON CONFLICT (owner_key, id, version) DO NOTHING RETURNING id",
+        owner_key(owner),
+        owner.user,
+        owner.workspace,
+        [m.id for m in versions],
+        [m.version for m in versions],
+        [m.change == "deleted" for m in versions],
+        [m.changed_at for m in versions],
+        [archived(m) for m in versions],
+    )
+    return len(rows)
 
 
 async def _copy_episodes(conn: asyncpg.Connection, owner: Owner, episodes: list[Episode]) -> int:

@@ -150,3 +150,33 @@ def test_pin_list_edit_and_unpin_pinned_facts(tmp_path: Path) -> None:
     assert listed["user"]["memories"] == []
     assert [m["text"] for m in listed["workspace"]["memories"]][0] == "Deploys go to Fly.io from main"
     assert run(tmp_path, "memories", "edit", "m-2", "--user", "ada")[0] == 2  # nothing to edit
+
+
+def test_versions_list_every_change_and_restore_undoes_a_delete(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "Ada deploys with Fabric", "--user", "ada")
+    run(tmp_path, "memories", "edit", "m-1", "--text", "Ada deploys with Ansible", "--user", "ada")
+    assert run(tmp_path, "memories", "delete", "m-1", "--user", "ada")[:2] == (0, "deleted m-1\n")
+
+    code, out, _ = run(tmp_path, "memories", "versions", "m-1", "--user", "ada")
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert code == 0 and [(v, change, by, text) for v, _, change, by, text in lines] == [
+        ("v3", "deleted", "person via=cli", "Ada deploys with Ansible"),
+        ("v2", "edited", "person via=cli", "Ada deploys with Ansible"),
+        ("v1", "created", "person via=cli", "Ada deploys with Fabric"),
+    ]
+    assert run(tmp_path, "memories", "restore", "m-1", "--version", "1", "--user", "ada")[:2] == (
+        0,
+        "restored m-1 to version 1 (now version 4)\n",
+    )
+    assert run(tmp_path, "memories", "list", "--user", "ada")[1] == "m-1\tfact\tAda deploys with Fabric\n"
+    versions = orjson.loads(run(tmp_path, "memories", "versions", "m-1", "--user", "ada", "--json")[1])
+    assert [v["change"] for v in versions["versions"]] == ["restored", "deleted", "edited", "created"]
+    assert versions["versions"][0]["actor"] == {"kind": "person", "via": "cli"}
+
+
+def test_a_version_that_is_not_there_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "Ada deploys with Fabric", "--user", "ada")
+    code, _, err = run(tmp_path, "memories", "restore", "m-1", "--version", "5", "--user", "ada")
+    assert code == 2 and err.startswith("memproxy: m-1 has no version 5") and len(err.splitlines()) == 1
+    assert run(tmp_path, "memories", "versions", "m-1", "--user", "bob")[0] == 2  # not Bob's
+    assert run(tmp_path, "memories", "restore", "m-1", "--version", "0", "--user", "ada")[0] == 2

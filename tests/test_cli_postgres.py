@@ -27,6 +27,14 @@ def test_memories_are_added_listed_searched_and_deleted(pg_dsn: str) -> None:
     assert run(pg_dsn, "memories", "delete", "m-2", "--user", "ada")[:2] == (0, "deleted m-2\n")
     assert run(pg_dsn, "memories", "list", "--user", "bob")[1] == ""
     assert run(pg_dsn, "episodes", "list", "--user", "ada")[0] == 0
+    assert run(pg_dsn, "memories", "restore", "m-2", "--version", "1", "--user", "ada")[:2] == (
+        0,
+        "restored m-2 to version 1 (now version 3)\n",
+    )
+    changes = [
+        line.split("\t")[2] for line in run(pg_dsn, "memories", "versions", "m-2", "--user", "ada")[1].splitlines()
+    ]
+    assert changes == ["restored", "deleted", "created"]
 
 
 def test_keys_are_created_listed_and_revoked_and_act_for_their_user(pg_dsn: str) -> None:

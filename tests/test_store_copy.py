@@ -50,6 +50,9 @@ async def fill(root: Path) -> dict[str, str]:
     )
     ids[newer.text] = newer.id
     await store.count_uses(ADA, {newer.id: (3, T0)})
+    laptop = await store.add(ADA, draft("Ada's laptop is a Mac"), max_total=100)
+    ids[laptop.text] = laptop.id
+    await store.delete(ADA, [laptop.id])  # its history (and so an undo) is kept: copied too
     await store.aclose()
     episodes = FilesEpisodes(root)
     await episodes.put(
@@ -92,7 +95,7 @@ def copy(root: Path, dsn: str, *args: str) -> tuple[int, str]:
     return result.exit_code, result.stdout + result.stderr
 
 
-async def read(dsn: str) -> dict[str, object]:
+async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[str, object]:
     conn = await asyncpg.connect(dsn)
     try:
         counts = {
@@ -110,19 +113,40 @@ async def read(dsn: str) -> dict[str, object]:
         user_wide = [(m.text, m.embedding) for m in await store.view(ADA_USER)]
         bob = [m.text for m in await store.view(BOB)]
         fresh = await store.add(BOB, draft("Bob's laptop is a ThinkPad"), max_total=100)
+        histories = {
+            text: [(m.version, m.change, m.text) for m in await store.history(owner, memory_id)]
+            for owner, text, memory_id in ids
+        }
     finally:
         await history.aclose()
         await store.aclose()
-    return {"counts": counts, "ada": ada, "user": user_wide, "bob": bob, "fresh": fresh, "said": said}
+    return {
+        "counts": counts,
+        "ada": ada,
+        "user": user_wide,
+        "bob": bob,
+        "fresh": fresh,
+        "said": said,
+        "histories": histories,
+    }
 
 
 def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: Path, pg_dsn: str) -> None:
     ids = asyncio.run(fill(tmp_path))
     code, out = copy(tmp_path, pg_dsn, "--user", "bob")
     assert code == 0, out
-    assert out.strip() == "copied 5 memories, 1 episodes, 1 jobs, 1 keys, 2 history lines; skipped 0 already there"
+    assert out.strip() == (
+        "copied 5 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 2 history lines; skipped 0 already there"
+    )
 
-    found = asyncio.run(read(pg_dsn))
+    looked_up = ((ADA, "Staging runs Postgres 15", ids["Staging runs Postgres 15"]),
+                 (ADA, "Ada's laptop is a Mac", ids["Ada's laptop is a Mac"]))  # fmt: skip
+    found = asyncio.run(read(pg_dsn, looked_up))
+    assert found["histories"] == {  # a supersede and a delete, with what each memory was before
+        "Staging runs Postgres 15": [(2, "superseded", "Staging runs Postgres 15"),
+                                     (1, "created", "Staging runs Postgres 15")],
+        "Ada's laptop is a Mac": [(2, "deleted", "Ada's laptop is a Mac"), (1, "created", "Ada's laptop is a Mac")],
+    }  # fmt: skip
     assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
     assert found["said"] == ["Which Postgres runs staging?"]
     ada = found["ada"]
@@ -136,7 +160,9 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
 
     code, out = copy(tmp_path, pg_dsn, "--user", "bob")
     assert code == 0, out
-    assert out.strip() == "copied 0 memories, 0 episodes, 0 jobs, 0 keys, 0 history lines; skipped 10 already there"
+    assert out.strip() == (
+        "copied 0 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 0 history lines; skipped 13 already there"
+    )
     # one memory more: the one the first read added; nothing copied twice
     counts = asyncio.run(read(pg_dsn))["counts"]
     assert counts == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
@@ -147,7 +173,9 @@ def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: P
     code, out = copy(tmp_path, pg_dsn)  # bob has no episode, job or key: his folder's names are unknown
     assert code == 0, out
     first, second = out.strip().splitlines()
-    assert first == "copied 4 memories, 1 episodes, 1 jobs, 1 keys, 1 history lines; skipped 0 already there"
+    assert first == (
+        "copied 4 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 1 history lines; skipped 0 already there"
+    )
     assert second.startswith("not copied: 1 memory or history folder(s)") and "--user and --workspace" in second
 
 

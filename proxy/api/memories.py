@@ -17,9 +17,11 @@ from ..errors import InvalidRequest, MethodNotAllowed, UnknownRoute
 from ..memory.caller import Identity
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, as_json, search_limit
 from ..memory.store import Owner
+from ..memory.versions import Actor
 from ..pipe.relay import buffered_response, read_body
 from ..services import Services
 from .openapi import document_bytes
+from .versions import expected, tagged, version_routes
 
 JSON = (b"content-type", b"application/json")
 HISTORY_LIMIT = 10
@@ -53,28 +55,32 @@ def memory_routes(services: Services) -> list[Route]:
         body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
         if stored.superseded is not None:
             body["superseded"] = stored.superseded.id
-        return _json(body, status=200 if stored.unchanged else 201)
+        return tagged(body, stored.memory, status=200 if stored.unchanged else 201)
 
     async def delete_memory(request: Request) -> Response:
-        deleted = await memory.delete(caller(request), request.path_params["memory_id"])
+        who, memory_id = caller(request), request.path_params["memory_id"]
+        expect = expected(request, memory_id)  # If-Match: checked in the store's write
+        deleted = await memory.delete(who, memory_id, actor=Actor.person(who), expect=expect)
         return _json({"ok": True, "id": deleted.id})
 
     async def edit_memory(request: Request) -> Response:
-        who = caller(request)
+        who, memory_id = caller(request), request.path_params["memory_id"]
+        expect = expected(request, memory_id)
         fields = await _json_body(request, services.settings.server.max_body_bytes)
-        edited = await memory.edit(who, request.path_params["memory_id"], fields)
-        return _json({"ok": True, "id": edited.id, "memory": edited.to_json()})
+        edited = await memory.edit(who, memory_id, fields, actor=Actor.person(who), expect=expect)
+        return tagged({"ok": True, "id": edited.id, "memory": edited.to_json()}, edited)
 
     async def list_pinned(request: Request) -> Response:
         places = await memory.pinned(caller(request))
         return _json({place.scope: place.to_json() for place in places})
 
     async def approve_memory(request: Request) -> Response:
-        approved = await memory.approve(caller(request), request.path_params["memory_id"])
+        who = caller(request)
+        approved = await memory.approve(who, request.path_params["memory_id"], actor=Actor.person(who))
         body = {"ok": True, "id": approved.memory.id, "memory": approved.memory.to_json()}
         if approved.superseded is not None:
             body["superseded"] = approved.superseded.id
-        return _json(body)
+        return tagged(body, approved.memory)
 
     async def export(request: Request) -> Response:
         who = caller(request)
@@ -102,7 +108,8 @@ def memory_routes(services: Services) -> list[Route]:
 
     async def import_memories(request: Request) -> Response:
         who = caller(request)
-        report = await memory.import_lines(who, await read_body(request, services.settings.server.max_body_bytes))
+        data = await read_body(request, services.settings.server.max_body_bytes)
+        report = await memory.import_lines(who, data, actor=Actor.importer(who, via="api"))
         return _json({"ok": not report.errors, "imported": report.imported, "errors": report.errors})
 
     async def forget_all(request: Request) -> Response:
@@ -165,6 +172,7 @@ def memory_routes(services: Services) -> list[Route]:
         Route("/memory/memories", add_memory, methods=["POST"]),
         Route("/memory/memories/{memory_id}", delete_memory, methods=["DELETE"]),
         Route("/memory/memories/{memory_id}", edit_memory, methods=["PATCH"]),
+        *version_routes(memory, caller, lambda request: _json_body(request, services.settings.server.max_body_bytes)),
         Route("/memory/pinned", list_pinned, methods=["GET"]),
         Route("/memory/memories/{memory_id}/approve", approve_memory, methods=["POST"]),
         Route("/memory/export", export, methods=["GET"]),

@@ -15,6 +15,7 @@ import orjson
 from ..memory.history import ROLES
 from ..memory.records import CATEGORIES, CONFIDENCE_BY_SOURCE, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, SCOPES
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT
+from ..memory.versions import ACTOR_KINDS, CHANGES, KEPT_DELETED, MAX_VERSIONS, VIAS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 _TIME = {"type": "string", "description": "ISO-8601, UTC"}
@@ -39,6 +40,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
         403: "a global memory without an admin key, or a personal key naming another user",
         404: "not found here",
         409: "a pin past its cap (pinned_cap_exceeded) or already pinned (duplicate_pin): nothing stored",
+        412: "If-Match names a version that is no longer current (version_mismatch; ETag: the current one): "
+        "nothing changed",
         405: "this path does not take this method",
         413: "the body is over server.max_body_bytes",
         503: "the memory store failed",
@@ -55,6 +58,26 @@ def _operation(summary: str, ok: dict[str, Any], *statuses: int, ok_status: int 
 
 def _path_id(name: str, what: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": what}
+
+
+_ETAG = {
+    "ETag": {
+        "schema": {"type": "string", "examples": ['"m-12.v3"']},
+        "description": "a strong tag naming the memory's current version, for If-Match",
+    }
+}
+_IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "schema": {"type": "string", "examples": ['"m-12.v3"', "*"]},
+    "description": "only if the memory is still at this version (an ETag you read; * for any): else a 412 and "
+    "nothing changes; the store checks it in its write, so of two writers with the same tag one wins. "
+    "Malformed: a 400",
+}
+
+
+def _tagged(response: dict[str, Any]) -> dict[str, Any]:
+    return {**response, "headers": _ETAG}
 
 
 _SCHEMAS: dict[str, Any] = {
@@ -89,6 +112,53 @@ _SCHEMAS: dict[str, Any] = {
             "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it saw"},
             "user_approved": {"type": "boolean", "description": "a person approved it: an untrusted one is held till"},
             "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
+            "version": {"type": "integer", "minimum": 1, "description": "bumped by every change; see /versions"},
+            "held": {"type": "boolean", "description": "waiting for a person's approval: never injected or searched"},
+        }
+    ),
+    "Actor": _object(
+        {
+            "kind": {"enum": list(ACTOR_KINDS)},
+            "key_id": {"type": "string", "description": "auth.mode keys: the memproxy key behind the change"},
+            "session": {"type": "string", "description": "the session the model (or an extraction) wrote in"},
+            "episode": {"type": "string", "description": "the episode whose extraction wrote it"},
+            "via": {"enum": list(VIAS), "description": "a person's (or an import's) way in"},
+        },
+        required=("kind",),
+    ),
+    "Version": _object(
+        {
+            "version": {"type": "integer", "minimum": 1},
+            "text": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "category": {"enum": list(CATEGORIES)},
+            "pinned": {"type": "boolean"},
+            "held": {"type": "boolean"},
+            "superseded_by": _NULLABLE_STRING,
+            "at": _TIME,
+            "change": {"enum": list(CHANGES)},
+            "actor": _ref("Actor"),
+        }
+    ),
+    "VersionList": _object(
+        {
+            "id": {"type": "string"},
+            "deleted": {"type": "boolean", "description": "deleted: the newest version is its tombstone; restorable"},
+            "count": {"type": "integer"},
+            "versions": {
+                "type": "array",
+                "items": _ref("Version"),
+                "description": f"newest first; a memory keeps its newest {MAX_VERSIONS}, and you the histories of "
+                f"your newest {KEPT_DELETED} deleted memories",
+            },
+        }
+    ),
+    "Restored": _object(
+        {
+            "ok": {"const": True},
+            "id": {"type": "string"},
+            "restored": {"type": "integer", "description": "the version whose content is current again"},
+            "memory": _ref("Memory"),
         }
     ),
     "NewMemory": _object(
@@ -311,28 +381,64 @@ _PATHS: dict[str, Any] = {
             "summary": "Store a memory, checked (length, tags, scope, category) and scanned for secrets and injections",
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("NewMemory")}}},
             "responses": {
-                "201": _json(_ref("Stored"), "stored"),
-                "200": _json(_ref("Stored"), "already stored: the existing memory"),
+                "201": _tagged(_json(_ref("Stored"), "stored")),
+                "200": _tagged(_json(_ref("Stored"), "already stored: the existing memory")),
                 **_errors(*_COMMON, 409, 413),
             },
         },
     },
     "/memory/memories/{memory_id}": {
-        "delete": _operation(
-            "Delete one of your memories",
-            _json(_ref("Deleted"), "deleted"),
+        "get": _operation(
+            "One of your memories, held and superseded ones too, with the ETag of its current version",
+            _tagged(_json(_ref("Memory"), "the memory")),
             404,
             parameters=[_path_id("memory_id", "m-<n>")],
+        ),
+        "delete": _operation(
+            "Delete one of your memories (its last version: a restore undoes it)",
+            _json(_ref("Deleted"), "deleted"),
+            404,
+            412,
+            parameters=[_path_id("memory_id", "m-<n>"), _IF_MATCH],
         ),
         "patch": _operation(
             "Edit one of your memories in place (same id): text, tags, category, pinned; checked and scanned as new",
-            _json(_ref("Edited"), "edited; a session's frozen block shows it from its next block"),
+            _tagged(_json(_ref("Edited"), "edited (a new version); a session's frozen block shows it from its next")),
             404,
             409,
+            412,
             413,
-            parameters=[_path_id("memory_id", "m-<n>")],
+            parameters=[_path_id("memory_id", "m-<n>"), _IF_MATCH],
             requestBody={"required": True, "content": {"application/json": {"schema": _ref("MemoryEdit")}}},
         ),
+    },
+    "/memory/memories/{memory_id}/versions": {
+        "get": _operation(
+            "Every change to one of your memories, newest first: what it was, when, and who made it",
+            _tagged(_json(_ref("VersionList"), "its versions; the ETag names the newest")),
+            404,
+            parameters=[_path_id("memory_id", "m-<n>")],
+        )
+    },
+    "/memory/memories/{memory_id}/restore": {
+        "post": _operation(
+            "Make a version's text, tags, category and pin current again (a new version, checked like an edit); "
+            "a deleted memory comes back under its id",
+            _tagged(_json(_ref("Restored"), "restored")),
+            404,
+            409,
+            412,
+            413,
+            parameters=[_path_id("memory_id", "m-<n>"), _IF_MATCH],
+            requestBody={
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": _object({"version": {"type": "integer", "minimum": 1}}),
+                    }
+                },
+            },
+        )
     },
     "/memory/pinned": {
         "get": _operation(
@@ -343,7 +449,7 @@ _PATHS: dict[str, Any] = {
     "/memory/memories/{memory_id}/approve": {
         "post": _operation(
             "Approve a held memory: it may be injected and searched from now on",
-            _json(_ref("Stored"), "approved"),
+            _tagged(_json(_ref("Stored"), "approved")),
             404,
             409,
             parameters=[_path_id("memory_id", "m-<n>")],

@@ -38,6 +38,7 @@ from ..memory.provenance import Provenance
 from ..memory.records import Memory
 from ..memory.service import MemoryService
 from ..memory.store import Owner
+from ..memory.versions import Actor
 from ..metrics import Metrics
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
@@ -399,6 +400,7 @@ class EpisodeService:
                     session=episode.session_id,
                     provenance=episode.provenance,
                     judge=judge,
+                    actor=Actor.extraction(episode.id, episode.session_id),
                 )
             except _Forgotten:
                 return

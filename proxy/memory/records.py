@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import MemoryRejected
 from ..scanning import scan
 from .provenance import TRUSTED, Provenance
+from .versions import CHANGES, Actor
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
 SCOPES = ("workspace", "user", "session", "global")
@@ -81,6 +82,18 @@ class Memory:
     provenance: Provenance = TRUSTED
     embedding: Embedding | None = None
     pinned: bool = False
+    version: int = 1  # bumped by every change (:mod:`.versions`), never by a use count or an embedding
+    change: str = "created"  # what made this version
+    changed: float | None = None  # when; None: when it was created
+    actor: Actor | None = None  # who; None: the writer its origin stands for (records from before versions)
+
+    @property
+    def changed_at(self) -> float:
+        return self.created if self.changed is None else self.changed
+
+    @property
+    def changed_by(self) -> Actor:
+        return self.actor if self.actor is not None else Actor.of_origin(self.origin, session=self.session)
 
     @property
     def live(self) -> bool:
@@ -97,9 +110,10 @@ class Memory:
         match = MEMORY_ID.fullmatch(self.id)
         return int(match.group(1)) if match else 0
 
-    def to_json(self, *, embedding: bool = False) -> dict[str, Any]:
-        """The memory as JSON; its ``embedding`` only for the stores (``embedding=True``): API answers, tool results
-        and exports leave it out (an import embeds again)."""
+    def to_json(self, *, stored: bool = False) -> dict[str, Any]:
+        """The memory as JSON. The stores' line (``stored=True``) adds its ``embedding`` and what made its version
+        (``change``, ``changed``, ``actor``); API answers, tool results and exports leave those out (an import
+        embeds again, and starts a history of its own) and say instead whether it is ``held``."""
         line = {
             "id": self.id,
             "scope": self.scope,
@@ -116,9 +130,19 @@ class Memory:
             "origin": self.origin,
             **self.provenance.to_json(),
             "pinned": self.pinned,
+            "version": self.version,
         }
-        if embedding and self.embedding is not None:
+        if not stored:
+            line["held"] = self.held
+            return line
+        if self.embedding is not None:
             line["embedding"] = self.embedding.to_json()
+        if self.change != "created":
+            line["change"] = self.change
+        if self.changed is not None:
+            line["changed"] = format_ts(self.changed)
+        if self.actor is not None:
+            line["actor"] = self.actor.to_json()
         return line
 
     @classmethod
@@ -140,6 +164,14 @@ class Memory:
         pinned = obj.get("pinned", False)
         if not isinstance(pinned, bool):
             raise ValueError("pinned must be a boolean")
+        version = obj.get("version", 1)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise ValueError("version must be a whole number from 1")
+        change = obj.get("change", "created")
+        if change not in CHANGES:
+            raise ValueError(f"change must be one of {', '.join(CHANGES)}")
+        changed = obj.get("changed")
+        actor = obj.get("actor")
         memory_id, text = _text(obj, "id"), _text(obj, "text")
         if memory_id is None or text is None:
             raise ValueError("id and text are required")
@@ -162,6 +194,10 @@ class Memory:
             provenance=Provenance.of_memory(obj),
             embedding=Embedding.from_json(obj.get("embedding")),
             pinned=pinned,
+            version=version,
+            change=change,
+            changed=parse_ts(changed) if changed is not None else None,
+            actor=Actor.from_json(actor) if actor is not None else None,
         )
 
     def used(self, now: float) -> Memory:
@@ -184,6 +220,7 @@ class MemoryDraft:
     provenance: Provenance = TRUSTED
     embedding: Embedding | None = None  # computed before the write when embeddings are on
     pinned: bool = False
+    actor: Actor | None = None  # who wrote it (None: the writer its origin stands for)
 
     def stored_as(self, memory_id: str, now: float) -> Memory:
         return Memory(
@@ -200,6 +237,8 @@ class MemoryDraft:
             provenance=self.provenance,
             embedding=self.embedding,
             pinned=self.pinned,
+            changed=None if self.created is None else round(now, 3),  # an import's: its own time, stored now
+            actor=self.actor,
         )
 
 

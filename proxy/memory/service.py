@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from ..errors import (
     ProxyError,
     StoreUnavailable,
     UntrustedSession,
+    VersionNotFound,
 )
 from ..metrics import Metrics
 from .block import Placement, message_text, newest_user_message
@@ -41,10 +42,12 @@ from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
-from .records import Memory, MemoryDraft, check_draft
+from .records import Embedding, Memory, MemoryDraft, check_draft
+from .revisions import Revision, check_expected
 from .session_state import InProcessSessionState, SessionState
 from .similarity import Similarity, embedded, lexical
 from .store import GLOBAL, MemoryStore, Owner, owner_for_scope, owners_visible_to
+from .versions import Actor, Version
 
 if TYPE_CHECKING:  # numpy and the model load only when memory.embeddings.model is set
     from .embeddings import Embeddings
@@ -324,8 +327,12 @@ class MemoryService:
         session: str | None = None,
         provenance: Provenance = TRUSTED,
         judge: Judge | None = None,
+        actor: Actor | None = None,
     ) -> Stored:
         """Validate, scan and store one memory; :class:`MemoryRejected` stores nothing.
+
+        ``actor``: who writes it (its ``created`` version, and the ``superseded`` one of a memory it replaces);
+        None: the writer ``origin`` stands for, with the caller's key and the session.
 
         Supersede instead of duplicate (seed 003) by seed 002's bands (:mod:`proxy.memory.merging`): a memory
         in the same place at or above ``memory.merge_threshold`` is superseded by a new wording and left as it
@@ -341,6 +348,7 @@ class MemoryService:
         except ProxyError:
             self.metrics.writes.labels("rejected").inc()
             raise
+        draft = replace(draft, actor=actor or Actor.of_origin(origin, caller, session or caller.session))
         [draft] = await self._embedded([draft])
         if not draft.pinned:
             return await self._add(owner, draft, judge)
@@ -389,8 +397,8 @@ class MemoryService:
                 replacing = None  # the same pin again: a duplicate, refused
             check_pin(view.pinned(), draft.text, cap, replacing=replacing)
             if previous is not None and not previous.pinned and _same_memory(previous, draft):
-                pinned = replace(previous, pinned=True)  # stored already: pinned where it is
-                if previous.id in await self.store.replace(owner, [pinned]):
+                pin = Revision(previous.id, "pinned", draft.actor or Actor.person(), _pin)  # stored already: pinned
+                for pinned in await self.store.revise(owner, [pin]):
                     self.metrics.writes.labels("stored").inc()
                     return Stored(pinned)
                 previous = None  # deleted meanwhile: stored anew
@@ -412,11 +420,22 @@ class MemoryService:
         self.metrics.writes.labels("stored").inc()
         return Stored(memory, previous)
 
-    async def edit(self, caller: Identity, memory_id: str, fields: Mapping[str, Any]) -> Memory:
+    async def edit(
+        self,
+        caller: Identity,
+        memory_id: str,
+        fields: Mapping[str, Any],
+        *,
+        actor: Actor | None = None,
+        expect: Collection[int] | None = None,
+    ) -> Memory:
         """A person changes a memory in place (same id): its ``text``, ``tags``, ``category``, or ``pinned``.
 
         Checked and scanned like a new memory; a pin edited or made must fit its place's cap and duplicate no other
-        pin. A frozen block keeps what it showed: the change shows from the session's next block.
+        pin. A frozen block keeps what it showed: the change shows from the session's next block. It is a new
+        version (``edited``, or ``pinned``/``unpinned`` when only the pin changed) by ``actor`` (None: the caller
+        through the API). ``expect``: the versions the editor saw (If-Match), checked in the store's write: a stale
+        one is a :class:`VersionMismatch` and nothing changes. An edit that changes nothing makes no version.
         """
         unknown = sorted(set(fields) - {"text", "tags", "category", "pinned", "pin"})
         if unknown:
@@ -429,6 +448,7 @@ class MemoryService:
                 continue
             if owner == GLOBAL and not caller.admin:
                 raise AdminOnly("global memories can only be edited with the admin key (X-Memory-Admin-Key)")
+            check_expected(memory, expect)  # early (the store checks again, in its write)
             if not memory.live:
                 superseded = f"{memory_id} was superseded by {memory.superseded_by}; edit that one"
                 raise InvalidRequest(superseded, param="id", code="superseded")
@@ -441,18 +461,97 @@ class MemoryService:
             except ProxyError:
                 self.metrics.writes.labels("rejected").inc()
                 raise
-            edited = replace(memory, text=draft.text, tags=draft.tags, category=draft.category, pinned=draft.pinned)
-            if edited.text != memory.text:  # the old vector would rank the new words: embed them again
+            embedding = memory.embedding
+            if draft.text != memory.text:  # the old vector would rank the new words: embed them again
                 [embedded] = await self._embedded([draft])
-                edited = replace(edited, embedding=embedded.embedding)
+                embedding = embedded.embedding
+            content = (draft.text, draft.tags, draft.category)
+            change = "edited"
+            if content == (memory.text, memory.tags, memory.category) and draft.pinned != memory.pinned:
+                change = "pinned" if draft.pinned else "unpinned"
+            edit = partial(_content_of, draft=draft, embedding=embedding)
+            revision = Revision(memory_id, change, actor or Actor.person(caller), edit, expect)
             async with self._pinning:
-                if edited.pinned and not edited.held:
+                if draft.pinned and not memory.held:
                     view = await self.store.view(owner)
-                    check_pin(view.pinned(), edited.text, cap_for(edited.scope, self.settings), replacing=memory_id)
-                if memory_id not in await self.store.replace(owner, [edited]):
-                    break  # deleted meanwhile
+                    check_pin(view.pinned(), draft.text, cap_for(memory.scope, self.settings), replacing=memory_id)
+                made = await self.store.revise(owner, [revision])
+            if not made:
+                break  # deleted meanwhile
             self.metrics.writes.labels("edited").inc()
-            return edited
+            return made[0]
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    async def versions(self, caller: Identity, memory_id: str) -> list[Version]:
+        """A memory's versions, newest first (at most ``MAX_VERSIONS``), held or deleted ones' too: what a person
+        reviews. A deleted memory's history ends with its ``deleted`` version while it can be restored."""
+        _, history = await self._history(caller, memory_id)
+        return [Version.of(memory) for memory in history]
+
+    async def restore(
+        self,
+        caller: Identity,
+        memory_id: str,
+        version: int,
+        *,
+        actor: Actor | None = None,
+        expect: Collection[int] | None = None,
+    ) -> Memory:
+        """Make ``version``'s text, tags, category and pin current again, as a new version (``restored``).
+
+        Checked like an edit: scanned, and a pin must fit its cap. A deleted memory is brought back under its id (an
+        undo). The version's ``superseded_by`` comes back with it, so restoring a version from before a supersede
+        makes the memory live again. Provenance stays as it is now: a held memory stays held. ``expect`` as for
+        :meth:`edit` (a deleted memory's current version is its ``deleted`` one).
+        """
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise InvalidRequest("'version' must be a whole number from 1", param="version")
+        owner, history = await self._history(caller, memory_id)
+        if owner == GLOBAL and not caller.admin:
+            raise AdminOnly("global memories can only be restored with the admin key (X-Memory-Admin-Key)")
+        current = history[0]
+        check_expected(current, expect)
+        chosen = next((memory for memory in history if memory.version == version), None)
+        if chosen is None:
+            raise VersionNotFound(
+                f"{memory_id} has no version {version}: its versions are {history[-1].version} to {current.version}",
+                param="version",
+            )
+        fields: dict[str, Any] = {"text": chosen.text, "tags": list(chosen.tags), "category": chosen.category}
+        fields |= {"scope": current.scope, "pinned": chosen.pinned}
+        try:
+            draft = check_draft(fields, session=current.session)
+        except ProxyError:
+            self.metrics.writes.labels("rejected").inc()
+            raise
+        [embedded] = [draft]
+        if draft.text != current.text or current.change == "deleted":  # a tombstone keeps no vector
+            [embedded] = await self._embedded([draft])
+        link = chosen.superseded_by
+        restore = partial(_content_of, draft=draft, embedding=embedded.embedding, relink=True, superseded_by=link)
+        revision = Revision(memory_id, "restored", actor or Actor.person(caller), restore, expect)
+        async with self._pinning:
+            if draft.pinned and not current.held and chosen.superseded_by is None:
+                view = await self.store.view(owner)
+                check_pin(view.pinned(), draft.text, cap_for(current.scope, self.settings), replacing=memory_id)
+            made = await self.store.revise(owner, [revision], max_total=self.settings.max_total)
+        if not made:
+            raise MemoryNotFound(f"{memory_id} went while it was being restored", param="id")
+        self.metrics.writes.labels("restored").inc()
+        return made[0]
+
+    async def _history(self, caller: Identity, memory_id: str) -> tuple[Owner, list[Memory]]:
+        """Whose the memory is among the caller's owners, and its versions; a deleted one's too."""
+        owners = owners_visible_to(caller.user, caller.workspace)
+        for owner in owners:
+            if (await self.store.view(owner)).get(memory_id) is not None:
+                history = await self.store.history(owner, memory_id)
+                if history:
+                    return owner, history
+        for owner in owners:  # deleted, or just now
+            history = await self.store.history(owner, memory_id)
+            if history:
+                return owner, history
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
     async def pinned(self, caller: Identity) -> list[PinnedPlace]:
@@ -464,12 +563,21 @@ class MemoryService:
         ]
 
     async def delete(
-        self, caller: Identity, memory_id: str, *, session: str | None = None, provenance: Provenance = TRUSTED
+        self,
+        caller: Identity,
+        memory_id: str,
+        *,
+        session: str | None = None,
+        provenance: Provenance = TRUSTED,
+        actor: Actor | None = None,
+        expect: Collection[int] | None = None,
     ) -> Memory:
         """Delete a memory the caller can see; with ``session``, other sessions' session memories are not seen.
 
         A writer with held ``provenance`` (an untrusted session) may only delete held memories: what it read
-        may be an attacker's, who must not be able to make the user's trusted memory go away.
+        may be an attacker's, who must not be able to make the user's trusted memory go away. The delete is the
+        memory's last version (``deleted``, by ``actor``; None: the caller through the API), kept so that
+        :meth:`restore` can undo it; ``expect`` as for :meth:`edit`.
         """
         for owner in owners_visible_to(caller.user, caller.workspace):
             memory = (await self.store.view(owner)).get(memory_id)
@@ -484,7 +592,10 @@ class MemoryService:
                     "ask the user to delete it themselves",
                     param="id",
                 )
-            if await self.store.delete(owner, [memory_id]):
+            check_expected(memory, expect)
+            by = actor or Actor.person(caller)
+            expected = {memory_id: expect} if expect is not None else None
+            if await self.store.delete(owner, [memory_id], actor=by, expect=expected):
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
@@ -546,12 +657,13 @@ class MemoryService:
         index = await self._episode_index(caller, wait=True)
         return index.rank(query, limit=limit) if index is not None and query else []
 
-    async def get(self, caller: Identity, memory_id: str, *, session: str | None = None) -> Memory:
-        """One memory the caller can see, superseded or not (its ``superseded_by`` says by what); never a held one."""
+    async def get(self, caller: Identity, memory_id: str, *, session: str | None = None, held: bool = False) -> Memory:
+        """One memory the caller can see, superseded or not (its ``superseded_by`` says by what); a held one only
+        with ``held`` (a person reviewing it), never for a model."""
         for view in await self.views(caller):
             memory = view.get(memory_id)
             if memory is not None and (session is None or memory.scope != "session" or memory.session == session):
-                if memory.held:
+                if memory.held and not held:
                     raise MemoryNotFound(f"{memory_id} is held until a person approves it", param="id")
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
@@ -565,13 +677,15 @@ class MemoryService:
             raise MemoryNotFound(f"no detail {detail_id!r} here", param="id")
         return found
 
-    async def approve(self, caller: Identity, memory_id: str) -> Stored:
+    async def approve(self, caller: Identity, memory_id: str, *, actor: Actor | None = None) -> Stored:
         """A person vouches for a held memory: it may be injected and searched from now on.
 
         It keeps ``untrusted`` and ``sources`` (where it came from) and gains ``user_approved``. Approval does what
         the write would have done in a trusted session: a near-duplicate in the same place is superseded by it.
-        Approving a memory that is not held changes nothing (``unchanged``).
+        Approving a memory that is not held changes nothing (``unchanged``). The approval is a version (``approved``)
+        of the memory, and the supersede one of its near-duplicate, both by ``actor`` (None: the caller, API).
         """
+        by = actor or Actor.person(caller)
         for owner in owners_visible_to(caller.user, caller.workspace):
             view = await self.store.view(owner)
             memory = view.get(memory_id)
@@ -581,7 +695,6 @@ class MemoryService:
                 raise AdminOnly("global memories can only be approved with the admin key (X-Memory-Admin-Key)")
             if not memory.held:
                 return Stored(memory, unchanged=True)
-            approved = replace(memory, provenance=memory.provenance.approved())
             async with self._pinning:
                 view = await self.store.view(owner)
                 match = await self.similarity(memory.text, view, now=time.time()) if memory.live else None
@@ -595,11 +708,16 @@ class MemoryService:
                     if previous is not None and same_text(previous.text, memory.text):
                         replacing = None
                     check_pin(view.pinned(), memory.text, cap_for(memory.scope, self.settings), replacing=replacing)
-                retired = [replace(previous, superseded_by=memory.id)] if previous is not None else []
-                if memory_id not in await self.store.replace(owner, [approved, *retired]):
-                    break  # deleted meanwhile
+                revisions = [Revision(memory_id, "approved", by, _approve)]
+                if previous is not None:
+                    revisions.append(Revision(previous.id, "superseded", by, partial(_supersede, by=memory_id)))
+                made = await self.store.revise(owner, revisions)
+                if not made and previous is not None:  # the near-duplicate went meanwhile: approved alone
+                    previous, made = None, await self.store.revise(owner, revisions[:1])
+            if not made:
+                break  # deleted meanwhile
             self.metrics.writes.labels("approved").inc()
-            return Stored(approved, previous)
+            return Stored(made[0], previous)
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
     def count_uses(self, caller: Identity, memories: Sequence[Memory]) -> None:
@@ -657,7 +775,9 @@ class MemoryService:
         memories = [m for owner in owners for m in await self.store.view(owner)]
         return sorted(memories, key=lambda m: (m.created, m.number))
 
-    async def import_lines(self, caller: Identity, data: bytes, *, bounded: bool = True) -> ImportReport:
+    async def import_lines(
+        self, caller: Identity, data: bytes, *, bounded: bool = True, actor: Actor | None = None
+    ) -> ImportReport:
         """Import JSONL, checking each line like a new memory: a bad line is reported and nothing of it stored.
 
         Every line is checked before anything is written; then each owner's memories go in one write (one fsync
@@ -677,8 +797,9 @@ class MemoryService:
                 code="too_many_lines",
             )
         report = ImportReport()
+        by = actor or Actor.importer(caller)
         # Scanning a thousand lines takes a while: in a thread, so the event loop keeps serving meanwhile.
-        accepted = await asyncio.to_thread(self._check_lines, caller, lines, report)
+        accepted = await asyncio.to_thread(self._check_lines, caller, lines, report, by)
         for owner, batch in accepted.items():
             if any(draft.pinned for _, _, draft in batch):
                 accepted[owner] = await self._check_imported_pins(owner, batch, report)
@@ -704,7 +825,7 @@ class MemoryService:
         return report
 
     def _check_lines(
-        self, caller: Identity, lines: list[tuple[int, bytes]], report: ImportReport
+        self, caller: Identity, lines: list[tuple[int, bytes]], report: ImportReport, actor: Actor
     ) -> dict[Owner, list[tuple[int, dict[str, Any], MemoryDraft]]]:
         """Each import line checked like a new memory: the good ones by owner, the bad ones in ``report``."""
         accepted: dict[Owner, list[tuple[int, dict[str, Any], MemoryDraft]]] = {}
@@ -719,6 +840,7 @@ class MemoryService:
                 except ValueError as exc:
                     raise MemoryRejected(str(exc), param="untrusted") from None
                 draft = check_draft(fields, imported=True, origin="import", provenance=provenance)
+                draft = replace(draft, actor=actor)
                 owner = self._writable(caller, draft.scope, draft.session)
             except orjson.JSONDecodeError as exc:
                 report.errors.append({"line": number, "error": f"not valid JSON: {exc}"})
@@ -752,12 +874,11 @@ class MemoryService:
         return kept
 
     async def forget_all(self, caller: Identity) -> int:
-        """Delete every memory of the caller: this workspace's and their user-wide ones (never global)."""
+        """Delete every memory of the caller, and every version of them: this workspace's and their user-wide ones
+        (never global)."""
         deleted = 0
         for owner in owners_visible_to(caller.user, caller.workspace)[:2]:
-            ids = [m.id for m in await self.store.view(owner)]
-            if ids:
-                deleted += len(await self.store.delete(owner, ids))
+            deleted += len(await self.store.forget(owner))  # their versions too: nothing left to restore
         self.recall.forget(caller.user, caller.workspace)
         await self.sessions.forget((caller.user, caller.workspace))
         if self.details is not None:
@@ -770,6 +891,34 @@ class MemoryService:
         if scope == "global" and not caller.admin:
             raise AdminOnly("global memories can only be written with the admin key (X-Memory-Admin-Key)")
         return owner_for_scope(caller.user, caller.workspace, scope)
+
+
+def _content_of(
+    stored: Memory,
+    *,
+    draft: MemoryDraft,
+    embedding: Embedding | None,
+    relink: bool = False,
+    superseded_by: str | None = None,
+) -> Memory:
+    """``stored`` with a checked draft's text, tags, category and pin (an edit's, or a restored version's), and
+    with ``relink``, ``superseded_by``. Its embedding is the stored one while the text stays, else ``embedding``."""
+    new = replace(stored, text=draft.text, tags=draft.tags, category=draft.category, pinned=draft.pinned)
+    if relink:
+        new = replace(new, superseded_by=superseded_by)
+    return new if stored.text == draft.text and stored.embedding is not None else replace(new, embedding=embedding)
+
+
+def _pin(memory: Memory) -> Memory:
+    return replace(memory, pinned=True)
+
+
+def _approve(memory: Memory) -> Memory:
+    return replace(memory, provenance=memory.provenance.approved())
+
+
+def _supersede(memory: Memory, *, by: str) -> Memory:
+    return replace(memory, superseded_by=by) if memory.live else memory
 
 
 def _same_place(memory: Memory, draft: Memory | MemoryDraft) -> bool:

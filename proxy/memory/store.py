@@ -13,6 +13,8 @@ from typing import Protocol
 
 from .ranking import MemoryIndex
 from .records import Embedding, Memory, MemoryDraft
+from .revisions import Revision
+from .versions import Actor
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,25 @@ class MemoryStore(Protocol):
         ...
 
     async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
-        """Store new versions of existing memories (use counts, edits) in one write; returns the ids still there."""
+        """Store existing memories as given, in one write, making no version (a fix-up that belongs to a change
+        already recorded: an import's links); returns the ids still there. Changes go through ``revise``."""
+        ...
+
+    async def revise(
+        self, owner: Owner, revisions: Sequence[Revision], *, max_total: int | None = None
+    ) -> list[Memory]:
+        """Make each revision a new version in one durable write, its previous version archived in the same write.
+
+        All or nothing: a stale ``expect`` raises :class:`VersionMismatch`, and a memory that is not there (deleted
+        meanwhile) makes the answer ``[]``; either way nothing is written. A ``restored`` revision of a deleted
+        memory whose history is kept brings it back under its id (pruning past ``max_total`` as an add does). A
+        revision that changes nothing a version holds is answered with the stored record, no version made.
+        """
+        ...
+
+    async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        """The memory's versions, newest first (:func:`~proxy.memory.versions.history`): the current record, or
+        the tombstone of a deleted one whose history is kept, then those before; [] when there is none."""
         ...
 
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
@@ -91,8 +111,24 @@ class MemoryStore(Protocol):
         undoing a supersede or a use count written meanwhile); ids no longer there are skipped."""
         ...
 
-    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
-        """Remove memories for good; returns the ids that were there."""
+    async def delete(
+        self,
+        owner: Owner,
+        ids: Collection[str],
+        *,
+        actor: Actor | None = None,
+        expect: Mapping[str, Collection[int]] | None = None,
+    ) -> list[str]:
+        """Remove memories; returns the ids that were there. Each leaves a ``deleted`` version (a tombstone, by
+        ``actor``) in its history, so it can be restored (the owner's newest ``KEPT_DELETED`` deletes).
+
+        ``expect`` (id -> versions) is checked in the write: a stale one raises :class:`VersionMismatch` and
+        nothing is deleted."""
+        ...
+
+    async def forget(self, owner: Owner) -> list[str]:
+        """Remove every memory of the owner and every version, deleted memories' included; returns the ids that
+        were there."""
         ...
 
     async def aclose(self) -> None: ...

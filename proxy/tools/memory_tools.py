@@ -29,6 +29,7 @@ from ..errors import ProxyError
 from ..memory.caller import Identity
 from ..memory.provenance import TRUSTED, Provenance
 from ..memory.records import CATEGORIES, Memory, format_ts
+from ..memory.versions import Actor
 
 if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
     from ..memory.history_service import HistoryService
@@ -215,7 +216,9 @@ class MemoryTools:
     async def _delete(
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
     ) -> dict[str, Any]:
-        deleted = await self.service.delete(caller, _required_text(args, "id"), session=session, provenance=provenance)
+        ident = _required_text(args, "id")
+        by = Actor.model(session, caller)
+        deleted = await self.service.delete(caller, ident, session=session, provenance=provenance, actor=by)
         return {"ok": True, "id": deleted.id}
 
 

@@ -71,6 +71,8 @@ async def test_it_lists_every_memory_route_the_app_serves_and_nothing_else(app, 
     assert {path for _, path in served} >= {
         "/memory/memories",
         "/memory/memories/{memory_id}",
+        "/memory/memories/{memory_id}/versions",
+        "/memory/memories/{memory_id}/restore",
         "/memory/export",
         "/memory/import",
         "/memory/forget-all",
@@ -88,6 +90,8 @@ def matches(document: dict[str, Any], path: str, method: str, response: httpx.Re
     """The response is one the document lists for this operation, and its body fits that schema."""
     listed = document["paths"][path][method]["responses"]
     assert str(response.status_code) in listed, f"{method} {path} answered {response.status_code}"
+    for header in listed[str(response.status_code)].get("headers", {}):  # a documented header is always sent
+        assert header.lower() in response.headers, f"{method} {path} {response.status_code} without {header}"
     content = listed[str(response.status_code)]["content"]
     media = response.headers["content-type"].split(";")[0]
     schema = {**content[media]["schema"], "components": document["components"]}
@@ -182,3 +186,35 @@ async def test_pinned_facts_answers_match_the_documented_schemas(app, document) 
     await call("patch", "/memory/memories/{memory_id}", path, json={"pinned": False})
     await call("patch", "/memory/memories/{memory_id}", path, json={"scope": "global"})  # 400
     await call("patch", "/memory/memories/{memory_id}", "/memory/memories/m-404", json={"pinned": True})  # 404
+
+
+@pytest.mark.anyio
+async def test_version_answers_match_the_documented_schemas(app, document) -> None:
+    _, client = app
+
+    async def call(method: str, template: str, path: str, **options: Any) -> httpx.Response:
+        response = await client.request(method.upper(), path, headers=ADA | options.pop("headers", {}), **options)
+        matches(document, template, method, response)
+        return response
+
+    one, versions, restore = (
+        "/memory/memories/{memory_id}",
+        "/memory/memories/{memory_id}/versions",
+        "/memory/memories/{memory_id}/restore",
+    )
+    stored = await call("post", "/memory/memories", "/memory/memories", json={"text": "Ada deploys with Fabric"})
+    path, tag = f"/memory/memories/{stored.json()['id']}", stored.headers["etag"]
+    await call("get", one, path)
+    await call("get", one, "/memory/memories/m-404")  # 404
+    await call("patch", one, path, headers={"if-match": tag}, json={"text": "Ada deploys with Ansible"})
+    await call("patch", one, path, headers={"if-match": tag}, json={"text": "Ada deploys with Salt"})  # 412
+    await call("patch", one, path, headers={"if-match": "no quotes"}, json={"text": "x"})  # 400
+    await call("delete", one, path, headers={"if-match": tag})  # 412
+    await call("get", versions, f"{path}/versions")
+    await call("get", versions, "/memory/memories/m-404/versions")  # 404
+    await call("post", restore, f"{path}/restore", json={"version": 1})
+    await call("post", restore, f"{path}/restore", json={"version": 99})  # 404
+    await call("post", restore, f"{path}/restore", json={"version": "one"})  # 400
+    await call("post", restore, f"{path}/restore", headers={"if-match": tag}, json={"version": 1})  # 412
+    await call("delete", one, path, headers={"if-match": "*"})
+    await call("post", restore, f"{path}/restore", json={"version": 2})  # back under its id

@@ -14,6 +14,7 @@ import pytest
 from proxy.errors import StoreUnavailable
 from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import Embedding, Memory, MemoryDraft
+from proxy.memory.revisions import Revision
 from proxy.memory.store import Owner
 from proxy.testing import FakeUpstream
 
@@ -269,7 +270,16 @@ class BrokenStore:
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
-    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+    async def revise(self, owner: Owner, revisions: Sequence[Revision], **_: Any) -> list[Memory]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def delete(self, owner: Owner, ids: Collection[str], **_: Any) -> list[str]:
+        raise StoreUnavailable("the disk is on fire")
+
+    async def forget(self, owner: Owner) -> list[str]:
         raise StoreUnavailable("the disk is on fire")
 
     async def aclose(self) -> None:
@@ -416,6 +426,28 @@ def test_forget_all_needs_a_confirmation(memproxy: str, user: str) -> None:
     done = api(memproxy, user, "POST", "/memory/forget-all", json={"confirm": True}).json()
     assert done == {"ok": True, "deleted": 2, "forgotten": {"sessions": 0, "jobs": 0, "episodes": 0, "history": 0}}
     assert api(memproxy, user, "GET", "/memory/memories").json()["count"] == 0
+
+
+def test_an_edit_on_a_stale_tag_is_a_412_and_a_restore_brings_the_old_text_back(
+    memproxy: str, fake_upstream: FakeUpstream, user: str
+) -> None:
+    memory_id = remember(memproxy, user, "User indents with two spaces")
+    path = f"/memory/memories/{memory_id}"
+    seen = api(memproxy, user, "GET", path).headers["etag"]
+    edited = api(memproxy, user, "PATCH", path, headers={"If-Match": seen}, json={"text": TABS})
+    assert edited.status_code == 200 and edited.headers["etag"] == f'"{memory_id}.v2"'
+    stale = api(memproxy, user, "PATCH", path, headers={"If-Match": seen}, json={"text": "User indents with 8 spaces"})
+    assert stale.status_code == 412 and stale.json()["error"]["code"] == "version_mismatch"
+    ask(sdk(memproxy, user), SYSTEM, user_says())
+    assert TABS in sent(fake_upstream)[1]["content"]  # the winner's text is what the model is given
+
+    restored = api(memproxy, user, "POST", f"{path}/restore", headers={"If-Match": edited.headers["etag"]},
+                   json={"version": 1})  # fmt: skip
+    assert restored.status_code == 200 and restored.json()["memory"]["text"] == "User indents with two spaces"
+    versions = api(memproxy, user, "GET", f"{path}/versions").json()["versions"]
+    assert [(v["version"], v["change"]) for v in versions] == [(3, "restored"), (2, "edited"), (1, "created")]
+    ask(sdk(memproxy, user), SYSTEM, user_says(), extra_headers={"X-Memory-Session": f"after-{user}"})
+    assert "User indents with two spaces" in sent(fake_upstream)[1]["content"]
 
 
 def test_two_proxies_on_one_data_dir_share_memories(fake_upstream: FakeUpstream, tmp_path: Any, user: str) -> None:

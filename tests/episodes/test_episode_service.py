@@ -113,6 +113,8 @@ async def test_an_ended_session_yields_one_episode_and_its_facts_as_extracted_me
     [stored] = await service.memory.search(ADA, limit=5)
     assert (stored.text, stored.source, stored.session) == ("User's billing service is in Rust", "extracted", "s1")
     assert (stored.origin, stored.provenance) == ("extraction", TRUSTED)
+    [version] = await service.memory.versions(ADA, stored.id)  # written by this episode's extraction
+    assert version.actor.to_json() == {"kind": "extraction", "session": "s1", "episode": episode.id}
     assert extractor(service).calls[0]["model"] == "gpt-test"
 
 

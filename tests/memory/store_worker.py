@@ -3,21 +3,23 @@
 Run from the repository root::
 
     python -m tests.store_worker DATA_DIR --user U --workspace W [--count N] [--wait] [--scratch-every K]
-        [--max-file-size BYTES] [--text-size CHARS]
+        [--max-file-size BYTES] [--text-size CHARS] [--edit-every K]
 
 Prints ``ready`` once its store is built; with ``--wait`` it then waits for a line on stdin (a barrier, so
 that several workers start writing together). It then adds ``--count`` memories (0: until killed) and
 prints ``ack <id>`` for each as soon as ``add`` has returned, flushed, so the parent knows exactly which
 writes were acknowledged. ``--scratch-every K`` also adds and deletes a throw-away memory every K adds, so
-that the file is rewritten (temp file + rename) while it runs. ``--max-file-size`` sets ``RLIMIT_FSIZE``
-(SIGXFSZ ignored) just before adding, so writes past that size are cut short by the kernel; an add that
-fails prints ``refused <exception type>``.
+that the file is rewritten (temp file + rename) while it runs. ``--edit-every K`` edits every K-th memory
+just after adding it (a new version: its old one archived, then the record), printing ``edited <id> <version>``.
+``--max-file-size`` sets ``RLIMIT_FSIZE`` (SIGXFSZ ignored) just before adding, so writes past that size are cut
+short by the kernel; an add that fails prints ``refused <exception type>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import resource
 import signal
@@ -25,7 +27,9 @@ import sys
 
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.records import MemoryDraft
+from proxy.memory.revisions import Revision
 from proxy.memory.store import Owner
+from proxy.memory.versions import Actor
 
 
 def say(line: str) -> None:
@@ -54,6 +58,12 @@ async def main(args: argparse.Namespace) -> None:
                 say(f"refused {type(exc).__name__}")
                 return
             say(f"ack {memory.id}")
+            if args.edit_every and number % args.edit_every == 0:
+                text = f"edited {memory.text}"
+                retext = lambda m, t=text: dataclasses.replace(m, text=t)  # noqa: E731
+                change = Revision(memory.id, "edited", Actor("person"), retext)
+                [edited] = await store.revise(owner, [change], max_total=args.max_total)
+                say(f"edited {edited.id} {edited.version}")
             if args.scratch_every and number % args.scratch_every == 0:
                 scratch = await store.add(owner, MemoryDraft("scratch, deleted at once"), max_total=args.max_total)
                 await store.delete(owner, [scratch.id])
@@ -72,4 +82,5 @@ if __name__ == "__main__":
     parser.add_argument("--max-total", type=int, default=5000)
     parser.add_argument("--max-file-size", type=int, default=None)
     parser.add_argument("--text-size", type=int, default=0)
+    parser.add_argument("--edit-every", type=int, default=0)
     asyncio.run(main(parser.parse_args()))

@@ -162,9 +162,14 @@ async def test_an_added_memory_comes_back_with_every_field(backend: Backend, sto
         superseded_by=None,
         use_count=0,
         last_used=None,
+        version=1,
+        change="created",
+        changed=kept_ts.changed,  # a memory that brings its own time (an import's) was created by this write now
     )
+    assert kept_ts.changed is not None and before - 0.001 <= kept_ts.changed <= after + 0.001
     assert now_ts == Memory(id=now_ts.id, text="Runs tests with pytest -q", created=now_ts.created)  # the defaults
     assert before - 0.001 <= now_ts.created <= after + 0.001  # stamped now, to the millisecond
+    assert (now_ts.version, now_ts.change, now_ts.changed_at) == (1, "created", now_ts.created)
     assert number_of(kept_ts.id) != number_of(now_ts.id)
 
     for view in (await store.view(ALICE), await backend.open().view(ALICE)):
@@ -203,7 +208,12 @@ async def test_an_add_can_supersede_in_the_same_write(backend: Backend, store: M
     new = await store.add(ALICE, MemoryDraft("Deploys with Ansible"), max_total=MAX, supersedes=[old.id, "m-999999"])
 
     for view in (await store.view(ALICE), await backend.open().view(ALICE)):
-        assert view.get(old.id) == dataclasses.replace(old, superseded_by=new.id)
+        retired = view.get(old.id)
+        assert retired is not None and retired.changed is not None
+        # The supersede is a version of the old memory, by the new memory's writer, made in the same write.
+        assert retired == dataclasses.replace(
+            old, superseded_by=new.id, version=2, change="superseded", changed=retired.changed, actor=new.changed_by
+        )
         assert {m.id for m in view if view.is_live(m.id)} == {other.id, new.id}
 
 
@@ -694,7 +704,9 @@ async def test_a_rewrite_on_a_full_disk_fails_leaving_the_file_as_it_was_and_no_
         patched.setattr(files_module.os, "fsync", no_space)
         with pytest.raises(StoreUnavailable):
             await store.delete(ALICE, [first.id])
-    assert sorted(path.name for path in memories_file(tmp_path).parent.iterdir()) == ["memories.jsonl", "memories.lock"]
+    left = {path.name: path for path in memories_file(tmp_path).parent.iterdir()}
+    assert sorted(set(left) - {"versions.jsonl"}) == ["memories.jsonl", "memories.lock"]
+    assert "versions.jsonl" not in left or left["versions.jsonl"].read_bytes() == b""  # its append undone too
     assert memories_file(tmp_path).read_bytes() == before
     assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {first.id, second.id}
     assert await store.delete(ALICE, [first.id]) == [first.id]  # the disk has room again

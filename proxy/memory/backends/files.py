@@ -4,6 +4,8 @@
   a crash is cut off (under the lock) before anything else is written, never glued to a new line.
 - A new version of a memory (superseded, used) is appended too; the last line with an id wins.
 - Deletes, prunes and compaction rewrite the file to a temp file and rename it over the original.
+- Past versions live beside it in ``versions.jsonl`` (:mod:`.version_files`), written first in the same
+  locked write: a change is one lock, an append there and one here.
 - Writers take an exclusive ``flock`` on ``memories.lock``; readers take none. A reader keeps the file
   it read open: its inode number cannot be reused while it is open, so (inode, size, mtime) of the path
   tell "unchanged", "grew" (read the new tail) and "replaced" (read it all) apart exactly.
@@ -39,8 +41,11 @@ import orjson
 from ...errors import StoreUnavailable
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
+from ..revisions import Revision, check_expected, deleted, revised, superseded
 from ..store import Owner, prune_order
+from ..versions import Actor, kept_archive
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
+from .version_files import Archive, ArchiveRead
 
 log = logging.getLogger("proxy.memory")
 
@@ -70,11 +75,18 @@ class _Read:
 
 @dataclass(slots=True)
 class _Plan:
-    """A write's outcome: its result, and either lines to append or the file's whole new contents."""
+    """A write's outcome: its result, and either lines to append or the file's whole new contents; before them,
+    past versions to archive, and the memories whose versions go (pruned), or all of them (``forget``)."""
 
     result: object
     append: list[Memory] = field(default_factory=list)
     rewrite: list[Memory] | None = None
+    archive: list[Memory] = field(default_factory=list)
+    purge: Collection[str] = ()
+    forget: bool = False
+
+
+_Planner = Callable[[dict[str, Memory], ArchiveRead], _Plan]
 
 
 class _Unreadable:
@@ -106,6 +118,7 @@ class _OwnerFile:
         self.path = directory / "memories.jsonl"
         self.name = str(self.path)  # what the freshness check stats: a str, not a Path converted on every call
         self.lock_path = directory / "memories.lock"
+        self.archive = Archive(directory, unreadable.report)
         self.index = MemoryIndex()
         self.stamp: _Stamp | None = None
         self.handle: int | None = None  # the file `stamp` describes, held open
@@ -221,7 +234,7 @@ def _lines(memories: Collection[Memory]) -> bytes:
     """The memories as lines, each one checked to read back: a line we could not read must never be written."""
     lines = []
     for memory in memories:
-        line = memory.to_json(embedding=True)
+        line = memory.to_json(stored=True)
         Memory.from_json(line)  # ValueError: nothing is written
         lines.append(orjson.dumps(line) + b"\n")
     return b"".join(lines)
@@ -267,33 +280,23 @@ class FilesStore:
     ) -> list[Memory]:
         """One write for any number of new memories: one lock, one id bump, one append (or rewrite), one fsync."""
 
-        def plan(current: dict[str, Memory]) -> _Plan:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
             now = time.time()
             ids = self._ids.take(len(drafts))
             memories = [draft.stored_as(memory_id, now) for draft, memory_id in zip(drafts, ids, strict=True)]
             # The new memory and its predecessors' new versions go in one write: never one without the other.
-            retired = [
-                replace(current[old], superseded_by=memories[-1].id)
-                for old in supersedes
-                if old in current and current[old].live
-            ]
-            excess = len(current) + len(memories) - max_total
-            if excess <= 0:
-                return _Plan(memories, append=[*memories, *retired])
-            current = {**current, **{m.id: m for m in retired}}
-            # What was there goes first (superseded memories, then the oldest live ones); what this write adds only
-            # when it alone is past max_total (its oldest).
-            pruned = [*sorted(current.values(), key=prune_order), *sorted(memories, key=prune_order)][:excess]
-            doomed = {m.id for m in pruned}
-            log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
-            return _Plan(memories, rewrite=[m for m in [*current.values(), *memories] if m.id not in doomed])
+            newest = memories[-1]
+            actor = newest.changed_by
+            before = [current[old] for old in supersedes if old in current and current[old].live]
+            retired = [superseded(memory, newest.id, actor, now) for memory in before]
+            return _pruned(owner, current, memories, retired, before, max_total)
 
         memories = await self._write(owner, plan)
         assert isinstance(memories, list)
         return memories
 
     async def replace(self, owner: Owner, memories: Collection[Memory]) -> list[str]:
-        def plan(current: dict[str, Memory]) -> _Plan:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
             kept = [m for m in memories if m.id in current]
             return _Plan([m.id for m in kept], append=kept)
 
@@ -301,8 +304,65 @@ class FilesStore:
         assert isinstance(replaced, list)
         return replaced
 
+    async def revise(
+        self, owner: Owner, revisions: Sequence[Revision], *, max_total: int | None = None
+    ) -> list[Memory]:
+        def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
+            now = time.time()
+            results: list[Memory] = []
+            before: list[Memory] = []  # the versions the changed ones replace, archived
+            changed: list[Memory] = []
+            revived: list[Memory] = []  # deleted memories restored
+            for revision in revisions:
+                stored = current.get(revision.id)
+                if stored is None and revision.change == "restored":  # a deleted memory, if its history is kept
+                    versions = archive.history(revision.id, current)
+                    if versions and versions[0].change == "deleted":
+                        new = revised(versions[0], revision, now, force=True)
+                        assert new is not None
+                        revived.append(new)
+                        results.append(new)
+                        continue
+                if stored is None:
+                    return _Plan([])  # all or nothing
+                new = revised(stored, revision, now)
+                results.append(new or stored)
+                if new is not None:
+                    before.append(stored)
+                    changed.append(new)
+            if not revived:
+                return _Plan(results, append=changed, archive=before)
+            return _pruned(owner, current, revived, changed, before, max_total or len(current) + 1, result=results)
+
+        revisions_made = await self._write(owner, plan)
+        assert isinstance(revisions_made, list)
+        return revisions_made
+
+    async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        if not self._exists(owner):  # nothing was ever written: no directory made for a look
+            return []
+
+        def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
+            return _Plan(archive.history(memory_id, current))
+
+        versions = await self._write(owner, plan)  # under the writers' lock: never half of a change
+        assert isinstance(versions, list)
+        return versions
+
+    async def archived(self, owner: Owner) -> list[Memory]:
+        """Every past version the owner's histories still show, in the order written (what ``store copy`` carries)."""
+        if not self._exists(owner):
+            return []
+
+        def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
+            return _Plan(kept_archive(archive.memories(), {memory_id: m.version for memory_id, m in current.items()}))
+
+        versions = await self._write(owner, plan)
+        assert isinstance(versions, list)
+        return versions
+
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
-        def plan(current: dict[str, Memory]) -> _Plan:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
             used = [
                 replace(current[memory_id], use_count=current[memory_id].use_count + times, last_used=last)
                 for memory_id, (times, last) in uses.items()
@@ -313,20 +373,45 @@ class FilesStore:
         await self._write(owner, plan)
 
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
-        def plan(current: dict[str, Memory]) -> _Plan:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
             embedded = [replace(current[i], embedding=e) for i, e in embeddings.items() if i in current]
             return _Plan(None, append=embedded)
 
         await self._write(owner, plan)
 
-    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+    async def delete(
+        self,
+        owner: Owner,
+        ids: Collection[str],
+        *,
+        actor: Actor | None = None,
+        expect: Mapping[str, Collection[int]] | None = None,
+    ) -> list[str]:
         wanted = set(ids)
+        by = actor or Actor.person()
 
-        def plan(current: dict[str, Memory]) -> _Plan:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
+            now = time.time()
             gone = [memory_id for memory_id in current if memory_id in wanted]
+            for memory_id in gone:
+                check_expected(current[memory_id], (expect or {}).get(memory_id))
             if not gone:
                 return _Plan(gone)
-            return _Plan(gone, rewrite=[m for m in current.values() if m.id not in wanted])
+            archive = [m for memory_id in gone for m in (current[memory_id], deleted(current[memory_id], by, now))]
+            return _Plan(gone, rewrite=[m for m in current.values() if m.id not in wanted], archive=archive)
+
+        gone = await self._write(owner, plan)
+        assert isinstance(gone, list)
+        return gone
+
+    async def forget(self, owner: Owner) -> list[str]:
+        if not self._exists(owner):
+            return []
+
+        def plan(current: dict[str, Memory], archive: ArchiveRead) -> _Plan:
+            if not current and not archive.raw():
+                return _Plan([])
+            return _Plan(list(current), rewrite=[], forget=True)
 
         gone = await self._write(owner, plan)
         assert isinstance(gone, list)
@@ -341,6 +426,9 @@ class FilesStore:
         self._files.clear()
 
     # -- internals ------------------------------------------------------------------------------------------
+
+    def _exists(self, owner: Owner) -> bool:
+        return (self.root / owner_dir(owner)).is_dir()
 
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
@@ -368,7 +456,7 @@ class FilesStore:
         finally:
             file.refreshing = None
 
-    async def _write(self, owner: Owner, plan: Callable[[dict[str, Memory]], _Plan]) -> object:
+    async def _write(self, owner: Owner, plan: _Planner) -> object:
         """Run one write under the owner's locks: catch up with the file, plan, write, apply.
 
         The plan sees every memory (the last version of each). Shielded, so a caller going away never
@@ -379,14 +467,16 @@ class FilesStore:
         def work() -> tuple[_Read, _Plan]:
             with locked(file.lock_path, mkdir=True):
                 read = file.read()
-                held = read.index if read.index is not None else file.index  # what the loop will hold
-                current = {m.id: m for m in held}
-                current.update((m.id, m) for m in read.put)
-                decided = plan(current)
-                rewrite = decided.rewrite
-                if rewrite is None and decided.append and read.lines > 2 * len(current) + 64:
-                    rewrite = list({**current, **{m.id: m for m in decided.append}}.values())  # compact old versions
-                try:
+                try:  # a refused plan (a stale version) or a failed write closes what the read opened
+                    held = read.index if read.index is not None else file.index  # what the loop will hold
+                    current = {m.id: m for m in held}
+                    current.update((m.id, m) for m in read.put)
+                    archived = file.archive.read()
+                    decided = plan(current, archived)
+                    _archive(file.archive, archived, decided, current)  # before the memories: see version_files
+                    rewrite = decided.rewrite
+                    if rewrite is None and decided.append and read.lines > 2 * len(current) + 64:
+                        rewrite = list({**current, **{m.id: m for m in decided.append}}.values())  # compact
                     if rewrite is not None:
                         fd = file.rewrite(rewrite)
                         if read.handle is not None:
@@ -432,6 +522,47 @@ class FilesStore:
             file.close()
             file.handle = read.handle
         file.stamp, file.offset, file.lines = read.stamp, read.offset, read.lines
+
+
+def _pruned(
+    owner: Owner,
+    current: dict[str, Memory],
+    added: list[Memory],
+    retired: list[Memory],
+    before: list[Memory],
+    max_total: int,
+    *,
+    result: object = None,
+) -> _Plan:
+    """A write that adds memories (``added``; ``retired``: new versions of some there, ``before`` their old ones):
+    appended, or past ``max_total`` the file rewritten without what is pruned, and their versions with them."""
+    result = added if result is None else result
+    excess = len(current) + len(added) - max_total
+    if excess <= 0:
+        return _Plan(result, append=[*added, *retired], archive=before)
+    current = {**current, **{m.id: m for m in retired}}
+    # What was there goes first (superseded memories, then the oldest live ones); what this write adds only
+    # when it alone is past max_total (its oldest).
+    pruned = [*sorted(current.values(), key=prune_order), *sorted(added, key=prune_order)][:excess]
+    doomed = {m.id for m in pruned}
+    log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
+    kept = [m for m in [*current.values(), *added] if m.id not in doomed]
+    return _Plan(result, rewrite=kept, archive=before, purge=doomed)
+
+
+def _archive(archive: Archive, read: ArchiveRead, decided: _Plan, current: Mapping[str, Memory]) -> None:
+    """A write's versions, archived before its memories are written (in a worker thread, under the lock)."""
+    if decided.forget:
+        archive.remove()
+        return
+    purged = set(decided.purge)
+    adding = [m for m in decided.archive if m.id not in purged]
+    if purged and read.mentions(purged):
+        archive.rewrite(read.without(purged, adding))
+    elif adding:
+        final = {m.id: m for m in decided.rewrite} if decided.rewrite is not None else {**current}
+        final.update((m.id, m) for m in decided.append)
+        archive.append(adding, {memory_id: m.version for memory_id, m in final.items()})
 
 
 def _change(index: MemoryIndex, read: _Read) -> None:

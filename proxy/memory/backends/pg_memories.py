@@ -19,7 +19,10 @@ import asyncpg
 
 from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
+from ..revisions import Revision, check_expected, deleted, revised, superseded
 from ..store import Owner, prune_order
+from ..versions import Actor
+from . import pg_versions
 from .pg_owners import Change, OwnerViews, Written
 from .pg_owners import owner_key as _key
 from .postgres import Database
@@ -52,21 +55,16 @@ class PostgresStore:
         self, owner: Owner, draft: MemoryDraft, *, max_total: int, supersedes: Collection[str] = ()
     ) -> Memory:
         async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, Memory]:
+            now = time.time()
             number = await conn.fetchval("SELECT nextval('memory_ids')")
-            memory = draft.stored_as(f"m-{number}", time.time())
+            memory = draft.stored_as(f"m-{number}", now)
             # The new memory and its predecessors' new versions go in one transaction: never one without the other.
-            retired = [
-                replace(old, superseded_by=memory.id)
-                for old in await _memories(conn, owner, supersedes, lock=True)
-                if old.live
-            ]
+            before = [old for old in await _memories(conn, owner, supersedes, lock=True) if old.live]
+            retired = [superseded(old, memory.id, memory.changed_by, now) for old in before]
+            await pg_versions.archive(conn, owner, before)
             await _store(conn, owner, retired, version)
             dropped = await _prune(conn, owner, max_total)
-            await conn.execute(
-                "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body,"
-                " changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                *_row(owner, memory, version),
-            )
+            await _insert(conn, owner, [memory], version)
             return Written(memory, removed=bool(dropped), change=_change([*retired, memory], dropped))
 
         return await self._views.write(owner, work)
@@ -79,11 +77,7 @@ class PostgresStore:
             rows = await conn.fetch("SELECT nextval('memory_ids') AS n FROM generate_series(1, $1)", len(drafts))
             numbers = sorted(row["n"] for row in rows)  # one round trip for the whole batch, ids in order
             added = [draft.stored_as(f"m-{number}", now) for draft, number in zip(drafts, numbers, strict=True)]
-            await conn.executemany(
-                "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body,"
-                " changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                [_row(owner, memory, version) for memory in added],
-            )
+            await _insert(conn, owner, added, version)
             dropped = await _prune_batch(conn, owner, added, max_total)
             kept = [memory for memory in added if memory.id not in dropped]
             return Written(added, removed=bool(dropped), change=_change(kept, sorted(dropped)))
@@ -98,6 +92,48 @@ class PostgresStore:
             return Written([m.id for m in kept], changed=bool(kept), change=_change(kept, []))
 
         return await self._views.write(owner, work)
+
+    async def revise(
+        self, owner: Owner, revisions: Sequence[Revision], *, max_total: int | None = None
+    ) -> list[Memory]:
+        async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, list[Memory]]:
+            now = time.time()
+            stored = {m.id: m for m in await _memories(conn, owner, [r.id for r in revisions], lock=True)}
+            results: list[Memory] = []
+            before: list[Memory] = []  # the versions the changed ones replace, archived
+            changed: list[Memory] = []
+            revived: list[Memory] = []  # deleted memories restored
+            for revision in revisions:
+                memory = stored.get(revision.id)
+                if memory is None and revision.change == "restored":  # a deleted memory, if its history is kept
+                    last = await pg_versions.tombstone(conn, owner, revision.id)
+                    if last is not None:
+                        new = revised(last, revision, now, force=True)
+                        assert new is not None
+                        revived.append(new)
+                        results.append(new)
+                        continue
+                if memory is None:
+                    return Written([], changed=False)  # all or nothing
+                new = revised(memory, revision, now)
+                results.append(new or memory)
+                if new is not None:
+                    before.append(memory)
+                    changed.append(new)
+            await pg_versions.archive(conn, owner, before)
+            await _store(conn, owner, changed, version)
+            dropped: list[str] = []
+            if revived:
+                dropped = await _prune(conn, owner, max_total, adding=len(revived)) if max_total is not None else []
+                await _insert(conn, owner, revived, version)
+            put = [*changed, *revived]
+            return Written(results, changed=bool(put), removed=bool(dropped), change=_change(put, dropped))
+
+        return await self._views.write(owner, work)
+
+    async def history(self, owner: Owner, memory_id: str) -> list[Memory]:
+        async with self.database.connection() as conn:
+            return await pg_versions.versions(conn, owner, memory_id)
 
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
         async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, None]:
@@ -122,15 +158,36 @@ class PostgresStore:
 
         await self._views.write(owner, work)
 
-    async def delete(self, owner: Owner, ids: Collection[str]) -> list[str]:
+    async def delete(
+        self,
+        owner: Owner,
+        ids: Collection[str],
+        *,
+        actor: Actor | None = None,
+        expect: Mapping[str, Collection[int]] | None = None,
+    ) -> list[str]:
+        by = actor or Actor.person()
+
         async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, list[str]]:
-            rows = await conn.fetch(
-                "DELETE FROM memories WHERE owner_key = $1 AND id = ANY($2::text[]) RETURNING id",
-                _key(owner),
-                list(ids),
-            )
+            now = time.time()
+            there = await _memories(conn, owner, ids, lock=True)
+            for memory in there:
+                check_expected(memory, (expect or {}).get(memory.id))
+            gone = [memory.id for memory in there]
+            if not gone:
+                return Written(gone, changed=False)
+            await conn.execute("DELETE FROM memories WHERE owner_key = $1 AND id = ANY($2::text[])", _key(owner), gone)
+            await pg_versions.archive(conn, owner, [m for old in there for m in (old, deleted(old, by, now))])
+            return Written(gone, removed=True, change=_change([], gone))
+
+        return await self._views.write(owner, work)
+
+    async def forget(self, owner: Owner) -> list[str]:
+        async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, list[str]]:
+            rows = await conn.fetch("DELETE FROM memories WHERE owner_key = $1 RETURNING id", _key(owner))
+            await pg_versions.purge(conn, owner)
             gone = [row["id"] for row in rows]
-            return Written(gone, changed=bool(gone), removed=True, change=_change([], gone))
+            return Written(gone, removed=True, change=_change([], gone))
 
         return await self._views.write(owner, work)
 
@@ -148,7 +205,7 @@ def _row(owner: Owner, memory: Memory, version: int) -> tuple[Any, ...]:
         owner.workspace,
         memory.created,
         memory.superseded_by,
-        memory.to_json(embedding=True),
+        memory.to_json(stored=True),
         version,
     )
 
@@ -168,14 +225,17 @@ async def _memories(
     return _parse(rows)
 
 
-async def _prune(conn: asyncpg.Connection, owner: Owner, max_total: int) -> list[str]:
-    """Make room for one more memory: remove the owner's first ``prune_order`` past ``max_total - 1``."""
-    excess = await conn.fetchval("SELECT count(*) FROM memories WHERE owner_key = $1", _key(owner)) + 1 - max_total
+async def _prune(conn: asyncpg.Connection, owner: Owner, max_total: int, *, adding: int = 1) -> list[str]:
+    """Make room for ``adding`` more memories: remove the owner's first ``prune_order`` past ``max_total - adding``,
+    and their versions."""
+    count = await conn.fetchval("SELECT count(*) FROM memories WHERE owner_key = $1", _key(owner))
+    excess = count + adding - max_total
     if excess <= 0:
         return []
     rows = await conn.fetch("SELECT id, body FROM memories WHERE owner_key = $1", _key(owner))
     doomed = [memory.id for memory in sorted(_parse(rows), key=prune_order)[:excess]]
     await conn.execute("DELETE FROM memories WHERE owner_key = $1 AND id = ANY($2::text[])", _key(owner), doomed)
+    await pg_versions.purge(conn, owner, doomed)
     log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
     return doomed
 
@@ -190,8 +250,17 @@ async def _prune_batch(conn: asyncpg.Connection, owner: Owner, added: list[Memor
         return set()
     doomed = {m.id for m in [*sorted(there, key=prune_order), *sorted(added, key=prune_order)][:excess]}
     await conn.execute("DELETE FROM memories WHERE owner_key = $1 AND id = ANY($2::text[])", _key(owner), list(doomed))
+    await pg_versions.purge(conn, owner, doomed)
     log.info("pruned %d memories of %s past max_total=%d", len(doomed), owner.label, max_total)
     return doomed
+
+
+async def _insert(conn: asyncpg.Connection, owner: Owner, memories: Sequence[Memory], version: int) -> None:
+    await conn.executemany(
+        "INSERT INTO memories (id, number, owner_key, user_name, workspace, created, superseded_by, body,"
+        " changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [_row(owner, memory, version) for memory in memories],
+    )
 
 
 async def _store(conn: asyncpg.Connection, owner: Owner, memories: Sequence[Memory], version: int) -> None:
@@ -200,7 +269,7 @@ async def _store(conn: asyncpg.Connection, owner: Owner, memories: Sequence[Memo
         await conn.executemany(
             "UPDATE memories SET created = $3, superseded_by = $4, body = $5, changed = $6"
             " WHERE owner_key = $1 AND id = $2",
-            [(_key(owner), m.id, m.created, m.superseded_by, m.to_json(embedding=True), version) for m in memories],
+            [(_key(owner), m.id, m.created, m.superseded_by, m.to_json(stored=True), version) for m in memories],
         )
 
 

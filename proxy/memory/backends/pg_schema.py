@@ -140,4 +140,21 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0010_memory_versions",
+        """
+        CREATE TABLE memory_versions (
+            owner_key text NOT NULL,  -- JSON [user, workspace], as memories
+            id text NOT NULL,
+            version integer NOT NULL,
+            user_name text,  -- NULL: global
+            workspace text,
+            deleted boolean NOT NULL,  -- a tombstone: the memory was deleted by this version
+            at double precision NOT NULL,  -- when this version was made
+            body jsonb NOT NULL,  -- Memory.to_json(stored=True) as it was, without its embedding
+            PRIMARY KEY (owner_key, id, version)
+        );
+        CREATE INDEX memory_versions_user ON memory_versions (user_name, workspace);
+        """,
+    ),
 )
