@@ -60,11 +60,16 @@ class KeyRing:
     def __init__(self, store: KeyStore) -> None:
         self.store = store
         self._by_hash: dict[str, KeyRecord] = {}
+        self._by_id: dict[str, KeyRecord] = {}
         self._version: object = object()  # matches nothing: the first refresh always reads
         self._task: asyncio.Task[None] | None = None
 
     def lookup(self, key: str) -> KeyRecord | None:
         return self._by_hash.get(hash_key(key))
+
+    def record(self, key_id: str) -> KeyRecord | None:
+        """An active key by its id (a service key's own user, say), with no store read."""
+        return self._by_id.get(key_id)
 
     async def refresh(self) -> None:
         version = await self.store.version()
@@ -72,6 +77,7 @@ class KeyRing:
             return
         keys = await self.store.keys()
         self._by_hash = {key.hash: key for key in keys if key.active}
+        self._by_id = {key.id: key for key in keys if key.active}
         self._version = version
 
     async def start(self) -> None:

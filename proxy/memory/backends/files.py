@@ -41,6 +41,9 @@ from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, prune_order
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
+from .owner_dirs import OwnerNames, owner_dir
+
+__all__ = ["FilesStore", "owner_dir"]  # the other files backends take owner_dir from here
 
 log = logging.getLogger("proxy.memory")
 
@@ -100,9 +103,11 @@ class _Unreadable:
 
 
 class _OwnerFile:
-    def __init__(self, directory: Path, unreadable: _Unreadable) -> None:
+    def __init__(self, owner: Owner, directory: Path, unreadable: _Unreadable, names: OwnerNames) -> None:
+        self.owner = owner
         self.directory = directory
         self.unreadable = unreadable
+        self.names = names  # records the owner's real names in its directory, once
         self.path = directory / "memories.jsonl"
         self.name = str(self.path)  # what the freshness check stats: a str, not a Path converted on every call
         self.lock_path = directory / "memories.lock"
@@ -138,6 +143,7 @@ class _OwnerFile:
 
     def read(self) -> _Read:
         """What changed since the last read: the new tail when the file we hold only grew, else all of it."""
+        self.names.note(self.owner)
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
@@ -236,6 +242,7 @@ class FilesStore:
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
         self._ids = IdCounter(self.root)
         self._unreadable = _Unreadable(on_unreadable)
+        self._names = OwnerNames(self.root)
 
     def cached(self, owner: Owner) -> MemoryIndex | None:
         file = self._files.get(owner)
@@ -345,7 +352,7 @@ class FilesStore:
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
         if file is None:
-            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner), self._unreadable)
+            file = self._files[owner] = _OwnerFile(owner, self.root / owner_dir(owner), self._unreadable, self._names)
             self._evict()
         else:
             self._files.move_to_end(owner)
@@ -440,18 +447,6 @@ def _change(index: MemoryIndex, read: _Read) -> None:
     for memory in read.put:
         index.put(memory)
     read.put, read.dropped = [], []
-
-
-def owner_dir(owner: Owner) -> Path:
-    """Hashed names: any header value is a safe, case-distinct directory name."""
-    if owner.user is None:
-        return Path("global")
-    user = Path("users") / _digest(owner.user)
-    return user / "user" if owner.workspace is None else user / "workspaces" / _digest(owner.workspace)
-
-
-def _digest(name: str) -> str:
-    return hashlib.sha256(name.encode()).hexdigest()[:32]
 
 
 async def _in_thread(work: Callable[[], T]) -> T:
