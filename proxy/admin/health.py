@@ -47,8 +47,12 @@ class StoreHealth:
             "owners": sum(1 for owner in self.tallies if owner.user is not None),
             "users": len({owner.user for owner in self.tallies if owner.user is not None}),
             "unnamed_owners": self.unnamed,
-            "memories": {"live": stored.memories, "held": stored.held, "pinned": stored.pinned,
-                         "superseded": stored.superseded},  # fmt: skip
+            "memories": {
+                "live": stored.memories,
+                "held": stored.held,
+                "pinned": stored.pinned,
+                "superseded": stored.superseded,
+            },  # fmt: skip
             "episodes": stored.episodes,
             "history": stored.history,
             "errors": [

@@ -48,7 +48,7 @@ def admin_routes(services: Services) -> list[Route]:
         if fields.get("confirm") is not True:
             raise InvalidRequest(
                 f"forgetting {user!r} deletes everything of theirs in every workspace; "
-                f"GET /memory/users/{{user}}/forget says what, and {{\"confirm\": true}} does it",
+                f'GET /memory/users/{{user}}/forget says what, and {{"confirm": true}} does it',
                 param="confirm",
             )
         return json_response((await admin.forget_user(who, user)).to_json())

@@ -19,6 +19,7 @@ _TALLY = {
     "episodes": {**_COUNT, "description": "every episode, held ones included"},
     "held_episodes": {**_COUNT, "description": "untrusted episodes not approved yet"},
     "history": {**_COUNT, "description": "conversation lines kept"},
+    "details": {**_COUNT, "description": "offloaded tool outputs (context.offload_chars)"},
 }
 assert set(_TALLY) == set(Tally().to_json())  # the schema says what Tally.to_json writes
 _SESSIONS = {**_COUNT, "description": "live sessions in the process that answered"}
@@ -35,10 +36,17 @@ SCHEMAS: dict[str, Any] = {
             "active": {"type": "boolean"},
         }
     ),
-    "KeyList": _object({"count": _COUNT, "keys": {"type": "array", "items": _ref("Key"), "description": "oldest first"}}),
+    "KeyList": _object(
+        {"count": _COUNT, "keys": {"type": "array", "items": _ref("Key"), "description": "oldest first"}}
+    ),
     "NewKey": _object(
         {
-            "user": {"type": "string", "minLength": 1, "maxLength": 200, "description": "whose key: its requests' user"},
+            "user": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "whose key: its requests' user",
+            },
             "kind": {
                 "enum": list(KEY_KINDS),
                 "default": "personal",
@@ -59,12 +67,16 @@ SCHEMAS: dict[str, Any] = {
     "User": _object(
         {
             "user": {"type": "string", "description": "as you name them in X-Memory-User"},
-            "stored": {"type": "string", "description": "as the store names them (svc:<key id>:<name> for a "
-                       "service's end user)"},  # fmt: skip
+            "stored": {
+                "type": "string",
+                "description": "as the store names them (svc:<key id>:<name> for a service's end user)",
+            },  # fmt: skip
             "counts": _object({**_TALLY, "sessions": _SESSIONS, "keys": {**_COUNT, "description": "active keys"}}),
             "workspaces": {
                 "type": "array",
-                "items": _object({"workspace": {"type": "string"}, "counts": _object({**_TALLY, "sessions": _SESSIONS})}),
+                "items": _object(
+                    {"workspace": {"type": "string"}, "counts": _object({**_TALLY, "sessions": _SESSIONS})}
+                ),
             },
             "user_wide": {**_ref("Tally"), "description": "memories that follow the user across workspaces"},
         }
@@ -152,7 +164,9 @@ def _admin(summary: str, ok: dict[str, Any], *statuses: int, ok_status: int = 20
 
 PATHS: dict[str, Any] = {
     "/memory/keys": {
-        "get": _admin("Every memproxy key (admins): ids, users, kinds, times; never a key", _json(_ref("KeyList"), "the keys")),
+        "get": _admin(
+            "Every memproxy key (admins): ids, users, kinds, times; never a key", _json(_ref("KeyList"), "the keys")
+        ),
         "post": {
             "summary": "Create a key (admins); the key is in the answer, once: only its hash is stored",
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("NewKey")}}},

@@ -25,6 +25,7 @@ class Tally:
     episodes: int = 0  # every episode, held ones included
     held_episodes: int = 0  # untrusted episodes not approved yet
     history: int = 0  # conversation lines kept
+    details: int = 0  # offloaded tool outputs
 
     def __add__(self, other: Tally) -> Tally:
         return Tally(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Tally)))
@@ -101,12 +102,13 @@ class Census(Protocol):
     """Counts over every owner of a store. Every method may raise :class:`StoreUnavailable`."""
 
     async def tallies(self) -> dict[Owner, Tally]:
-        """Every named owner with anything stored (memories, episodes, history, details); ``GLOBAL`` too when it
-        holds memories."""
+        """Every named owner with anything stored (memories, episodes, history, details: an empty tally is left out);
+        ``GLOBAL`` too when it holds memories."""
         ...
 
     async def workspaces(self, user: str) -> set[str | None]:
-        """The workspaces the user has anything stored in (None: their user-wide memories)."""
+        """The workspaces the user has anything stored in (None: their user-wide memories), shared session state
+        included."""
         ...
 
     async def held(self, scope: UserScope) -> Held:

@@ -775,7 +775,7 @@ class MemoryService:
         """What :meth:`forget_counted` would delete now, counted the same way."""
         memories = 0
         for owner in owners_visible_to(caller.user, caller.workspace)[: 2 if user_wide else 1]:
-            memories += len(await self.store.view(owner))
+            memories += sum(1 for _ in await self.store.view(owner))  # every one (len() counts the live ones)
         states, kept = await self.sessions.count((caller.user, caller.workspace))
         details = 0
         if self.details is not None:

@@ -694,7 +694,11 @@ async def test_a_rewrite_on_a_full_disk_fails_leaving_the_file_as_it_was_and_no_
         patched.setattr(files_module.os, "fsync", no_space)
         with pytest.raises(StoreUnavailable):
             await store.delete(ALICE, [first.id])
-    assert sorted(path.name for path in memories_file(tmp_path).parent.iterdir()) == ["memories.jsonl", "memories.lock"]
+    assert sorted(path.name for path in memories_file(tmp_path).parent.iterdir()) == [
+        "memories.jsonl",
+        "memories.lock",
+        "owner.json",  # the owner's names, recorded by the first write
+    ]
     assert memories_file(tmp_path).read_bytes() == before
     assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {first.id, second.id}
     assert await store.delete(ALICE, [first.id]) == [first.id]  # the disk has room again

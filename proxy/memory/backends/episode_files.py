@@ -39,7 +39,7 @@ from ...errors import StoreUnavailable
 from ..episodes import EPISODE_ID, Episode, EpisodeIndex
 from ..store import Owner
 from .durable import fsync_dir, locked
-from .owner_dirs import OwnerNames, owner_dir
+from .owner_dirs import OwnerNames, mark_held, owner_dir
 
 log = logging.getLogger("proxy.memory")
 
@@ -145,8 +145,10 @@ class FilesEpisodes:
         entry = self._entry(owner)
         data = orjson.dumps(episode.to_json())
 
-        def change() -> bool:
+        def change() -> bool:  # under the owner's writers' lock
             _write_file(entry.directory, episode.id, data)
+            if episode.provenance.held:
+                mark_held(self.root, owner_dir(owner))  # the census unmarks under this lock too
             return True
 
         await self._write(entry, change, lambda index: EpisodeIndex([*index, episode]), create=True)

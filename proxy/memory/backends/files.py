@@ -41,7 +41,7 @@ from ..ranking import MemoryIndex
 from ..records import Embedding, Memory, MemoryDraft
 from ..store import Owner, prune_order
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
-from .owner_dirs import OwnerNames, owner_dir
+from .owner_dirs import OwnerNames, mark_held, owner_dir
 
 __all__ = ["FilesStore", "owner_dir"]  # the other files backends take owner_dir from here
 
@@ -410,6 +410,8 @@ class FilesStore:
                             read.handle = os.open(file.path, os.O_RDONLY)  # the file we just created
                     else:
                         return read, decided
+                    if any(m.held and m.live for m in (rewrite if rewrite is not None else decided.append)):
+                        mark_held(self.root, owner_dir(owner))  # under the lock: the census unmarks under it too
                     # Our own write is the file's last change (we hold the lock): take its size as read.
                     st = os.fstat(read.handle if read.handle is not None else file.handle)  # type: ignore[arg-type]
                     read.stamp, read.offset = (st.st_ino, st.st_size, st.st_mtime_ns), st.st_size

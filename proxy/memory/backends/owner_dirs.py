@@ -22,6 +22,7 @@ from ..store import Owner
 from .durable import fsync_dir
 
 NAMES_FILE = "owner.json"
+HELD_DIR = "held"  # one empty file per owner directory that may hold something waiting for review
 # The files store has no schema to migrate: every record is a JSON line or file read leniently, a field added later
 # read with its default from older records. Its layout has a version all the same, for the store health:
 # files-1 named owner directories by hashes only; files-2 records their names too (owner.json). A files-1 store
@@ -87,6 +88,40 @@ def write_names(root: Path, owner: Owner) -> None:
         with contextlib.suppress(OSError):
             temp.unlink(missing_ok=True)
         raise
+
+
+def mark_held(root: Path, directory: Path | str) -> None:
+    """Note that ``directory`` (relative to ``root``) holds a memory or an episode waiting for review; by its
+    writer, under its lock. The census counts what waits for review over the marked directories alone, and
+    unmarks one found holding none (under the writers' locks, so never one a writer is marking)."""
+    path = root / HELD_DIR / held_marker(directory)
+    if not os.path.exists(path):
+        path.parent.mkdir(exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+
+
+def held_marker(directory: Path | str) -> str:
+    """``global``, ``<user>.user`` or ``<user>.<workspace>`` (the hashes of the directory's names)."""
+    parts = str(directory).split(os.sep)
+    return "global" if parts == ["global"] else f"{parts[1]}.{parts[-1]}"
+
+
+def held_marked(root: Path) -> list[str]:
+    """The directories (relative to ``root``) marked as holding something waiting for review."""
+    try:
+        names = os.listdir(root / HELD_DIR)
+    except FileNotFoundError:
+        return []
+    found = []
+    for name in names:
+        user, _, place = name.partition(".")
+        if name == "global":
+            found.append("global")
+        elif place == "user":
+            found.append(f"users/{user}/user")
+        elif place and "." not in place:
+            found.append(f"users/{user}/workspaces/{place}")
+    return found
 
 
 class OwnerNames:

@@ -55,10 +55,10 @@ class PostgresCensus:
                 "SELECT user_name, workspace, count(*) AS lines FROM history GROUP BY user_name, workspace"
             ):
                 counts.setdefault(Owner(row["user_name"], row["workspace"]), {})["history"] = row["lines"]
-            for row in await conn.fetch("SELECT DISTINCT owner_key FROM details"):
+            for row in await conn.fetch("SELECT owner_key, count(*) AS details FROM details GROUP BY owner_key"):
                 owner = _owner(row["owner_key"])
                 if owner is not None:
-                    counts.setdefault(owner, {})
+                    counts.setdefault(owner, {})["details"] = row["details"]
         return {owner: Tally(**fields) for owner, fields in counts.items()}
 
     async def workspaces(self, user: str) -> set[str | None]:
