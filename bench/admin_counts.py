@@ -3,8 +3,9 @@ count the console's navigation asks on every page (an admin's: everyone; a user'
 
 The store gets ``--owners`` users (one workspace each, a tenth of them with a second one) sharing ``--memories``
 memories, plus an episode per owner and a few history lines; one owner in ``--held-every`` (20) has every tenth
-memory and its episode held for review (untrusted sessions are a minority; ``--held-every 1``: all of them). Each count is timed cold (a new census: every file read) and warm (nothing changed: what a console page
-pays), as medians of ``--rounds`` calls. The benchmark starts its own PostgreSQL server (as ``bench/ranking_pg.py``
+memory and its episode held for review (untrusted sessions are a minority; ``--held-every 1``: all of them).
+Each count is timed cold (a new census: every file read) and warm (nothing changed: what a console page pays), as
+medians of ``--rounds`` calls. The benchmark starts its own PostgreSQL server (as ``bench/ranking_pg.py``
 does); without PostgreSQL's binaries only the files store is measured.
 
     python bench/admin_counts.py                       # 10,000 memories, 300 owners

@@ -51,7 +51,8 @@ class Stalled:
 def upstream(request: httpx.Request) -> httpx.Response:
     message = {"role": "assistant", "content": "Noted."}
     completion = {"id": "c", "object": "chat.completion", "created": 1, "model": "m"}
-    return httpx.Response(200, json=completion | {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return httpx.Response(200, json=completion | {"choices": [choice]})
 
 
 @dataclass
