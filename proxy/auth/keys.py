@@ -23,7 +23,7 @@ log = logging.getLogger("proxy.auth")
 KEY_PREFIX = "mp-"
 KEY_ALPHABET = string.ascii_letters + string.digits
 KEY_CHARS = 32
-REFRESH_S = 0.5
+REFRESH_S = 0.25  # a version check (a stat, or one primary-key read): a revocation has most of its second to spare
 RESERVED_USER_PREFIXES = ("key-", "svc:")  # names memproxy derives itself: token hashes, service end users
 
 

@@ -17,6 +17,8 @@ from proxy.memory.episodes import Episode, Provenance, episode_id
 from proxy.memory.store import Owner
 from proxy.services import Services, build_services
 
+from .admin_app import BOB, ODD, OPEN_ADMIN, as_user, fill, forget_path, running
+
 ADA = {"x-memory-user": "ada"}
 CATCH_ALL = ("/memory", "/memory/{rest:path}")  # answers 404/405 for what no route serves; not an operation
 
@@ -188,3 +190,37 @@ async def test_pinned_facts_answers_match_the_documented_schemas(app, document) 
     await call("patch", "/memory/memories/{memory_id}", path, json={"pinned": False})
     await call("patch", "/memory/memories/{memory_id}", path, json={"scope": "global"})  # 400
     await call("patch", "/memory/memories/{memory_id}", "/memory/memories/m-404", json={"pinned": True})  # 404
+
+
+@pytest.mark.anyio
+async def test_the_admin_routes_answers_match_the_documented_schemas(tmp_path: Path) -> None:
+    async with running({"store.path": str(tmp_path)}) as admin_app:
+        await fill(admin_app)
+        client = admin_app.client
+        document = (await client.get("/memory/openapi.json")).json()
+
+        async def call(method: str, template: str, path: str | None = None, **options: Any) -> httpx.Response:
+            response = await client.request(method.upper(), path or template, **options)
+            matches(document, template, method, response)
+            return response
+
+        created = await call("post", "/memory/keys", json={"user": "ada", "kind": "service"}, headers=OPEN_ADMIN)
+        await call("post", "/memory/keys", json={"user": "ada", "kind": "root"}, headers=OPEN_ADMIN)  # 400
+        await call("post", "/memory/keys", json={"user": "ada"}, headers=as_user("ada"))  # 403
+        await call("get", "/memory/keys", headers=OPEN_ADMIN)
+        await call("get", "/memory/keys", headers=as_user("ada"))  # 403
+        key = f"/memory/keys/{created.json()['id']}"
+        await call("delete", "/memory/keys/{key_id}", key, headers=OPEN_ADMIN)
+        await call("delete", "/memory/keys/{key_id}", "/memory/keys/k-000000000000", headers=OPEN_ADMIN)  # 404
+        await call("get", "/memory/users", headers=OPEN_ADMIN)
+        await call("get", "/memory/users", headers=as_user(BOB))
+        await call("get", "/memory/held", headers=OPEN_ADMIN)
+        await call("get", "/memory/held", headers=as_user(ODD))
+        await call("get", "/memory/health", headers=OPEN_ADMIN)
+        await call("get", "/memory/health", headers=as_user(BOB))  # 403
+        template = "/memory/users/{user}/forget"
+        await call("get", template, forget_path(ODD), headers=OPEN_ADMIN)
+        await call("post", template, forget_path(ODD), json={}, headers=OPEN_ADMIN)  # 400
+        await call("post", template, forget_path(ODD), json={"confirm": True}, headers=OPEN_ADMIN)
+        await call("get", template, forget_path(ODD), headers=OPEN_ADMIN)  # 404: nothing left
+        await call("post", template, forget_path(BOB), json={"confirm": True}, headers=as_user(BOB))  # 403
