@@ -25,6 +25,8 @@ from ..memory.service import MemoryService
 from ..tools.context_tiers import ContextTiers
 from ..tools.hidden import HiddenTurns
 
+# The kinds in the order answers list them. Memory versions go in here as "versions", after "memories", counted and
+# deleted by MemoryService.forget_preview / forget_counted (which forget-all already calls): nothing else changes.
 KINDS = ("memories", "episodes", "jobs", "history", "sessions", "session_state", "kept_turns", "details")
 MAX_USER_CHARS = 200
 

@@ -4,10 +4,8 @@
   without one (written before names were recorded) is named, when possible, from what else the store holds:
   an episode in it (episodes carry their user and workspace), or the names of jobs, keys and other owners
   (``default`` always tried); the names found are then recorded. One named by nothing stays *unnamed*.
-- Each directory's counts are kept with the stamps of what they were read from: ``memories.jsonl`` (inode, size,
-  mtime), the ``episodes`` directory (inode, mtime) and ``history.jsonl``, whose new lines are counted from where
-  the last count stopped while it only grows. A stamp read within ``RACY_S`` of its mtime is not trusted (a
-  change in the same tick would not move it): that part is read again next time.
+- Each directory's counts are kept with the stamps of the files they were read from, and read again only when
+  those changed (:mod:`.owner_counts`).
 - What waits for review is counted over the directories marked in ``held/`` alone (:func:`.owner_dirs.mark_held`:
   a writer of a held memory or episode marks its directory under its lock). A process's first count marks every
   directory holding one (a store written before marks, a mark a crash lost); a count that finds a marked directory
@@ -27,7 +25,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -37,6 +34,7 @@ from ...errors import StoreUnavailable
 from ..census import Held, Schema, Tally, UserScope
 from ..store import GLOBAL, Owner
 from .durable import locked
+from .owner_counts import Counted, count_episodes, count_memories, count_owner
 from .owner_dirs import (
     FILES_LAYOUT,
     HELD_DIR,
@@ -52,31 +50,9 @@ from .owner_dirs import (
 log = logging.getLogger("proxy.memory")
 
 T = TypeVar("T")
-RACY_S = 0.05
 RENAME_EVERY_S = 10.0  # unnamed directories are tried against the store's names at most this often
 DEFAULT_WORKSPACE = "default"
 GLOBAL_DIR = str(owner_dir(GLOBAL))
-_Stamp = tuple[int, int, int]
-
-
-@dataclass(slots=True)
-class _Counted:
-    """One directory's counts, each with the stamp it was read at (None: read it again)."""
-
-    memories_stamp: _Stamp | None = None
-    memories: tuple[int, int, int, int] = (0, 0, 0, 0)  # live, held, pinned, superseded
-    episodes_stamp: _Stamp | None = None
-    episodes: tuple[int, int] = (0, 0)  # all, held
-    history_inode: int | None = None
-    history_offset: int = 0
-    history: int = 0
-    details_stamp: _Stamp | None = None
-    details: int = 0
-
-    def tally(self) -> Tally:
-        live, held, pinned, superseded = self.memories
-        episodes, waiting = self.episodes
-        return Tally(live, held, pinned, superseded, episodes, waiting, self.history, self.details)
 
 
 class FilesCensus:
@@ -91,7 +67,7 @@ class FilesCensus:
         self.extra_workspaces = set(workspaces)
         self._names: dict[str, Owner] = {GLOBAL_DIR: GLOBAL}
         self._renamed_at = -RENAME_EVERY_S  # when unnamed directories were last tried
-        self._counted: dict[str, _Counted] = {}
+        self._counted: dict[str, Counted] = {}
         self._swept = False  # every directory holding something held is marked (see _sweep)
         self._lock = threading.Lock()
 
@@ -217,7 +193,7 @@ class FilesCensus:
             marker.unlink(missing_ok=True)
             return
         with locked(base / "memories.lock"), locked(base / "episodes.lock"):
-            if not _count_memories(f"{base}/memories.jsonl")[1] and not _count_episodes(f"{base}/episodes")[1]:
+            if not count_memories(f"{base}/memories.jsonl")[1] and not count_episodes(f"{base}/episodes")[1]:
                 marker.unlink(missing_ok=True)
 
     def _directories(self, directories: Iterable[str]) -> dict[str, Owner | None]:
@@ -282,123 +258,11 @@ class FilesCensus:
                         users.add(event["user"])
         return users, workspaces
 
-    def _count(self, directory: str, *, history: bool = True) -> _Counted:
+    def _count(self, directory: str, *, history: bool = True) -> Counted:
         counted = self._counted.get(directory)
         if counted is None:
-            counted = self._counted[directory] = _Counted()
-        base = f"{self._base}/{directory}"
-        now = time.time()
-        path = f"{base}/memories.jsonl"
-        stamp = _stamp(path)
-        if stamp is None or stamp != counted.memories_stamp:
-            counted.memories = _count_memories(path) if stamp is not None else (0, 0, 0, 0)
-            counted.memories_stamp = stamp if stamp is not None and not _racy(stamp, now) else None
-        path = f"{base}/episodes"
-        stamp = _stamp(path)
-        if stamp is None or stamp != counted.episodes_stamp:
-            counted.episodes = _count_episodes(path) if stamp is not None else (0, 0)
-            counted.episodes_stamp = stamp if stamp is not None and not _racy(stamp, now) else None
-        if history:
-            _count_history(f"{base}/history.jsonl", counted)
-            path = f"{base}/details"
-            stamp = _stamp(path)
-            if stamp is None or stamp != counted.details_stamp:
-                counted.details = _count_details(path) if stamp is not None else 0
-                counted.details_stamp = stamp if stamp is not None and not _racy(stamp, now) else None
-        return counted
-
-
-def _stamp(path: str) -> _Stamp | None:
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def _racy(stamp: _Stamp, now: float) -> bool:
-    return now - stamp[2] / 1e9 < RACY_S
-
-
-def _count_memories(path: str) -> tuple[int, int, int, int]:
-    """Live, held, pinned and superseded memories, the last line of each id winning (as the store reads it)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return 0, 0, 0, 0
-    last: dict[str, tuple[bool, bool, bool]] = {}  # id -> (live, held, pinned)
-    for line in data[: data.rfind(b"\n") + 1].split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-            continue
-        waiting = obj.get("untrusted") is True and obj.get("user_approved") is not True
-        last[obj["id"]] = (obj.get("superseded_by") is None, waiting, obj.get("pinned") is True)
-    live = held = pinned = superseded = 0
-    for is_live, is_held, is_pinned in last.values():
-        if not is_live:
-            superseded += 1
-        elif is_held:
-            held += 1
-        else:
-            live += 1
-            pinned += is_pinned
-    return live, held, pinned, superseded
-
-
-def _count_episodes(directory: str) -> tuple[int, int]:
-    count = held = 0
-    try:
-        names = [name for name in os.listdir(directory) if name.endswith(".json")]
-    except (FileNotFoundError, NotADirectoryError):
-        return 0, 0
-    for name in names:
-        try:
-            with open(f"{directory}/{name}", "rb") as handle:
-                obj = orjson.loads(handle.read())
-        except (FileNotFoundError, orjson.JSONDecodeError):
-            continue
-        provenance = obj.get("provenance") if isinstance(obj, dict) else None
-        if not isinstance(provenance, dict):
-            continue
-        count += 1
-        held += provenance.get("untrusted") is True and provenance.get("user_approved") is not True
-    return count, held
-
-
-def _count_details(directory: str) -> int:
-    try:
-        return sum(1 for name in os.listdir(directory) if name.endswith(".json"))
-    except (FileNotFoundError, NotADirectoryError):
-        return 0
-
-
-def _count_history(path: str, counted: _Counted) -> None:
-    """Lines of the history file: only the tail it grew by since the last count, while it is the same file."""
-    stamp = _stamp(path)
-    if stamp is not None and stamp[0] == counted.history_inode and stamp[1] == counted.history_offset:
-        return  # unchanged (a line being written is counted once whole: the size then moves past the offset)
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except (FileNotFoundError, NotADirectoryError):
-        counted.history_inode, counted.history_offset, counted.history = None, 0, 0
-        return
-    try:
-        st = os.fstat(fd)
-        if st.st_ino != counted.history_inode or st.st_size < counted.history_offset:
-            counted.history_inode, counted.history_offset, counted.history = st.st_ino, 0, 0
-        if st.st_size > counted.history_offset:
-            data = os.pread(fd, st.st_size - counted.history_offset, counted.history_offset)
-            end = data.rfind(b"\n") + 1  # a line being written is counted once it is whole
-            counted.history += sum(1 for line in data[:end].split(b"\n")[:-1] if line.strip())
-            counted.history_offset += end
-    finally:
-        os.close(fd)
+            counted = self._counted[directory] = Counted()
+        return count_owner(f"{self._base}/{directory}", counted, history=history)
 
 
 def _named_by_episode(directory: str) -> Owner | None:
