@@ -16,6 +16,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
+from .api.admin import admin_routes
+from .api.keys import key_routes
 from .api.memories import memory_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
@@ -148,7 +150,7 @@ def create_app(services: Services) -> Starlette:
         app.add_route(path, endpoint, methods=["POST"])
     app.add_route("/healthz", healthz, methods=["GET"])
     app.add_route("/metrics", metrics, methods=["GET"])
-    for route in memory_routes(services):
+    for route in [*key_routes(services), *admin_routes(services), *memory_routes(services)]:  # its catch-all last
         app.router.routes.append(route)
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -541,15 +541,13 @@ def keys() -> None:
 @click.option("--admin", is_flag=True, help="An admin key: may also write global memories.")
 def keys_create(config_path: str | None, data_dir: str | None, user: str, service: bool, admin: bool) -> None:
     """Create a key and print it once: only its hash is stored."""
-    from .auth.keys import create_key
-
     if service and admin:
         _fail("a key is --service or --admin, not both")
     settings = _settings(config_path, {"store.path": data_dir})
     kind = "service" if service else "admin" if admin else "personal"
-    record, key = _with_keys(settings, lambda store: create_key(store, user, kind))
-    click.echo(f"{record.id}\t{record.user}\t{record.kind}")
-    click.echo(key)
+    made = _with_keys(settings, lambda keys: keys.create(user, kind))
+    click.echo(f"{made.record.id}\t{made.record.user}\t{made.record.kind}")
+    click.echo(made.key)
 
 
 @keys.command("list")
@@ -559,7 +557,7 @@ def keys_list(config_path: str | None, data_dir: str | None) -> None:
     from .memory.records import format_ts
 
     settings = _settings(config_path, {"store.path": data_dir})
-    for record in sorted(_with_keys(settings, lambda store: store.keys()), key=lambda r: r.created):
+    for record in _with_keys(settings, lambda keys: keys.list()):
         state = "active" if record.active else f"revoked {format_ts(record.revoked or 0)}"
         click.echo(f"{record.id}\t{record.user}\t{record.kind}\t{format_ts(record.created)}\t{state}")
 
@@ -569,12 +567,8 @@ def keys_list(config_path: str | None, data_dir: str | None) -> None:
 @click.argument("key_id")
 def keys_revoke(config_path: str | None, data_dir: str | None, key_id: str) -> None:
     """Revoke a key: every process sharing the store refuses it within a second."""
-    import time
-
     settings = _settings(config_path, {"store.path": data_dir})
-    record = _with_keys(settings, lambda store: store.revoke(key_id, time.time()))
-    if record is None:
-        _fail(f"no key {key_id}")
+    record = _with_keys(settings, lambda keys: keys.revoke(key_id))  # an unknown id: "no key ...", status 2
     click.echo(f"revoked {record.id} ({record.user})")
 
 
@@ -594,37 +588,41 @@ def store_copy(
 ) -> None:
     """Copy a files store into PostgreSQL with ids and links intact; what is there already is skipped.
 
-    Users and workspaces named by the store's episodes, jobs and keys are found; name others with --user and
-    --workspace (the files store keeps them only as hashes)."""
+    Every owner whose names the store records is copied. Folders written before memproxy recorded names are named
+    from the store's episodes, jobs and keys; name others with --user and --workspace. Exits 1 when it had to
+    leave any folder behind."""
     from .memory.backends.postgres import Database
-    from .store_copy import copy_store
+    from .store_copy import CopyReport, copy_store
 
     settings = _settings(config_path, {"store.path": data_dir, "store.backend": "files"})
     root = Path(settings.store.path)
     if not root.is_dir():
         _fail(f"no files store at {root}")
 
-    async def run() -> str:
+    async def run() -> CopyReport:
         database = Database(dsn)
         try:
-            report = await copy_store(root, database, users=users, workspaces=workspaces)
+            return await copy_store(root, database, users=users, workspaces=workspaces)
         finally:
             await database.aclose()
-        return report.summary()
 
-    click.echo(_sync(run()))  # a database that cannot be reached: one line, status 2
+    report = _sync(run())  # a database that cannot be reached: one line, status 2
+    click.echo(report.summary())
+    if not report.complete:
+        sys.exit(1)  # copied what it could; what it left behind is listed
 
 
 def _with_keys(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
-    """Run ``action`` on the configured key store, closed afterwards."""
+    """Run ``action`` on the key service (the API's and the console's) over the configured store, closed afterwards."""
+    from .auth.key_service import KeyService
     from .services import build_key_store
 
     async def run() -> T:
-        store = build_key_store(settings)
+        keys = KeyService(build_key_store(settings))
         try:
-            return await action(store)
+            return await action(keys)
         finally:
-            await store.aclose()
+            await keys.aclose()
 
     return _sync(run())
 

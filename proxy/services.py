@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from .admin.forgetting import UserForgetting
+from .admin.service import AdminService
 from .auth.identity import Authenticator
+from .auth.key_service import KeyService
 from .auth.keys import KeyRing
 from .config import Settings
 from .episodes.extraction import Extractor
@@ -21,12 +24,15 @@ from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
 from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
+from .logs import RecentProblems
+from .memory.backends.census_files import FilesCensus
 from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.census import Census
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.history import HistoryStore
@@ -65,6 +71,7 @@ class Services:
     episodes: EpisodeService
     auth: Authenticator
     context: ContextTiers  # offload and window (context.*), off unless configured
+    admin: AdminService  # keys, users and their counts, forgetting a user, store health
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -72,6 +79,7 @@ class Services:
             removed = await asyncio.to_thread(remove_crash_leftovers, Path(self.settings.store.path))
             if removed:
                 log.info("removed %d temp files that crashed writers left in %s", removed, self.settings.store.path)
+        self.admin.problems.attach()  # this process's warnings and errors, for the store health
         if self.database is not None:
             await self.database.start()  # migrated and listening before the first request
         if self.auth.keyring is not None:
@@ -91,7 +99,8 @@ class Services:
         await self.memory.aclose()
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
-            await self.auth.keyring.store.aclose()
+        await self.admin.aclose()  # the key store (the ring's too) and the census
+        self.admin.problems.detach()
 
 
 def build_database(settings: Settings) -> Database | None:
@@ -144,6 +153,16 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     from .memory.backends.pg_keys import PostgresKeys
 
     return PostgresKeys(database)
+
+
+def build_census(settings: Settings, database: Database | None = None) -> Census:
+    """Counts over every owner of the store (users, what waits for review, store health)."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesCensus(Path(settings.store.path))
+    from .memory.backends.pg_census import PostgresCensus
+
+    return PostgresCensus(database)
 
 
 def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
@@ -255,6 +274,20 @@ def build_services(
     )
     proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
     untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
+    keys = build_key_store(settings, database)  # open mode too: an admin may create keys before switching to keys
+    ring = KeyRing(keys) if settings.auth.mode == "keys" else None
+    episodes = episode_service(settings, memory, extractor, metrics, database, history)
+    hidden_turns = HiddenTurns(shared=sessions)
+    context = ContextTiers(settings.context, memory.details, untrusted, keep=NAMES)
+    census = build_census(settings, database)
+    admin = AdminService(
+        keys=KeyService(keys, ring),
+        census=census,
+        episodes=episodes,
+        forgetting=UserForgetting(memory, episodes, hidden_turns, context, census),
+        problems=RecentProblems(),
+        ring=ring,
+    )
     return Services(
         settings=settings,
         upstream=upstream,
@@ -264,12 +297,11 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory, history),
         tool_models=ToolModels(settings.tools.models),
-        hidden_turns=HiddenTurns(shared=sessions),
-        episodes=episode_service(settings, memory, extractor, metrics, database, history),
-        auth=Authenticator(
-            settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
-        ),
-        context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
+        hidden_turns=hidden_turns,
+        episodes=episodes,
+        auth=Authenticator(settings, ring),
+        context=context,
+        admin=admin,
         database=database,
     )
 

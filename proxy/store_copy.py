@@ -1,9 +1,11 @@
 """``memproxy store copy``: a files store into PostgreSQL, ids, links and versions intact, safe to run again.
 
-A files store names its owners' directories by hashes of the user and workspace, and memory records do not
-repeat them, so the names come from what does carry them: episodes, jobs and keys, plus the names the caller
-passes (``users``, ``workspaces``; ``default`` is always tried). A memory directory whose names stay unknown
-is reported, never guessed at.
+A files store names its owners' directories by hashes of the user and workspace; since layout files-2 each
+directory records its names (``owner.json``), and a directory written before that is named by the census
+(:mod:`.memory.backends.census_files`) from what else carries names: its episodes, the store's jobs and keys, the
+other owners' names, and the names the caller passes (``users``, ``workspaces``; ``default`` is always tried).
+Every named directory is copied whole (memories, episodes, history, offloaded tool outputs); one whose names stay
+unknown is reported, never guessed at, and the command then exits 1.
 
 Rows go in with ``ON CONFLICT DO NOTHING``: what is there already (a second run) is counted as skipped. Each
 owner's version is bumped with ``reset`` (replicas running meanwhile read the owner again) and the id
@@ -12,14 +14,18 @@ sequence is moved past the highest copied id, so a new memory never takes an old
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncpg
+import orjson
 
 from .episodes.jobs import JobQueue
+from .memory.backends.census_files import FilesCensus
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore, owner_dir
 from .memory.backends.history_files import FILE as HISTORY_FILE
@@ -28,13 +34,14 @@ from .memory.backends.key_files import FilesKeys
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
 from .memory.backends.version_files import FILE as VERSIONS_FILE
+from .memory.details import Detail
 from .memory.episodes import Episode
 from .memory.history import HistoryLine
 from .memory.records import Memory
 from .memory.revisions import archived
 from .memory.store import GLOBAL, Owner
 
-DEFAULT_WORKSPACE = "default"
+DATA = ("memories.jsonl", VERSIONS_FILE, "episodes", HISTORY_FILE, "details")  # what an owner directory may hold
 
 
 @dataclass(slots=True)
@@ -45,32 +52,27 @@ class CopyReport:
     jobs: int = 0
     keys: int = 0
     history: int = 0  # conversation lines
+    details: int = 0  # offloaded tool outputs
     skipped: int = 0  # already in the database
-    unknown: list[str] = field(default_factory=list)  # memory directories whose owner names are not known
+    unknown: list[str] = field(default_factory=list)  # owner directories holding data whose names are not known
+
+    @property
+    def complete(self) -> bool:
+        """Everything in the files store was copied (or was there already)."""
+        return not self.unknown
 
     def summary(self) -> str:
         line = (
             f"copied {self.memories} memories, {self.versions} past versions, {self.episodes} episodes,"
-            f" {self.jobs} jobs, {self.keys} keys,"
-            f" {self.history} history lines; skipped {self.skipped} already there"
+            f" {self.jobs} jobs, {self.keys} keys, {self.history} history lines, {self.details} details;"
+            f" skipped {self.skipped} already there"
         )
         if self.unknown:
             line += (
-                f"\nnot copied: {len(self.unknown)} memory or history folder(s) whose user or workspace is not named"
-                " anywhere"
+                f"\nnot copied: {len(self.unknown)} owner folder(s) whose user or workspace is not named anywhere"
                 f" in the store ({', '.join(self.unknown[:5])}): name them with --user and --workspace"
             )
         return line
-
-
-def owners_by_dir(users: set[str], workspaces: set[str]) -> dict[Path, Owner]:
-    """Every owner the names can make, by the directory the files store keeps it in."""
-    owners = {owner_dir(GLOBAL): GLOBAL}
-    for user in users:
-        owners[owner_dir(Owner(user, None))] = Owner(user, None)
-        for workspace in workspaces | {DEFAULT_WORKSPACE}:
-            owners[owner_dir(Owner(user, workspace))] = Owner(user, workspace)
-    return owners
 
 
 async def copy_store(
@@ -80,40 +82,39 @@ async def copy_store(
     report = CopyReport()
     jobs = await JobQueue(root).all()
     keys = await FilesKeys(root).keys()
-    episode_store = FilesEpisodes(root)
-    names_users = set(users) | {j.user for j in jobs} | {k.user for k in keys}
-    names_workspaces = set(workspaces) | {j.workspace for j in jobs}
-    # Episodes live under their owner's directory: known names find them, and their records name more owners.
-    owners = owners_by_dir(names_users, names_workspaces)
-    episodes: list[Episode] = []
-    for owner in {o for o in owners.values() if o.user is not None and o.workspace is not None}:
-        episodes += list(await episode_store.view(owner))
-    await episode_store.aclose()
-    owners = owners_by_dir(names_users | {e.user for e in episodes}, names_workspaces | {e.workspace for e in episodes})
+    census = FilesCensus(root, users=users, workspaces=workspaces)
+    directories: dict[Path, Owner | None] = {owner_dir(GLOBAL): GLOBAL, **await asyncio.to_thread(census.directories)}
+    owners: list[Owner] = []
+    for directory, owner in sorted(directories.items()):
+        if owner is None:
+            if any(os.path.exists(root / directory / name) for name in DATA):
+                report.unknown.append(str(directory))
+        else:
+            owners.append(owner)
 
     memories: dict[Owner, list[Memory]] = {}
     versions: dict[Owner, list[Memory]] = {}
-    files = FilesStore(root)
-    directories = {path.parent for name in ("memories.jsonl", VERSIONS_FILE) for path in root.glob(f"**/{name}")}
-    for directory in sorted(path.relative_to(root) for path in directories):
-        known = owners.get(directory)
-        if known is None:
-            report.unknown.append(str(directory))
-            continue
-        memories[known] = sorted(await files.view(known), key=lambda m: m.number)
-        versions[known] = await files.archived(known)
-    await files.aclose()
+    episodes: list[Episode] = []
     said: dict[Owner, list[HistoryLine]] = {}
-    history = FilesHistory(root)
-    for path in sorted(root.glob(f"**/{HISTORY_FILE}")):
-        directory = path.parent.relative_to(root)
-        known = owners.get(directory)
-        if known is None or known.user is None or known.workspace is None:
-            if str(directory) not in report.unknown:
-                report.unknown.append(str(directory))
-            continue
-        said[known] = list((await history.view(known)).lines)
-    await history.aclose()
+    details: dict[Owner, list[Detail]] = {}
+    files, episode_store, history = FilesStore(root), FilesEpisodes(root), FilesHistory(root)
+    try:
+        for owner in owners:
+            base = root / owner_dir(owner)
+            if (base / "memories.jsonl").exists() or (base / VERSIONS_FILE).exists():
+                memories[owner] = sorted(await files.view(owner), key=lambda m: m.number)
+                versions[owner] = await files.archived(owner)
+            if owner.user is not None and owner.workspace is not None:
+                if (base / "episodes").is_dir():
+                    episodes += list(await episode_store.view(owner))
+                if (base / HISTORY_FILE).exists():
+                    said[owner] = list((await history.view(owner)).lines)
+            if (base / "details").is_dir():
+                details[owner] = await asyncio.to_thread(_read_details, base / "details")
+    finally:
+        await files.aclose()
+        await episode_store.aclose()
+        await history.aclose()
 
     async with database.transaction() as conn:
         for owner, found in memories.items():
@@ -160,6 +161,18 @@ async def copy_store(
             )
             report.history += len(added)
             report.skipped += len(lines) - len(added)
+        for owner, found_details in details.items():
+            added = await conn.fetch(
+                "INSERT INTO details (owner_key, id, created, body)"
+                " SELECT $1, i, c, b FROM unnest($2::text[], $3::float8[], $4::jsonb[]) AS d(i, c, b)"
+                " ON CONFLICT (owner_key, id) DO NOTHING RETURNING id",
+                owner_key(owner),
+                [detail.id for detail in found_details],
+                [detail.created_at for detail in found_details],
+                [detail.to_json() for detail in found_details],
+            )
+            report.details += len(added)
+            report.skipped += len(found_details) - len(added)
         copied_keys = 0
         for key in keys:
             done = await conn.execute(
@@ -183,6 +196,19 @@ async def copy_store(
                 "SELECT setval('memory_ids', GREATEST($1, (SELECT last_value FROM memory_ids)))", highest
             )
     return report
+
+
+def _read_details(directory: Path) -> list[Detail]:
+    found = []
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json"):
+            try:
+                detail = Detail.from_json(orjson.loads((directory / name).read_bytes()))
+            except (OSError, ValueError):
+                continue  # unreadable: the files store skips it too
+            if detail.id == name.removesuffix(".json"):
+                found.append(detail)
+    return found
 
 
 async def _copy_memories(conn: asyncpg.Connection, owner: Owner, memories: list[Memory]) -> int:

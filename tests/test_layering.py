@@ -1,6 +1,7 @@
 """The layout's rules of who may import whom, checked over every module's imports (lazy ones included).
 
-The edges (app, pipeline, services, cli, api) sit on top; the tool loop, the dialects and the pipe in
+The edges (app, pipeline, services, cli, api) sit on top; admin (managing the store: keys, users, forgetting a user,
+health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
 the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs and
 scanning are the foundation everyone may use.
 """
@@ -24,6 +25,7 @@ PACKAGES = (
     "proxy.episodes",
     "proxy.auth",
     "proxy.context",
+    "proxy.admin",
 )
 
 # module prefix -> prefixes it must never import (its own subtree is always allowed)
@@ -38,14 +40,16 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "proxy.tools",
         "proxy.episodes",
         "proxy.auth",
+        "proxy.admin",
         "proxy.testing",
     ),
-    "proxy.episodes": (*EDGES, *HTTP, "proxy.dialects", "proxy.tools", "proxy.auth", "proxy.testing"),
+    "proxy.episodes": (*EDGES, *HTTP, "proxy.dialects", "proxy.tools", "proxy.auth", "proxy.admin", "proxy.testing"),
     "proxy.dialects": (
         *EDGES,
         "proxy.tools",
         "proxy.episodes",
         "proxy.auth",
+        "proxy.admin",
         "proxy.memory.backends",
         "proxy.memory.service",
         "proxy.testing",
@@ -58,10 +62,21 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "proxy.dialects",
         "proxy.tools",
         "proxy.auth",
+        "proxy.admin",
         "proxy.testing",
     ),
-    "proxy.tools": (*EDGES, "proxy.episodes", "proxy.auth", "proxy.memory.backends", "proxy.testing"),
-    "proxy.auth": (*EDGES, "proxy.pipe", "proxy.dialects", "proxy.tools", "proxy.episodes", "proxy.testing"),
+    "proxy.tools": (*EDGES, "proxy.episodes", "proxy.auth", "proxy.admin", "proxy.memory.backends", "proxy.testing"),
+    "proxy.auth": (
+        *EDGES,
+        "proxy.pipe",
+        "proxy.dialects",
+        "proxy.tools",
+        "proxy.episodes",
+        "proxy.admin",
+        "proxy.testing",
+    ),
+    # Managing the store: below the HTTP layer (the API, the console and the CLI call it), above what it manages.
+    "proxy.admin": (*EDGES, *HTTP, "proxy.pipe", "proxy.dialects", "proxy.memory.backends", "proxy.testing"),
     # Pure planning of offload and window on the chat-shaped view: the dialects apply it, so it sits below them.
     "proxy.context": (*EDGES, *HTTP, *(p for p in PACKAGES if p != "proxy.context"), "proxy.testing"),
     "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.testing"),

@@ -12,19 +12,24 @@ from click.testing import CliRunner
 from proxy.auth.keys import create_key
 from proxy.cli import main
 from proxy.episodes.jobs import JobQueue, new_job
+from proxy.memory.backends.detail_files import FilesDetails
 from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.owner_dirs import NAMES_FILE, owner_dir
+from proxy.memory.backends.pg_details import PostgresDetails
 from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.pg_memories import PostgresStore
 from proxy.memory.backends.postgres import Database
+from proxy.memory.details import Detail, detail_id
 from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.history import HistoryLine
 from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
 ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "default")
+OUTPUT = Detail(detail_id(BOB, "make: done"), "bash", '{"cmd": "make"}', "make: done", 1_700_000_000.0)
 EMBEDDING = Embedding("sentence-transformers/all-MiniLM-L6-v2", bytes(768))
 T0 = 1_700_000_000.0
 
@@ -87,6 +92,7 @@ async def fill(root: Path) -> dict[str, str]:
     await history.append(ADA, [HistoryLine("s1", 1, "user", T0, "Which Postgres runs staging?")])
     await history.append(BOB, [HistoryLine("s9", 1, "user", T0, "How do we deploy?")])
     await history.aclose()
+    await FilesDetails(root).put(BOB, [OUTPUT])
     return ids
 
 
@@ -100,14 +106,16 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
     try:
         counts = {
             table: await conn.fetchval(f"SELECT count(*) FROM {table}")  # noqa: S608 - the tables named here
-            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history")
+            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history", "details")
         }
     finally:
         await conn.close()
     database = Database(dsn)
     store = PostgresStore(database)
     history = PostgresHistory(database)
+    details = PostgresDetails(database)
     try:
+        output = await details.get(BOB, OUTPUT.id)
         said = [line.text for line in (await history.view(ADA)).lines]
         ada = {m.text: m for m in await store.view(ADA)}
         user_wide = [(m.text, m.embedding) for m in await store.view(ADA_USER)]
@@ -118,6 +126,7 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
             for owner, text, memory_id in ids
         }
     finally:
+        await details.aclose()
         await history.aclose()
         await store.aclose()
     return {
@@ -128,15 +137,17 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
         "fresh": fresh,
         "said": said,
         "histories": histories,
+        "output": output,
     }
 
 
 def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: Path, pg_dsn: str) -> None:
     ids = asyncio.run(fill(tmp_path))
-    code, out = copy(tmp_path, pg_dsn, "--user", "bob")
+    code, out = copy(tmp_path, pg_dsn)  # every owner's names are recorded: none needs naming
     assert code == 0, out
     assert out.strip() == (
-        "copied 5 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 2 history lines; skipped 0 already there"
+        "copied 5 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 2 history lines, 1 details;"
+        " skipped 0 already there"
     )
 
     looked_up = ((ADA, "Staging runs Postgres 15", ids["Staging runs Postgres 15"]),
@@ -147,8 +158,9 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
                                      (1, "created", "Staging runs Postgres 15")],
         "Ada's laptop is a Mac": [(2, "deleted", "Ada's laptop is a Mac"), (1, "created", "Ada's laptop is a Mac")],
     }  # fmt: skip
-    assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
-    assert found["said"] == ["Which Postgres runs staging?"]
+    counts = {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2, "details": 1}
+    assert found["counts"] == counts
+    assert found["said"] == ["Which Postgres runs staging?"] and found["output"] == OUTPUT
     ada = found["ada"]
     assert isinstance(ada, dict)
     old, new = ada["Staging runs Postgres 15"], ada["Staging runs Postgres 16"]
@@ -158,25 +170,36 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     fresh = found["fresh"]
     assert fresh.number > max(int(i.removeprefix("m-")) for i in ids.values())  # type: ignore[union-attr]
 
-    code, out = copy(tmp_path, pg_dsn, "--user", "bob")
+    code, out = copy(tmp_path, pg_dsn)
     assert code == 0, out
     assert out.strip() == (
-        "copied 0 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 0 history lines; skipped 13 already there"
+        "copied 0 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 0 history lines, 0 details;"
+        " skipped 14 already there"
     )
     # one memory more: the one the first read added; nothing copied twice
-    counts = asyncio.run(read(pg_dsn))["counts"]
-    assert counts == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
+    assert asyncio.run(read(pg_dsn))["counts"] == counts | {"memories": 6}
 
 
-def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: Path, pg_dsn: str) -> None:
+def test_an_older_store_is_copied_with_the_names_its_records_give_and_the_rest_is_reported(
+    tmp_path: Path, pg_dsn: str
+) -> None:
     asyncio.run(fill(tmp_path))
-    code, out = copy(tmp_path, pg_dsn)  # bob has no episode, job or key: his folder's names are unknown
-    assert code == 0, out
+    for owner in (ADA, ADA_USER, BOB):  # as a store written before names were recorded
+        (tmp_path / owner_dir(owner) / NAMES_FILE).unlink()
+    code, out = copy(tmp_path, pg_dsn)  # ada: her episode, job and key name her; bob: named by nothing
+    assert code == 1, out
     first, second = out.strip().splitlines()
     assert first == (
-        "copied 4 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 1 history lines; skipped 0 already there"
+        "copied 4 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 1 history lines, 0 details;"
+        " skipped 0 already there"
     )
-    assert second.startswith("not copied: 1 memory or history folder(s)") and "--user and --workspace" in second
+    assert second.startswith("not copied: 1 owner folder(s)") and "--user and --workspace" in second
+    assert str(owner_dir(BOB)) in second
+    code, out = copy(tmp_path, pg_dsn, "--user", "bob")  # named now: the rest of it goes, nothing twice
+    assert code == 0, out
+    assert out.strip().startswith(
+        "copied 1 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 1 history lines, 1 details;"
+    )
 
 
 def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:

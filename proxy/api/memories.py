@@ -184,7 +184,8 @@ def memory_routes(services: Services) -> list[Route]:
     async def unknown(request: Request) -> Response:
         """/memory belongs to memproxy: a mistyped management call gets an answer here, and never reaches the
         upstream with the caller's credentials."""
-        allowed = sorted({m for r in routes if r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
+        served = [r for r in request.app.router.routes if isinstance(r, Route)]  # the admin modules' routes too
+        allowed = sorted({m for r in served if r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
         where = f"{request.method} {request.url.path}"
         if allowed:
             raise MethodNotAllowed(f"{where} is not served; this path takes {', '.join(allowed)}", allow=allowed)

@@ -1,6 +1,7 @@
 """The OpenAPI document of the management API, served at ``GET /memory/openapi.json``.
 
-Hand-written, so it says what the routes in :mod:`proxy.api.memories` do rather than what a framework infers;
+Hand-written, so it says what the routes in :mod:`proxy.api.memories` (and, from :mod:`.openapi_admin`, those of
+:mod:`.keys` and :mod:`.admin`) do rather than what a framework infers;
 ``tests/api/test_openapi.py`` checks that it names every ``/memory`` route the app serves and that real answers
 match its schemas. The value lists (scopes, categories, sources, limits) come from the modules that enforce them.
 """
@@ -329,7 +330,8 @@ _IDENTITY = [
         "name": "X-Memory-User",
         "in": "header",
         "schema": {"type": "string"},
-        "description": "whose memories (open mode; default: a hash of the bearer token), or a service key's user",
+        "description": "whose memories (open mode; default: a hash of the bearer token), a service key's end user, "
+        "or, with an admin key, any user (as stored)",
     },
     {"name": "X-Memory-Workspace", "in": "header", "schema": {"type": "string", "default": "default"}},
     {"name": "X-Memory-Session", "in": "header", "schema": {"type": "string"}, "description": "for scope: session"},
@@ -337,7 +339,8 @@ _IDENTITY = [
         "name": "X-Memory-Admin-Key",
         "in": "header",
         "schema": {"type": "string"},
-        "description": "auth.mode open: memory.admin_key, to write and delete global memories",
+        "description": "auth.mode open: memory.admin_key, to write and delete global memories and to use the admin "
+        "routes (keys, users' forget, health), on those with no user named",
     },
 ]
 
@@ -532,8 +535,10 @@ _PATHS: dict[str, Any] = {
 
 def document() -> dict[str, Any]:
     """The whole document; every operation but this one's takes the identity headers and the key schemes."""
+    from . import openapi_admin  # it builds on this module's vocabulary
+
     paths: dict[str, Any] = {}
-    for path, operations in _PATHS.items():
+    for path, operations in (_PATHS | openapi_admin.PATHS).items():
         paths[path] = {}
         for method, operation in operations.items():
             if path != "/memory/openapi.json":
@@ -549,7 +554,7 @@ def document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": _SCHEMAS,
+            "schemas": _SCHEMAS | openapi_admin.SCHEMAS,
             "securitySchemes": {
                 "bearer": {
                     "type": "http",

@@ -2,9 +2,12 @@
 
 ``auth.mode: open`` (one person on their own machine): the user is ``X-Memory-User``, else a hash of
 the client's credential (never the credential itself); a request with neither gets no memory.
-``auth.mode: keys`` (a shared deployment): the memproxy key decides the user. A personal or admin key
-may not name another user; a service key names its end users, namespaced under the key so that two
-services never share an end user's memory. The upstream never sees a memproxy key.
+``auth.mode: keys`` (a shared deployment): the memproxy key decides the user. A personal key may not name
+another user; a service key names its end users, namespaced under the key so that two services never share an
+end user's memory. An admin key names any user (``X-Memory-User``, as stored: ``svc:<key id>:<name>`` for a
+service's end user) on the management API only: its chat requests stay its own, since a model answering an
+admin must not be given another user's memories, nor write into them, nor have extraction file the admin's
+conversation under them. The upstream never sees a memproxy key.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..errors import InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
+from ..errors import AdminOnly, InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
 from .keys import RESERVED_USER_PREFIXES, KeyRing
 
@@ -25,6 +28,7 @@ SESSION_HEADER = b"x-memory-session"
 ADMIN_HEADER = b"x-memory-admin-key"
 KEY_HEADER = b"x-memproxy-key"
 MAX_NAME_CHARS = 200
+NO_USER = ""  # an open-mode admin who named no user: manages the store, owns no memory (never a header's value)
 RawHeaders = Iterable[tuple[bytes, bytes]]
 
 
@@ -78,11 +82,12 @@ class Authenticator:
         if self.keys_mode and keyring is None:
             raise ValueError("auth.mode: keys needs a key ring")
 
-    def authenticate(self, raw: RawHeaders) -> Caller:
-        """The caller of a request; in keys mode a 401/403 before anything else happens."""
+    def authenticate(self, raw: RawHeaders, *, management: bool = False) -> Caller:
+        """The caller of a request; in keys mode a 401/403 before anything else happens. ``management``: a call
+        of the management API, where an admin key may act for any user."""
         headers = read_headers(raw)
         if self.keys_mode:
-            return self._by_key(headers)
+            return self._by_key(headers, management=management)
         client_key = _bearer(headers.authorization) or headers.api_key
         identity = _open_identity(headers, self.settings.memory.admin_key)
         upstream_key = self.settings.upstream.api_key
@@ -90,14 +95,26 @@ class Authenticator:
 
     def require(self, raw: RawHeaders) -> Identity:
         """The caller's identity, for the management API: memory needs to know whose it is."""
-        identity = self.authenticate(raw).identity
+        identity = self.authenticate(raw, management=True).identity
         if identity is None:
             raise MissingIdentity(
                 "memproxy needs to know whose memories these are: send X-Memory-User or an Authorization bearer token"
             )
         return identity
 
-    def _by_key(self, headers: _Headers) -> Caller:
+    def manager(self, raw: RawHeaders) -> Identity:
+        """The caller of a route that manages the store rather than someone's memory (keys, users, health): as
+        :meth:`require`, except that in open mode the admin key alone will do, naming no user (``NO_USER``)."""
+        headers = read_headers(raw)
+        named = headers.user is not None or _bearer(headers.authorization) or headers.api_key
+        if not self.keys_mode and not named and headers.admin is not None:
+            admin_key = self.settings.memory.admin_key
+            if admin_key is None or not hmac.compare_digest(headers.admin, admin_key.encode()):
+                raise AdminOnly("X-Memory-Admin-Key is not this memproxy's memory.admin_key")
+            return Identity(NO_USER, headers.workspace or DEFAULT_WORKSPACE, admin=True)
+        return self.require(raw)
+
+    def _by_key(self, headers: _Headers, *, management: bool = False) -> Caller:
         assert self.keyring is not None
         bearer = _bearer(headers.authorization)
         presented: bytes | None
@@ -117,9 +134,13 @@ class Authenticator:
             )
         user = record.user
         if headers.user is not None and headers.user != record.user:
-            if record.kind != "service":
-                raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user")
-            user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
+            if record.kind == "service":
+                user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
+            elif record.kind == "admin" and management:
+                user = headers.user  # an admin manages any user's memory (never chats as them)
+            else:
+                where = "" if record.kind == "personal" else " in a chat request (only on the management API)"
+                raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user{where}")
         identity = Identity(
             user,
             headers.workspace or DEFAULT_WORKSPACE,

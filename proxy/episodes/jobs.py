@@ -31,7 +31,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from ..errors import StoreUnavailable
-from ..memory.backends.durable import fsync_dir, left_by_a_crash
+from ..memory.backends.durable import fsync_dir, left_by_a_crash, writer_gone
 from ..memory.records import format_ts
 
 log = logging.getLogger("proxy.jobs")
@@ -169,6 +169,10 @@ class Jobs(Protocol):
         """Due at once (a job being run is left to its worker and returned as it is); None when unknown."""
         ...
 
+    async def running(self) -> set[str]:
+        """The ids of the jobs a worker (of any process) is running now."""
+        ...
+
     def claim(self, job: Job) -> contextlib.AbstractAsyncContextManager[bool]:
         """True inside while this worker holds the job; False when another holds it or has run it since
         ``job`` was read."""
@@ -234,15 +238,37 @@ class JobQueue:
 
         return await _in_thread(work)
 
+    async def running(self) -> set[str]:
+        def scan() -> set[str]:
+            found = set()
+            with contextlib.suppress(FileNotFoundError):
+                for entry in os.scandir(self.directory):
+                    if entry.name.endswith(".lock") and _ID.fullmatch(entry.name.removesuffix(".lock")):
+                        with contextlib.suppress(OSError, ValueError):
+                            with open(entry.path, "rb") as handle:
+                                holder = handle.read(32).strip()
+                            if holder and not writer_gone(int(holder), os.stat(entry.path).st_mtime):
+                                found.add(entry.name.removesuffix(".lock"))
+            return found
+
+        return await _in_thread(scan)
+
     @contextlib.asynccontextmanager
     async def claim(self, job: Job) -> AsyncIterator[bool]:
-        """Holds the job's lock while the body runs; False when another worker has it, or has already run it."""
+        """Holds the job's lock while the body runs; False when another worker has it, or has already run it.
+
+        The holder writes its pid into the lock file while it runs the job (``running`` reads it), and empties it
+        before letting go; a pid a crash left there names no live process (or this one, before it started).
+        """
 
         def acquire() -> int | None:
             fd, stored = self._hold(job.id)
             if stored != job:  # gone, or changed: another worker ran it since `job` was read
                 _close(fd)
                 return None
+            if fd is not None:
+                with contextlib.suppress(OSError):  # only what `running` shows: the claim holds without it
+                    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             return fd
 
         # Shielded: a cancelled claimer must still close the lock it may have just taken, or nobody could run the job.
@@ -255,6 +281,9 @@ class JobQueue:
         try:
             yield fd is not None
         finally:
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)  # no longer running it
             _close(fd)  # closing releases the lock
 
     # -- in a thread ----------------------------------------------------------------------------------------

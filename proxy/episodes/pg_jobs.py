@@ -122,6 +122,11 @@ class PostgresJobs:
             )
         return job
 
+    async def running(self) -> set[str]:
+        async with self.database.connection() as conn:
+            rows = await conn.fetch(f"SELECT id FROM extraction_jobs WHERE NOT {_FREE}")
+        return {row["id"] for row in rows}
+
     @contextlib.asynccontextmanager
     async def claim(self, job: Job) -> AsyncIterator[bool]:
         token = uuid.uuid4().hex

@@ -473,6 +473,17 @@ class EpisodeService:
             episodes += await self.store.delete(store_owner, episode.id)
         return {"sessions": sessions, "jobs": jobs, "episodes": episodes, "history": history}
 
+    async def forget_preview(self, caller: Identity) -> dict[str, int]:
+        """What :meth:`forget` would delete now, counted the same way (queued history written first)."""
+        owner = Owner(caller.user, caller.workspace)
+        jobs = sum(1 for job in await self.jobs.all() if (job.user, job.workspace) == (caller.user, caller.workspace))
+        return {
+            "sessions": len(self.sessions.of(caller.user, caller.workspace)),
+            "jobs": jobs,
+            "episodes": len(await self.store.view(owner)),
+            "history": await self.history.count(caller) if self.history is not None else 0,
+        }
+
     async def approve(self, caller: Identity, ident: str) -> Episode:
         owner = Owner(caller.user, caller.workspace)
         episode = await self._get(owner, ident)

@@ -106,6 +106,10 @@ class HistoryStore(Protocol):
         """The owner's lines, oldest first, indexed for search. Read-only for callers."""
         ...
 
+    async def count(self, owner: Owner) -> int:
+        """How many lines the owner has: what ``forget`` would remove now."""
+        ...
+
     async def forget(self, owner: Owner) -> int:
         """Remove all of the owner's history; returns how many lines went."""
         ...

@@ -149,6 +149,11 @@ class HistoryService:
         since = retention_cutoff(time.time(), self.settings.retention_days)
         return [line for line in list(index.lines) if line.ts >= since]
 
+    async def count(self, caller: Identity) -> int:
+        """How many lines of the caller's in this workspace ``forget`` would remove now, queued ones written first."""
+        await self.flush()
+        return await self.store.count(Owner(caller.user, caller.workspace))
+
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""
         owner = Owner(caller.user, caller.workspace)

@@ -876,14 +876,33 @@ class MemoryService:
     async def forget_all(self, caller: Identity) -> int:
         """Delete every memory of the caller, and every version of them: this workspace's and their user-wide ones
         (never global)."""
+        return (await self.forget_counted(caller))["memories"]
+
+    async def forget_counted(self, caller: Identity, *, user_wide: bool = True) -> dict[str, int]:
+        """What forget-all deletes, with how many of each kind went: memories (superseded ones included, with their
+        versions: nothing is left to restore; with ``user_wide``, the user-wide ones too), offloaded tool outputs
+        (``details``), and the sessions' shared state (``session_state``, ``kept_turns``: PostgreSQL's; one
+        process's own is in memory)."""
         deleted = 0
-        for owner in owners_visible_to(caller.user, caller.workspace)[:2]:
-            deleted += len(await self.store.forget(owner))  # their versions too: nothing left to restore
+        for owner in owners_visible_to(caller.user, caller.workspace)[: 2 if user_wide else 1]:
+            deleted += len(await self.store.forget(owner))
         self.recall.forget(caller.user, caller.workspace)
-        await self.sessions.forget((caller.user, caller.workspace))
+        states, kept = await self.sessions.forget((caller.user, caller.workspace))
+        details = 0
         if self.details is not None:
-            await self.details.forget(Owner(caller.user, caller.workspace))
-        return deleted
+            details = await self.details.forget(Owner(caller.user, caller.workspace))
+        return {"memories": deleted, "details": details, "session_state": states, "kept_turns": kept}
+
+    async def forget_preview(self, caller: Identity, *, user_wide: bool = True) -> dict[str, int]:
+        """What :meth:`forget_counted` would delete now, counted the same way."""
+        memories = 0
+        for owner in owners_visible_to(caller.user, caller.workspace)[: 2 if user_wide else 1]:
+            memories += sum(1 for _ in await self.store.view(owner))  # every one (len() counts the live ones)
+        states, kept = await self.sessions.count((caller.user, caller.workspace))
+        details = 0
+        if self.details is not None:
+            details = await self.details.count(Owner(caller.user, caller.workspace))
+        return {"memories": memories, "details": details, "session_state": states, "kept_turns": kept}
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:
         if scope == "session" and session is None:

@@ -41,8 +41,12 @@ class SessionState(Protocol):
 
     async def keep_turn(self, owner: tuple[str, str], session: str, call_ids: list[str], turn: Any) -> None: ...
 
-    async def forget(self, owner: tuple[str, str]) -> None:
-        """Delete every session's state of the owner (forget-all)."""
+    async def count(self, owner: tuple[str, str]) -> tuple[int, int]:
+        """The owner's shared session states and kept turns: what ``forget`` would delete now."""
+        ...
+
+    async def forget(self, owner: tuple[str, str]) -> tuple[int, int]:
+        """Delete every session's state of the owner (forget-all); returns how many states and kept turns went."""
         ...
 
     async def aclose(self) -> None: ...
@@ -71,8 +75,11 @@ class InProcessSessionState:
     async def keep_turn(self, owner: tuple[str, str], session: str, call_ids: list[str], turn: Any) -> None:
         return None
 
-    async def forget(self, owner: tuple[str, str]) -> None:
-        return None
+    async def count(self, owner: tuple[str, str]) -> tuple[int, int]:
+        return 0, 0
+
+    async def forget(self, owner: tuple[str, str]) -> tuple[int, int]:
+        return 0, 0
 
     async def aclose(self) -> None:
         return None

@@ -90,11 +90,18 @@ class HiddenTurns:
         for call_id, turn in rows.items():
             self._put((*owner, session, call_id), _from_json(turn))
 
-    async def forget(self, owner: tuple[str, str]) -> None:
-        for key in [key for key in self._turns if key[:2] == owner]:
+    def count(self, owner: tuple[str, str]) -> int:
+        """The owner's turns this process keeps (under each client call id): what ``forget`` drops from memory."""
+        return sum(1 for key in self._turns if key[:2] == owner)
+
+    async def forget(self, owner: tuple[str, str]) -> int:
+        """Drop the owner's kept turns here and in the shared copy; returns how many this process held."""
+        keys = [key for key in self._turns if key[:2] == owner]
+        for key in keys:
             del self._turns[key]
         self._unshared = [entry for entry in self._unshared if entry[0] != owner]
         await self.shared.forget(owner)
+        return len(keys)
 
     def _put(self, key: tuple[str, str, str, str], kept: KeptTurn) -> None:
         self._turns[key] = kept

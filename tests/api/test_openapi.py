@@ -17,6 +17,8 @@ from proxy.memory.episodes import Episode, Provenance, episode_id
 from proxy.memory.store import Owner
 from proxy.services import Services, build_services
 
+from .admin_app import BOB, ODD, OPEN_ADMIN, as_user, fill, forget_path, running
+
 ADA = {"x-memory-user": "ada"}
 CATCH_ALL = ("/memory", "/memory/{rest:path}")  # answers 404/405 for what no route serves; not an operation
 
@@ -60,7 +62,7 @@ async def document(app: tuple[Services, httpx.AsyncClient]) -> dict[str, Any]:
 @pytest.mark.anyio
 async def test_it_lists_every_memory_route_the_app_serves_and_nothing_else(app, document) -> None:
     served = {
-        (method.lower(), route.path)
+        (method.lower(), route.path_format)  # {user:path} is documented as {user}
         for route in create_app(app[0]).routes
         if isinstance(route, Route) and route.path.startswith("/memory") and route.path not in CATCH_ALL
         for method in route.methods or ()
@@ -83,6 +85,12 @@ async def test_it_lists_every_memory_route_the_app_serves_and_nothing_else(app, 
         "/memory/episodes/{episode_id}/approve",
         "/memory/episodes/{episode_id}/reject",
         "/memory/openapi.json",
+        "/memory/keys",
+        "/memory/keys/{key_id}",
+        "/memory/users",
+        "/memory/users/{user}/forget",
+        "/memory/held",
+        "/memory/health",
     }
 
 
@@ -218,3 +226,37 @@ async def test_version_answers_match_the_documented_schemas(app, document) -> No
     await call("post", restore, f"{path}/restore", headers={"if-match": tag}, json={"version": 1})  # 412
     await call("delete", one, path, headers={"if-match": "*"})
     await call("post", restore, f"{path}/restore", json={"version": 2})  # back under its id
+
+
+@pytest.mark.anyio
+async def test_the_admin_routes_answers_match_the_documented_schemas(tmp_path: Path) -> None:
+    async with running({"store.path": str(tmp_path)}) as admin_app:
+        await fill(admin_app)
+        client = admin_app.client
+        document = (await client.get("/memory/openapi.json")).json()
+
+        async def call(method: str, template: str, path: str | None = None, **options: Any) -> httpx.Response:
+            response = await client.request(method.upper(), path or template, **options)
+            matches(document, template, method, response)
+            return response
+
+        created = await call("post", "/memory/keys", json={"user": "ada", "kind": "service"}, headers=OPEN_ADMIN)
+        await call("post", "/memory/keys", json={"user": "ada", "kind": "root"}, headers=OPEN_ADMIN)  # 400
+        await call("post", "/memory/keys", json={"user": "ada"}, headers=as_user("ada"))  # 403
+        await call("get", "/memory/keys", headers=OPEN_ADMIN)
+        await call("get", "/memory/keys", headers=as_user("ada"))  # 403
+        key = f"/memory/keys/{created.json()['id']}"
+        await call("delete", "/memory/keys/{key_id}", key, headers=OPEN_ADMIN)
+        await call("delete", "/memory/keys/{key_id}", "/memory/keys/k-000000000000", headers=OPEN_ADMIN)  # 404
+        await call("get", "/memory/users", headers=OPEN_ADMIN)
+        await call("get", "/memory/users", headers=as_user(BOB))
+        await call("get", "/memory/held", headers=OPEN_ADMIN)
+        await call("get", "/memory/held", headers=as_user(ODD))
+        await call("get", "/memory/health", headers=OPEN_ADMIN)
+        await call("get", "/memory/health", headers=as_user(BOB))  # 403
+        template = "/memory/users/{user}/forget"
+        await call("get", template, forget_path(ODD), headers=OPEN_ADMIN)
+        await call("post", template, forget_path(ODD), json={}, headers=OPEN_ADMIN)  # 400
+        await call("post", template, forget_path(ODD), json={"confirm": True}, headers=OPEN_ADMIN)
+        await call("get", template, forget_path(ODD), headers=OPEN_ADMIN)  # 404: nothing left
+        await call("post", template, forget_path(BOB), json={"confirm": True}, headers=as_user(BOB))  # 403

@@ -183,3 +183,38 @@ def wait_for(condition: object, timeout_s: float = 60) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the proxy never picked up the key change"
         time.sleep(0.05)
+
+
+def test_a_key_an_admin_makes_over_http_works_at_once_and_stops_within_a_second_of_its_revocation_everywhere(
+    start_proxy: RunProxy, fake_upstream: FakeUpstream, data_dir: Path
+) -> None:
+    """Two replicas on one store: the key is made and revoked through the first; both refuse it within a second."""
+    _, admin = make_key(data_dir, "root", "admin")
+    overrides = {"auth.mode": "keys", "store.path": str(data_dir)}
+    with (
+        start_proxy(fake_upstream.base_url, overrides) as first,
+        start_proxy(fake_upstream.base_url, overrides) as second,
+    ):
+        created = api(first, admin, "POST", "/memory/keys", json={"user": "ada"})
+        assert created.status_code == 201, created.text
+        key, key_id = created.json()["key"], created.json()["id"]
+        answer = client(first, key).chat.completions.create(model="m", messages=[user_says()])
+        assert answer.choices[0].message.content  # at once, on the replica that made it
+        assert fake_upstream.requests[-1].headers["authorization"] == "Bearer sk-provider"
+        wait_until_accepted(second, key)  # the other replica's next poll of the store
+
+        revoked = api(first, admin, "DELETE", f"/memory/keys/{key_id}")
+        assert revoked.status_code == 200 and revoked.json()["active"] is False
+        deadline = time.monotonic() + 1.0
+        for replica in (first, second):
+            while (status := chat_status(replica, key)) != 401:
+                assert status == 200 and time.monotonic() < deadline, f"{replica} still takes the revoked key"
+                time.sleep(0.02)
+        listed = api(first, admin, "GET", "/memory/keys").json()["keys"]
+    assert [(k["id"], k["active"]) for k in listed if k["user"] == "ada"] == [(key_id, False)]
+
+
+def chat_status(url: str, key: str) -> int:
+    body = {"model": "m", "messages": [user_says()]}
+    headers = {"X-Memproxy-Key": key, "Authorization": "Bearer sk-provider"}
+    return httpx.post(url + "/chat/completions", json=body, headers=headers, timeout=10).status_code

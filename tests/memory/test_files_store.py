@@ -705,7 +705,8 @@ async def test_a_rewrite_on_a_full_disk_fails_leaving_the_file_as_it_was_and_no_
         with pytest.raises(StoreUnavailable):
             await store.delete(ALICE, [first.id])
     left = {path.name: path for path in memories_file(tmp_path).parent.iterdir()}
-    assert sorted(set(left) - {"versions.jsonl"}) == ["memories.jsonl", "memories.lock"]
+    # owner.json: the owner's names, recorded by the first write
+    assert sorted(set(left) - {"versions.jsonl"}) == ["memories.jsonl", "memories.lock", "owner.json"]
     assert "versions.jsonl" not in left or left["versions.jsonl"].read_bytes() == b""  # its append undone too
     assert memories_file(tmp_path).read_bytes() == before
     assert await ids_in(store) == await ids_in(FilesStore(tmp_path)) == {first.id, second.id}

@@ -144,8 +144,9 @@ async def test_an_import_is_one_write_per_owner_not_one_per_line(
     body = import_body(300) + b"\n" + import_body(200, scope="user")
     report = await service.import_lines(ADA, body)
     assert len(report.imported) == 500 and report.errors == []
-    # Per owner: the id counter, the file, its directory (new); nothing per line.
-    assert len(fsyncs) <= 8
+    # Per owner: the id counter, the file, its directory (new), and its names recorded (owner.json, once per new
+    # owner: the file and the directory); nothing per line.
+    assert len(fsyncs) <= 12
     texts = {m.id: m.text for m in await service.export(ADA)}
     assert [texts[memory_id] for memory_id in report.imported[:3]] == [f"User fact number {n}" for n in range(3)]
     assert [texts[memory_id] for memory_id in report.imported[300:302]] == ["User fact number 0", "User fact number 1"]

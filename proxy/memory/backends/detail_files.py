@@ -23,7 +23,7 @@ from ...errors import StoreUnavailable
 from ..details import DETAIL_ID, Detail
 from ..store import Owner
 from .durable import fsync_dir
-from .files import owner_dir
+from .owner_dirs import OwnerNames, owner_dir
 
 log = logging.getLogger("proxy.memory")
 
@@ -33,13 +33,19 @@ T = TypeVar("T")
 class FilesDetails:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._names = OwnerNames(root)
 
     def _directory(self, owner: Owner) -> Path:
         return self.root / owner_dir(owner) / "details"
 
     async def put(self, owner: Owner, details: list[Detail]) -> None:
         directory = self._directory(owner)
-        await _in_thread(lambda: _write_all(directory, details))
+
+        def write() -> None:
+            _write_all(directory, details)
+            self._names.note(owner)
+
+        await _in_thread(write)
 
     async def get(self, owner: Owner, detail_id: str) -> Detail | None:
         if not DETAIL_ID.fullmatch(detail_id):

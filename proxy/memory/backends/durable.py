@@ -109,7 +109,12 @@ def left_by_a_crash(name: str, mtime: float) -> bool:
     match = _TEMP.fullmatch(name)
     if match is None:
         return False
-    pid = int(match.group(1))
+    return writer_gone(int(match.group(1)), mtime)
+
+
+def writer_gone(pid: int, mtime: float) -> bool:
+    """Whether the process ``pid``, which wrote a file at ``mtime``, is gone: no such process, or this one's pid
+    from before this process started (a restarted container reuses its pid)."""
     if pid == os.getpid():
         return mtime < _STARTED
     try:

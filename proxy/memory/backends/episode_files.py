@@ -39,7 +39,7 @@ from ...errors import StoreUnavailable
 from ..episodes import EPISODE_ID, Episode, EpisodeIndex
 from ..store import Owner
 from .durable import fsync_dir, locked
-from .files import owner_dir
+from .owner_dirs import OwnerNames, mark_held, owner_dir
 
 log = logging.getLogger("proxy.memory")
 
@@ -57,8 +57,9 @@ class _Snapshot:
 
 
 class _OwnerEpisodes:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, note: Callable[[], None]) -> None:
         self.directory = directory
+        self.note = note  # records the owner's real names in its directory, once
         self.name = str(directory)
         self.lock_path = directory.parent / "episodes.lock"  # outside: taking it never touches our stamp
         self.snapshot: _Snapshot | None = None
@@ -88,6 +89,7 @@ class _OwnerEpisodes:
         seen = time.time()
         episodes = []
         if stamp is not None:
+            self.note()
             for path in _listing(self.directory):
                 episode = _load(path)
                 if episode is not None:
@@ -105,6 +107,7 @@ class _OwnerEpisodes:
         """Run ``change`` (True: it changed something) under the writers' lock; returns it and the index after."""
         if create:
             _make_dirs(self.directory)
+            self.note()
         elif _stamp(self.directory) is None:
             return False, known  # nothing there to change
         with locked(self.lock_path):
@@ -131,6 +134,7 @@ class FilesEpisodes:
         self.root = Path(root)
         self._owners: OrderedDict[Owner, _OwnerEpisodes] = OrderedDict()
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._names = OwnerNames(self.root)
 
     async def put(self, owner: Owner, episode: Episode) -> None:
         _check_owner(owner)
@@ -141,8 +145,10 @@ class FilesEpisodes:
         entry = self._entry(owner)
         data = orjson.dumps(episode.to_json())
 
-        def change() -> bool:
+        def change() -> bool:  # under the owner's writers' lock
             _write_file(entry.directory, episode.id, data)
+            if episode.provenance.held:
+                mark_held(self.root, owner_dir(owner))  # the census unmarks under this lock too
             return True
 
         await self._write(entry, change, lambda index: EpisodeIndex([*index, episode]), create=True)
@@ -196,7 +202,8 @@ class FilesEpisodes:
     def _entry(self, owner: Owner) -> _OwnerEpisodes:
         entry = self._owners.get(owner)
         if entry is None:
-            entry = self._owners[owner] = _OwnerEpisodes(self.root / owner_dir(owner) / "episodes")
+            directory = self.root / owner_dir(owner) / "episodes"
+            entry = self._owners[owner] = _OwnerEpisodes(directory, functools.partial(self._names.note, owner))
             for old in list(self._owners)[: max(0, len(self._owners) - MAX_CACHED_OWNERS)]:
                 if not self._owners[old].busy:
                     del self._owners[old]

@@ -45,7 +45,10 @@ from ..revisions import Revision, check_expected, deleted, revised, superseded
 from ..store import Owner, prune_order
 from ..versions import Actor, kept_archive
 from .durable import IdCounter, append_lines, cut_torn_tail, fsync_dir, locked
+from .owner_dirs import OwnerNames, mark_held, owner_dir
 from .version_files import Archive, ArchiveRead
+
+__all__ = ["FilesStore", "owner_dir"]  # the other files backends take owner_dir from here
 
 log = logging.getLogger("proxy.memory")
 
@@ -112,9 +115,11 @@ class _Unreadable:
 
 
 class _OwnerFile:
-    def __init__(self, directory: Path, unreadable: _Unreadable) -> None:
+    def __init__(self, owner: Owner, directory: Path, unreadable: _Unreadable, names: OwnerNames) -> None:
+        self.owner = owner
         self.directory = directory
         self.unreadable = unreadable
+        self.names = names  # records the owner's real names in its directory, once
         self.path = directory / "memories.jsonl"
         self.name = str(self.path)  # what the freshness check stats: a str, not a Path converted on every call
         self.lock_path = directory / "memories.lock"
@@ -151,6 +156,7 @@ class _OwnerFile:
 
     def read(self) -> _Read:
         """What changed since the last read: the new tail when the file we hold only grew, else all of it."""
+        self.names.note(self.owner)
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
@@ -249,6 +255,7 @@ class FilesStore:
         self._files: OrderedDict[Owner, _OwnerFile] = OrderedDict()
         self._ids = IdCounter(self.root)
         self._unreadable = _Unreadable(on_unreadable)
+        self._names = OwnerNames(self.root)
 
     def cached(self, owner: Owner) -> MemoryIndex | None:
         file = self._files.get(owner)
@@ -433,7 +440,7 @@ class FilesStore:
     def _file(self, owner: Owner) -> _OwnerFile:
         file = self._files.get(owner)
         if file is None:
-            file = self._files[owner] = _OwnerFile(self.root / owner_dir(owner), self._unreadable)
+            file = self._files[owner] = _OwnerFile(owner, self.root / owner_dir(owner), self._unreadable, self._names)
             self._evict()
         else:
             self._files.move_to_end(owner)
@@ -493,6 +500,8 @@ class FilesStore:
                             read.handle = os.open(file.path, os.O_RDONLY)  # the file we just created
                     else:
                         return read, decided
+                    if any(m.held and m.live for m in (rewrite if rewrite is not None else decided.append)):
+                        mark_held(self.root, owner_dir(owner))  # under the lock: the census unmarks under it too
                     # Our own write is the file's last change (we hold the lock): take its size as read.
                     st = os.fstat(read.handle if read.handle is not None else file.handle)  # type: ignore[arg-type]
                     read.stamp, read.offset = (st.st_ino, st.st_size, st.st_mtime_ns), st.st_size
@@ -571,18 +580,6 @@ def _change(index: MemoryIndex, read: _Read) -> None:
     for memory in read.put:
         index.put(memory)
     read.put, read.dropped = [], []
-
-
-def owner_dir(owner: Owner) -> Path:
-    """Hashed names: any header value is a safe, case-distinct directory name."""
-    if owner.user is None:
-        return Path("global")
-    user = Path("users") / _digest(owner.user)
-    return user / "user" if owner.workspace is None else user / "workspaces" / _digest(owner.workspace)
-
-
-def _digest(name: str) -> str:
-    return hashlib.sha256(name.encode()).hexdigest()[:32]
 
 
 async def _in_thread(work: Callable[[], T]) -> T:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -37,7 +38,7 @@ from ..history import HistoryIndex, HistoryLine
 from ..records import stamp
 from ..store import Owner
 from .durable import append_lines, fsync_dir, locked
-from .files import owner_dir
+from .owner_dirs import OwnerNames, owner_dir
 
 log = logging.getLogger("proxy.memory")
 
@@ -49,8 +50,9 @@ SLICE_S = 0.0005  # working out an append's lines yields to requests this often
 
 
 class _OwnerHistory:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, note: Callable[[], None] = lambda: None) -> None:
         self.directory = directory
+        self.note = note  # records the owner's real names in its directory, once
         self.path = directory / FILE
         self.lock_path = directory / LOCK
         self.index = HistoryIndex()
@@ -92,6 +94,7 @@ class _OwnerHistory:
         if not lines:
             return 0
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.note()
         with locked(self.lock_path):
             self.catch_up()
             fresh: dict[str, _Written] = {}
@@ -153,6 +156,7 @@ class FilesHistory:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self._owners: OrderedDict[Owner, _OwnerHistory] = OrderedDict()
+        self._names = OwnerNames(self.root)
 
     async def append(self, owner: Owner, lines: Sequence[HistoryLine]) -> int:
         entry = self._entry(owner)
@@ -167,6 +171,9 @@ class FilesHistory:
             return entry.index
 
         return await _in_thread(entry, read)
+
+    async def count(self, owner: Owner) -> int:
+        return len(await self.view(owner))
 
     async def forget(self, owner: Owner) -> int:
         entry = self._entry(owner)
@@ -198,7 +205,8 @@ class FilesHistory:
             raise ValueError("history belongs to a user in a workspace")
         entry = self._owners.get(owner)
         if entry is None:
-            entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner))
+            note = functools.partial(self._names.note, owner)
+            entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner), note)
             for oldest in list(self._owners)[: max(0, len(self._owners) - MAX_CACHED_OWNERS)]:
                 gone = self._owners[oldest]
                 if gone.mutex.acquire(blocking=False):  # one a thread is reading stays till a later eviction

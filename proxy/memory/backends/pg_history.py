@@ -90,6 +90,12 @@ class PostgresHistory:
             self._cache.popitem(last=False)
         return index
 
+    async def count(self, owner: Owner) -> int:
+        _check_owner(owner)
+        async with self.database.connection() as conn:
+            found = await conn.fetchval("SELECT count(*) FROM history WHERE owner_key = $1", owner_key(owner))
+        return int(found or 0)
+
     async def forget(self, owner: Owner) -> int:
         _check_owner(owner)
         self._cache.pop(owner_key(owner), None)

@@ -157,4 +157,17 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX memory_versions_user ON memory_versions (user_name, workspace);
         """,
     ),
+    (
+        "0011_held_indexes",
+        # What waits for review, counted on every console page (census.held): partial indexes hold only those
+        # rows, so the count reads a handful of index entries instead of every body. The predicates are
+        # pg_census's HELD_* word for word (the planner uses a partial index for a query that repeats them).
+        """
+        CREATE INDEX memories_held ON memories (user_name)
+            WHERE superseded_by IS NULL AND body @> '{"untrusted": true}' AND NOT body @> '{"user_approved": true}';
+        CREATE INDEX episodes_held ON episodes (user_name)
+            WHERE body @> '{"provenance": {"untrusted": true}}'
+            AND NOT body @> '{"provenance": {"user_approved": true}}';
+        """,
+    ),
 )

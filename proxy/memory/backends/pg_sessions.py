@@ -128,15 +128,25 @@ class PostgresSessionState:
 
     # -- forgetting -----------------------------------------------------------------------------------------
 
-    async def forget(self, owner: tuple[str, str]) -> None:
+    async def count(self, owner: tuple[str, str]) -> tuple[int, int]:
+        async with self.db.connection() as conn:
+            row = await conn.fetchrow(
+                "SELECT (SELECT count(*) FROM session_state WHERE owner_key = $1) AS sessions,"
+                " (SELECT count(*) FROM kept_turns WHERE owner_key = $1) AS kept",
+                _key(owner),
+            )
+        return int(row["sessions"]), int(row["kept"])
+
+    async def forget(self, owner: tuple[str, str]) -> tuple[int, int]:
         async with self.db.transaction() as conn:
             sessions = await conn.fetch(
                 "DELETE FROM session_state WHERE owner_key = $1 RETURNING session, version", _key(owner)
             )
-            await conn.execute("DELETE FROM kept_turns WHERE owner_key = $1", _key(owner))
+            kept = await conn.execute("DELETE FROM kept_turns WHERE owner_key = $1", _key(owner))
             for row in sessions:
                 tag = _tag(owner, row["session"])
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{SESSION_KIND}:{tag}:{row['version'] + 1}")
+        return len(sessions), int(kept.rsplit(" ", 1)[-1])
 
     async def aclose(self) -> None:
         self.db.unsubscribe(SESSION_KIND, self._session_notified)
