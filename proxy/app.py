@@ -17,6 +17,8 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from .api.memories import memory_routes
+from .api.review import review_routes
+from .api.sessions import session_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
@@ -148,7 +150,7 @@ def create_app(services: Services) -> Starlette:
         app.add_route(path, endpoint, methods=["POST"])
     app.add_route("/healthz", healthz, methods=["GET"])
     app.add_route("/metrics", metrics, methods=["GET"])
-    for route in memory_routes(services):
-        app.router.routes.append(route)
+    for route in [*session_routes(services), *review_routes(services), *memory_routes(services)]:
+        app.router.routes.append(route)  # memory_routes last: it ends with /memory's catch-all
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -120,11 +120,6 @@ def memory_routes(services: Services) -> list[Route]:
         forgotten = await services.episodes.forget(who)
         return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
 
-    async def list_sessions(request: Request) -> Response:
-        who = caller(request)
-        sessions = [s.to_json() for s in services.episodes.sessions.of(who.user, who.workspace)]
-        return _json({"count": len(sessions), "sessions": sessions})
-
     async def end_session(request: Request) -> Response:
         ended = await services.episodes.end(caller(request), request.path_params["session_id"])
         body = {"ok": True, "id": ended.session.id, "turns": ended.session.turns, "extraction": None}
@@ -155,7 +150,6 @@ def memory_routes(services: Services) -> list[Route]:
 
     routes = [
         Route("/memory/openapi.json", openapi, methods=["GET"]),
-        Route("/memory/sessions", list_sessions, methods=["GET"]),
         Route("/memory/sessions/{session_id}/end", end_session, methods=["POST"]),
         Route("/memory/episodes", list_episodes, methods=["GET"]),
         Route("/memory/episodes/{episode_id}/approve", approve_episode, methods=["POST"]),
@@ -176,7 +170,9 @@ def memory_routes(services: Services) -> list[Route]:
     async def unknown(request: Request) -> Response:
         """/memory belongs to memproxy: a mistyped management call gets an answer here, and never reaches the
         upstream with the caller's credentials."""
-        allowed = sorted({m for r in routes if r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
+        served = request.app.router.routes  # the other /memory modules' routes too
+        partial = [r for r in served if r.matches(request.scope)[0] is Match.PARTIAL]
+        allowed = sorted({m for r in partial for m in getattr(r, "methods", None) or ()})
         where = f"{request.method} {request.url.path}"
         if allowed:
             raise MethodNotAllowed(f"{where} is not served; this path takes {', '.join(allowed)}", allow=allowed)

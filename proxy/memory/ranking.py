@@ -360,6 +360,15 @@ class MemoryIndex:
             self._pinned = sorted(pinned, key=lambda m: (m.created, m.number))
         return self._pinned
 
+    def matched(self, query: Query, memory_id: str) -> tuple[str, ...] | None:
+        """The query's terms that the memory's indexed terms (its text's, its tags' and category's) hold, in the
+        query's order; None when the memory is not indexed here. Why recall chose it: asked once per chosen entry."""
+        indexed = self._doc_terms.get(memory_id)
+        if indexed is None:
+            return None
+        words, tags = indexed
+        return tuple(term for term in query.terms if term in words or term in tags)
+
     def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
         """The live memories that share a word with the query, best first."""
         count = len(self._lengths)

@@ -21,7 +21,7 @@ import hashlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .fusion import Semantic
+from .given import Given, Why, describe, ranked_why, why_from_json, why_to_json
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored
@@ -56,6 +57,7 @@ class _Note:
     before: int  # index, in the client's messages, of the user message the note precedes
     digest: bytes  # of that message, so the note follows the conversation it was made for
     memories: list[Memory]
+    why: dict[str, Why] = field(default_factory=dict)  # memory id -> why it was chosen (:mod:`.given`)
     text: str = ""  # rendered once, re-sent byte for byte
 
     def __post_init__(self) -> None:
@@ -72,6 +74,13 @@ class _Session:
     last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
     tools: bool = False  # the block's text ends with the line on the memory tools
     pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
+    why: dict[str, Why] = field(default_factory=dict)  # memory or episode id -> why the block shows it
+
+    def carried(self) -> set[str]:
+        """The ids of the memories its block and notes carry."""
+        ids = {m.id for m in (*self.pinned.memories, *self.block)}
+        ids.update(m.id for note in self.notes for m in note.memories)
+        return ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +96,8 @@ class Recall:
         self.tools = tools  # the block says how to use the memory tools
         self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
         self._changed: set[tuple[str, ...]] = set()  # sessions whose block or notes changed since ``take_changed``
+        # Memories a session's new block or note carried that it had not carried before: injection counts
+        self._injected: dict[tuple[str, ...], list[Memory]] = {}
 
     def __call__(
         self,
@@ -121,15 +132,17 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
-            block = self._choose_block(conversation_query(messages, newest), views, now, visible, semantic)
-            shown = self._choose_episodes(text, episodes, block) if episodes else []
+            block, why = self._choose_block(conversation_query(messages, newest), views, now, visible, semantic)
+            shown = self._choose_episodes(text, episodes, block, why) if episodes else []
             rendered = None
             if block or shown or not pinned.empty:
                 rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
+            carried = session.carried() if session else set()
             kept = session.notes if session else ()
-            session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned)
+            session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why)
             self._remember(session_key, session)
             self._changed.add(session_key)
+            self._inject(session_key, [m for m in (*pinned.memories, *block) if m.id not in carried])
             session.last_turn = turn
         else:
             self._sessions.move_to_end(session_key)
@@ -147,6 +160,7 @@ class Recall:
                 query = conversation_query(messages, newest)
                 if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
+                    self._inject(session_key, session.notes[-1].memories)
 
         pins = [m.id for m in session.pinned.memories]
         notes, ids = [], pins + [m.id for m in session.block] + [e.id for e in session.episodes]
@@ -173,6 +187,16 @@ class Recall:
     def mark_changed(self, key: tuple[str, ...]) -> None:
         self._changed.add(key)
 
+    def take_injected(self, key: tuple[str, ...]) -> list[Memory]:
+        """The memories this session's blocks and notes newly carried since the last call: a session counts once
+        for each memory it was given (a block re-sent, or adopted from the replica that chose it, counts nothing)."""
+        return self._injected.pop(key, [])
+
+    def given(self, key: tuple[str, ...]) -> Given | None:
+        """What this process holds of a session's block and notes, entry by entry with why; None: nothing."""
+        session = self._sessions.get(key)
+        return None if session is None else _given(session)
+
     def export(self, key: tuple[str, ...]) -> dict[str, Any] | None:
         """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte."""
         session = self._sessions.get(key)
@@ -180,6 +204,7 @@ class Recall:
             return None
         return {
             "block": [m.to_json() for m in session.block],
+            "why": why_to_json(session.why),
             "text": session.text,
             "tools": session.tools,
             "episodes": [e.to_json() for e in session.episodes],
@@ -188,6 +213,7 @@ class Recall:
                     "before": n.before,
                     "digest": n.digest.hex(),
                     "memories": [m.to_json() for m in n.memories],
+                    "why": why_to_json(n.why),
                     "text": n.text,
                 }
                 for n in session.notes
@@ -203,32 +229,14 @@ class Recall:
         """Take a session's state another replica exported, in place of this one's copy (a copy chosen meanwhile is
         not one to share)."""
         self._changed.discard(key)
-        notes = []
-        for n in state["notes"]:
-            note = _Note(n["before"], bytes.fromhex(n["digest"]), [Memory.from_json(m) for m in n["memories"]])
-            note.text = n["text"]
-            notes.append(note)
-        last = state.get("last_turn")
-        pins = state.get("pinned") or {}  # absent in state written before pins
-        pinned = Pinned(
-            tuple(Memory.from_json(m) for m in pins.get("profile", ())),
-            tuple(Memory.from_json(m) for m in pins.get("environment", ())),
-        )
-        session = _Session(
-            [Memory.from_json(m) for m in state["block"]],
-            state["text"],
-            tuple(notes),
-            tuple(Episode.from_json(e) for e in state["episodes"]),
-            last_turn=bytes.fromhex(last) if last else None,
-            tools=state["tools"],
-            pinned=pinned,
-        )
-        self._remember(key, session)
+        self._injected.pop(key, None)  # what this replica chose meanwhile was never sent
+        self._remember(key, _session_of(state))
 
     def forget(self, user: str, workspace: str) -> None:
         """Drop the frozen blocks and notes of a caller's sessions: they hold memories that are gone."""
         for key in [key for key in self._sessions if key[:2] == (user, workspace)]:
             del self._sessions[key]
+            self._injected.pop(key, None)
 
     # -- choosing -------------------------------------------------------------------------------------------
 
@@ -239,29 +247,39 @@ class Recall:
         now: float,
         visible: Callable[[Memory], bool],
         semantic: Semantic | None = None,
-    ) -> list[Memory]:
-        if self.settings.inject_mode == "recent_only":
-            budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
-            return budget.fill(_newest(views, visible, self.settings.max_inject_count))
+    ) -> tuple[list[Memory], dict[str, Why]]:
+        """The block's memories, and why each: its score and matched terms, or None for one of the newest."""
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
+        if self.settings.inject_mode == "recent_only":
+            newest = budget.fill(_newest(views, visible, self.settings.max_inject_count))
+            return newest, dict.fromkeys((m.id for m in newest), None)
         ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
             best = ranked[0].score
-            return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
-        return budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
+            chosen = budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
+            return chosen, _why(chosen, ranked, query, views)
+        newest = budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
+        return newest, dict.fromkeys((m.id for m in newest), None)
 
-    def _choose_episodes(self, text: str, episodes: EpisodeIndex, block: Sequence[Memory]) -> list[Episode]:
-        """Within what the block's memories left of the budgets, and at most a third of the characters."""
+    def _choose_episodes(
+        self, text: str, episodes: EpisodeIndex, block: Sequence[Memory], why: dict[str, Why]
+    ) -> list[Episode]:
+        """Within what the block's memories left of the budgets, and at most a third of the characters; why each was
+        chosen goes into ``why``."""
         count = min(EPISODES_MAX, self.settings.max_inject_count - len(block))
         chars = self.settings.max_inject_chars - sum(len(m.text) for m in block)
         chars = min(chars, round(EPISODES_SHARE * self.settings.max_inject_chars))
         chosen: list[Episode] = []
-        relevant = self.settings.inject_mode == "relevant" and episodes.rank(text, limit=EPISODES_MAX)
-        for episode in relevant or episodes.newest(1):
+        candidates: list[tuple[Episode, float | None, tuple[str, ...]]] = []
+        if self.settings.inject_mode == "relevant":
+            candidates += episodes.scored(text, limit=EPISODES_MAX)
+        candidates = candidates or [(episode, None, ()) for episode in episodes.newest(1)]
+        for episode, score, terms in candidates:
             size = len(episode_summary(episode))
             if len(chosen) < count and size <= chars:
                 chosen.append(episode)
                 chars -= size
+                why[episode.id] = None if score is None else ranked_why(score, terms)
         return chosen
 
     def _add_note(
@@ -291,7 +309,7 @@ class Recall:
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
         chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
         if chosen:
-            session.notes = (*session.notes, _Note(before, turn, chosen))
+            session.notes = (*session.notes, _Note(before, turn, chosen, _why(chosen, fresh, query, views)))
         return bool(chosen)
 
     @staticmethod
@@ -307,11 +325,69 @@ class Recall:
             session.notes = tuple(note for note in session.notes if note.memories)
         return changed
 
+    def _inject(self, key: tuple[str, ...], memories: Sequence[Memory]) -> None:
+        if memories:
+            self._injected.setdefault(key, []).extend(memories)
+
     def _remember(self, key: tuple[str, ...], session: _Session) -> None:
         self._sessions[key] = session
         self._sessions.move_to_end(key)
         while len(self._sessions) > MAX_SESSIONS:
-            self._sessions.popitem(last=False)
+            self._injected.pop(self._sessions.popitem(last=False)[0], None)
+
+
+def _session_of(state: dict[str, Any]) -> _Session:
+    """A session's state as :meth:`Recall.export` wrote it (ValueError, KeyError or TypeError: not such state)."""
+    notes = []
+    for n in state["notes"]:
+        memories = [Memory.from_json(m) for m in n["memories"]]
+        note = _Note(n["before"], bytes.fromhex(n["digest"]), memories, why_from_json(n.get("why")))
+        note.text = n["text"]
+        notes.append(note)
+    last = state.get("last_turn")
+    pins = state.get("pinned") or {}  # absent in state written before pins
+    pinned = Pinned(
+        tuple(Memory.from_json(m) for m in pins.get("profile", ())),
+        tuple(Memory.from_json(m) for m in pins.get("environment", ())),
+    )
+    return _Session(
+        [Memory.from_json(m) for m in state["block"]],
+        state["text"],
+        tuple(notes),
+        tuple(Episode.from_json(e) for e in state["episodes"]),
+        last_turn=bytes.fromhex(last) if last else None,
+        tools=state["tools"],
+        pinned=pinned,
+        why=why_from_json(state.get("why")),  # absent in state written before reasons were kept
+    )
+
+
+def given_of(state: dict[str, Any]) -> Given:
+    """What a session's shared state (another replica's, or this one's after it ended here) says it was given."""
+    return _given(_session_of(state))
+
+
+def _given(session: _Session) -> Given:
+    notes = ((n.before, n.text, n.memories, n.why) for n in session.notes)
+    return describe(session.text, session.pinned, session.block, session.episodes, session.why, notes)
+
+
+def _why(
+    chosen: Sequence[Memory], ranked: Sequence[Scored], query: Query, views: Sequence[MemoryIndex]
+) -> dict[str, Why]:
+    """Why each chosen memory was: its score in ``ranked`` and the query's terms its index holds. Once per block or
+    note, for its few entries: never per request."""
+    scores = {s.memory.id: s.score for s in ranked}
+    why: dict[str, Why] = {}
+    for memory in chosen:
+        matched: tuple[str, ...] = ()
+        for view in views:
+            found = view.matched(query, memory.id)
+            if found is not None:
+                matched = found
+                break
+        why[memory.id] = ranked_why(scores[memory.id], matched)
+    return why
 
 
 def note_budget(settings: MemorySettings, noted: Sequence[Memory]) -> _Budget:
