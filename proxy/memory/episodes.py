@@ -158,9 +158,10 @@ class EpisodeIndex:
     def scored(self, text: str, *, limit: int) -> list[tuple[Episode, float, tuple[str, ...]]]:
         """As :meth:`rank`, each with its score and the query's terms it matched: why a block shows it."""
         query = Query.of(text)
+        positions = {term: place for place, term in enumerate(query.terms)}
         found = []
         for s in self._words.rank(query, now=self._now, limit=limit):
-            found.append((self._by_id[s.memory.id], s.score, self._words.matched(query, s.memory.id) or ()))
+            found.append((self._by_id[s.memory.id], s.score, self._words.matched(positions, s.memory.id) or ()))
         return found
 
 

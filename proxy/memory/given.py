@@ -1,10 +1,12 @@
 """What a session was given and why: its block's and notes' entries as sent, each with why recall chose it.
 
 Recall keeps, for each entry of a block or a note, why it was chosen (:data:`Why`): its score and the query's terms
-it matched, or that it was one of the newest (``inject_mode: recent_only``, or nothing relevant was found). That is
-worked out once, when the block or the note is chosen, never per request, and travels with the session's state to
-the other replicas (:meth:`~.recall.Recall.export`). A pinned fact needs none: it opens every block. A person reads
-it back here (``GET /memory/sessions/{id}``). Pure: no I/O.
+it matched, or that it was one of the newest (``inject_mode: recent_only``, or nothing relevant was found). The score
+is noted when the block or the note is chosen, never per request; the matched terms only when someone asks: when the
+session's state is shared with the other replicas (:meth:`~.recall.Recall.export`), or a person reads it back here
+(``GET /memory/sessions/{id}``). Until then the block keeps its query's terms, in memory only: only the terms a
+memory holds are ever written (memories were scanned for secrets; the rest of what the user said was not). A pinned
+fact needs no reason: it opens every block. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,19 +18,37 @@ from typing import Any
 from .block import episode_summary
 from .episodes import Episode
 from .pins import Pinned
+from .ranking import terms
 from .records import Memory
 
-Why = tuple[float, tuple[str, ...]] | None  # (score, the query's terms it matched); None: one of the newest
-SCORE_DIGITS = 4  # a score kept to this many decimals: enough to compare entries, compact to share
+# (score, the query's terms it matched; None: not worked out yet); None: one of the newest
+Why = tuple[float, tuple[str, ...] | None] | None
+SCORE_DIGITS = 4  # a score is shown and shared to this many decimals: enough to compare entries, compact
 
 
-def ranked_why(score: float, terms: Iterable[str]) -> Why:
-    return round(score, SCORE_DIGITS), tuple(terms)
+def matched(why: dict[str, Why], query: Sequence[str], memories: Iterable[Memory]) -> dict[str, Why]:
+    """Work out, in place, the matched terms of ``memories``' reasons that have none yet: the terms of ``query``
+    (in its order) that the memory's indexed terms hold (its text's, its tags' and category's, as ranking indexes
+    them). Returns ``why``."""
+    positions: dict[str, int] | None = None
+    for memory in memories:
+        reason = why.get(memory.id)
+        if reason is None or reason[1] is not None:
+            continue
+        if positions is None:
+            positions = {term: place for place, term in enumerate(query)}
+        held = {*terms(memory.text), *terms(" ".join((*memory.tags, memory.category)))}
+        found = sorted((term for term in held if term in positions), key=positions.__getitem__)
+        why[memory.id] = (reason[0], tuple(found))
+    return why
 
 
 def why_to_json(why: Mapping[str, Why]) -> dict[str, Any]:
-    """Compact, for the shared state: ``{id: [score, [terms]] or null}``."""
-    return {entry: None if reason is None else [reason[0], list(reason[1])] for entry, reason in why.items()}
+    """Compact, for the shared state: ``{id: [score, [terms]] or null}`` (terms worked out: :func:`matched`)."""
+    shared: dict[str, Any] = {}
+    for entry, reason in why.items():
+        shared[entry] = None if reason is None else [round(reason[0], SCORE_DIGITS), list(reason[1] or ())]
+    return shared
 
 
 def why_from_json(obj: Any) -> dict[str, Why]:
@@ -115,4 +135,4 @@ def _reason(why: Mapping[str, Why], entry: str) -> dict[str, Any] | None:
     reason = why[entry]
     if reason is None:
         return {"recent": True}
-    return {"score": reason[0], "terms": list(reason[1])}
+    return {"score": round(reason[0], SCORE_DIGITS), "terms": list(reason[1] or ())}

@@ -30,7 +30,7 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .fusion import Semantic
-from .given import Given, Why, describe, ranked_why, why_from_json, why_to_json
+from .given import Given, Why, describe, matched, why_from_json, why_to_json
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored
@@ -58,6 +58,7 @@ class _Note:
     digest: bytes  # of that message, so the note follows the conversation it was made for
     memories: list[Memory]
     why: dict[str, Why] = field(default_factory=dict)  # memory id -> why it was chosen (:mod:`.given`)
+    query: tuple[str, ...] = ()  # the terms it was chosen for, until its reasons' matched terms are worked out
     text: str = ""  # rendered once, re-sent byte for byte
 
     def __post_init__(self) -> None:
@@ -75,6 +76,7 @@ class _Session:
     tools: bool = False  # the block's text ends with the line on the memory tools
     pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
     why: dict[str, Why] = field(default_factory=dict)  # memory or episode id -> why the block shows it
+    query: tuple[str, ...] = ()  # the terms its memories were chosen for (in memory only: never shared)
 
     def carried(self) -> set[str]:
         """The ids of the memories its block and notes carry."""
@@ -132,17 +134,22 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
-            block, why = self._choose_block(conversation_query(messages, newest), views, now, visible, semantic)
+            query = conversation_query(messages, newest)
+            block, why = self._choose_block(query, views, now, visible, semantic)
             shown = self._choose_episodes(text, episodes, block, why) if episodes else []
             rendered = None
             if block or shown or not pinned.empty:
                 rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
-            carried = session.carried() if session else set()
+            fresh = (*pinned.memories, *block)
+            if session is not None:  # chosen again: only what it had not carried counts as given
+                carried = session.carried()
+                fresh = tuple(m for m in fresh if m.id not in carried)
             kept = session.notes if session else ()
             session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why)
+            session.query = query.terms
             self._remember(session_key, session)
             self._changed.add(session_key)
-            self._inject(session_key, [m for m in (*pinned.memories, *block) if m.id not in carried])
+            self._inject(session_key, fresh)
             session.last_turn = turn
         else:
             self._sessions.move_to_end(session_key)
@@ -204,7 +211,7 @@ class Recall:
             return None
         return {
             "block": [m.to_json() for m in session.block],
-            "why": why_to_json(session.why),
+            "why": why_to_json(matched(session.why, session.query, session.block)),
             "text": session.text,
             "tools": session.tools,
             "episodes": [e.to_json() for e in session.episodes],
@@ -213,7 +220,7 @@ class Recall:
                     "before": n.before,
                     "digest": n.digest.hex(),
                     "memories": [m.to_json() for m in n.memories],
-                    "why": why_to_json(n.why),
+                    "why": why_to_json(matched(n.why, n.query, n.memories)),
                     "text": n.text,
                 }
                 for n in session.notes
@@ -256,8 +263,8 @@ class Recall:
         ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
             best = ranked[0].score
-            chosen = budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
-            return chosen, _why(chosen, ranked, query, views)
+            picked = budget.fill_scored(s for s in ranked if s.score >= BLOCK_FLOOR * best)
+            return [s.memory for s in picked], _reasons(picked)
         newest = budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
         return newest, dict.fromkeys((m.id for m in newest), None)
 
@@ -279,7 +286,7 @@ class Recall:
             if len(chosen) < count and size <= chars:
                 chosen.append(episode)
                 chars -= size
-                why[episode.id] = None if score is None else ranked_why(score, terms)
+                why[episode.id] = None if score is None else (score, terms)
         return chosen
 
     def _add_note(
@@ -307,10 +314,11 @@ class Recall:
             return False
         count = sum(len(view) for view in views)
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
-        chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
-        if chosen:
-            session.notes = (*session.notes, _Note(before, turn, chosen, _why(chosen, fresh, query, views)))
-        return bool(chosen)
+        picked = budget.fill_scored((s for s in fresh if s.score >= floor), limit=NOTE_MAX)
+        if picked:
+            note = _Note(before, turn, [s.memory for s in picked], _reasons(picked), query.terms)
+            session.notes = (*session.notes, note)
+        return bool(picked)
 
     @staticmethod
     def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> bool:
@@ -368,26 +376,14 @@ def given_of(state: dict[str, Any]) -> Given:
 
 
 def _given(session: _Session) -> Given:
-    notes = ((n.before, n.text, n.memories, n.why) for n in session.notes)
+    matched(session.why, session.query, session.block)
+    notes = ((n.before, n.text, n.memories, matched(n.why, n.query, n.memories)) for n in session.notes)
     return describe(session.text, session.pinned, session.block, session.episodes, session.why, notes)
 
 
-def _why(
-    chosen: Sequence[Memory], ranked: Sequence[Scored], query: Query, views: Sequence[MemoryIndex]
-) -> dict[str, Why]:
-    """Why each chosen memory was: its score in ``ranked`` and the query's terms its index holds. Once per block or
-    note, for its few entries: never per request."""
-    scores = {s.memory.id: s.score for s in ranked}
-    why: dict[str, Why] = {}
-    for memory in chosen:
-        matched: tuple[str, ...] = ()
-        for view in views:
-            found = view.matched(query, memory.id)
-            if found is not None:
-                matched = found
-                break
-        why[memory.id] = ranked_why(scores[memory.id], matched)
-    return why
+def _reasons(picked: Sequence[Scored]) -> dict[str, Why]:
+    """Each chosen memory's score; its matched terms are worked out when asked for (:func:`matched`)."""
+    return {s.memory.id: (s.score, None) for s in picked}
 
 
 def note_budget(settings: MemorySettings, noted: Sequence[Memory]) -> _Budget:
@@ -415,6 +411,20 @@ class _Budget:
             if len(memory.text) <= self.chars:
                 chosen.append(memory)
                 self.chars -= len(memory.text)
+        self.count -= len(chosen)
+        return chosen
+
+    def fill_scored(self, candidates: Iterable[Scored], *, limit: int | None = None) -> list[Scored]:
+        """:meth:`fill` for ranked candidates, keeping their scores."""
+        chosen: list[Scored] = []
+        room = self.count if limit is None else min(self.count, limit)
+        for scored in candidates:
+            if len(chosen) >= room:
+                break
+            size = len(scored.memory.text)
+            if size <= self.chars:
+                chosen.append(scored)
+                self.chars -= size
         self.count -= len(chosen)
         return chosen
 

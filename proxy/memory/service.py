@@ -173,7 +173,8 @@ class MemoryService:
         self.metrics = metrics or Metrics()
         self.recall = Recall(settings, tools=tools)
         self._uses: dict[Owner, dict[str, tuple[int, float]]] = {}  # use counts not written yet
-        self._injections: dict[Owner, dict[str, tuple[int, float]]] = {}  # injection counts not written yet
+        # Memories sessions were newly given, not counted yet: (user, workspace, when, memories)
+        self._injections: list[tuple[str, str, float, list[Memory]]] = []
         self._flushing: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._pinning = asyncio.Lock()  # a pin's cap check and its write, one at a time (pins are rare)
@@ -267,7 +268,7 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
-        shared = self._share(key, views)
+        shared = self._share(key)
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.placement, [], shared)
@@ -323,16 +324,16 @@ class MemoryService:
         if not self.sessions.fresh(key):  # half its lifetime gone: written again
             self.recall.mark_changed(key)
 
-    def _share(self, key: tuple[str, ...], views: Sequence[MemoryIndex]) -> SessionShare | None:
+    def _share(self, key: tuple[str, ...]) -> SessionShare | None:
         """What the request changed, as it is now, to write for the other replicas; None when nothing is shared.
 
         A new block or note is also when its memories' injection counts are noted (written in the background)."""
         changed = self.recall.take_changed()
         if changed:
-            self._count_injected(key, views)
+            self._count_injected(key)
         if not self.sessions.shared:
             return None
-        states = [(key, state) for key in changed if (state := self.recall.export(key)) is not None]
+        states = [(k, state) for k in changed if (state := self.recall.export(k)) is not None]
         return SessionShare(partial(self._write_sessions, states), self._tasks) if states else None
 
     async def _write_sessions(self, states: list[tuple[tuple[str, ...], dict[str, Any]]]) -> None:
@@ -718,23 +719,16 @@ class MemoryService:
                     pending[memory.id] = (times + 1, now)
         self._flush_later()
 
-    def _count_injected(self, key: tuple[str, ...], views: Sequence[MemoryIndex]) -> None:
+    def _count_injected(self, key: tuple[str, ...]) -> None:
         """The memories the session's new block or note carried: one more session each, written within
-        ``USES_FLUSH_S`` as use counts are. ``views``: the session's owners' (:func:`owners_visible_to`'s order)."""
+        ``USES_FLUSH_S`` as use counts are. The request only notes them; whose they are is worked out when written."""
         injected = self.recall.take_injected(key)
-        if not injected:
-            return
-        now = time.time()
-        for memory in injected:
-            for owner, view in zip(owners_visible_to(key[0], key[1]), views, strict=True):
-                if view.get(memory.id) is not None:
-                    pending = self._injections.setdefault(owner, {})
-                    times, _ = pending.get(memory.id, (0, now))
-                    pending[memory.id] = (times + 1, now)
-                    break
-        self._flush_later()
+        if injected:
+            self._injections.append((key[0], key[1], time.time(), injected))
+            self._flush_later()
 
     def _flush_later(self) -> None:
+        """Write what is noted within ``USES_FLUSH_S``: one timer for use and injection counts alike."""
         if (self._uses or self._injections) and self._flushing is None:
             self._flushing = asyncio.get_running_loop().call_later(USES_FLUSH_S, self._flush_soon)
 
@@ -752,12 +746,34 @@ class MemoryService:
                 await self.store.count_uses(owner, uses)
             except Exception:  # noqa: BLE001 - a lost use count must not cost anything else
                 log.warning("could not write use counts for %s", owner.label, exc_info=True)
-        injections, self._injections = self._injections, {}
-        for owner, injected in injections.items():
+        injections, self._injections = self._injections, []
+        try:
+            counts = await self._injection_counts(injections)
+        except Exception:  # noqa: BLE001 - nor a lost injection count
+            log.warning("could not count %d injections", len(injections), exc_info=True)
+            return
+        for owner, injected in counts.items():
             try:
                 await self.store.count_injected(owner, injected)
             except Exception:  # noqa: BLE001 - nor a lost injection count
                 log.warning("could not write injection counts for %s", owner.label, exc_info=True)
+
+    async def _injection_counts(
+        self, injections: list[tuple[str, str, float, list[Memory]]]
+    ) -> dict[Owner, dict[str, tuple[int, float]]]:
+        """Per owner, how many sessions each memory was given to and when last: a memory is its owner's among those
+        the session could see (its workspace's, its user's, global)."""
+        counts: dict[Owner, dict[str, tuple[int, float]]] = {}
+        for user, workspace, when, memories in injections:
+            owners = [(owner, await self.store.view(owner)) for owner in owners_visible_to(user, workspace)]
+            for memory in memories:
+                for owner, view in owners:
+                    if view.get(memory.id) is not None:
+                        pending = counts.setdefault(owner, {})
+                        times, last = pending.get(memory.id, (0, when))
+                        pending[memory.id] = (times + 1, max(last, when))
+                        break
+        return counts
 
     async def aclose(self) -> None:
         if self._flushing is not None:
