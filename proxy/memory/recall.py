@@ -21,7 +21,7 @@ import hashlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -30,10 +30,11 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .fusion import Semantic
-from .given import Given, Why, describe, matched, why_from_json, why_to_json
+from .given import Given, Why
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored
+from .recall_state import Chosen, Note, given_from, session_of, state_of
 from .records import Memory
 
 RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
@@ -52,39 +53,6 @@ EPISODES_SHARE = 1 / 3  # of max_inject_chars, at most, for them
 MAX_SESSIONS = 10_000
 
 
-@dataclass(slots=True)
-class _Note:
-    before: int  # index, in the client's messages, of the user message the note precedes
-    digest: bytes  # of that message, so the note follows the conversation it was made for
-    memories: list[Memory]
-    why: dict[str, Why] = field(default_factory=dict)  # memory id -> why it was chosen (:mod:`.given`)
-    query: tuple[str, ...] = ()  # the terms it was chosen for, until its reasons' matched terms are worked out
-    text: str = ""  # rendered once, re-sent byte for byte
-
-    def __post_init__(self) -> None:
-        self.text = render_note(self.memories)
-
-
-@dataclass(slots=True)
-class _Session:
-    block: list[Memory]
-    text: str | None  # rendered once, re-sent byte for byte
-    # Tuples: most sessions have no notes and no episodes, and an empty tuple is no object of their own to collect.
-    notes: tuple[_Note, ...] = ()
-    episodes: tuple[Episode, ...] = ()
-    last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
-    tools: bool = False  # the block's text ends with the line on the memory tools
-    pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
-    why: dict[str, Why] = field(default_factory=dict)  # memory or episode id -> why the block shows it
-    query: tuple[str, ...] = ()  # the terms its memories were chosen for (in memory only: never shared)
-
-    def carried(self) -> set[str]:
-        """The ids of the memories its block and notes carry."""
-        ids = {m.id for m in (*self.pinned.memories, *self.block)}
-        ids.update(m.id for note in self.notes for m in note.memories)
-        return ids
-
-
 @dataclass(frozen=True, slots=True)
 class Recalled:
     placement: Placement
@@ -96,7 +64,7 @@ class Recall:
     def __init__(self, settings: MemorySettings, *, tools: bool = False) -> None:
         self.settings = settings
         self.tools = tools  # the block says how to use the memory tools
-        self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
+        self._sessions: OrderedDict[tuple[str, ...], Chosen] = OrderedDict()
         self._changed: set[tuple[str, ...]] = set()  # sessions whose block or notes changed since ``take_changed``
         # Memories a session's new block or note carried that it had not carried before: injection counts
         self._injected: dict[tuple[str, ...], list[Memory]] = {}
@@ -145,8 +113,9 @@ class Recall:
                 carried = session.carried()
                 fresh = tuple(m for m in fresh if m.id not in carried)
             kept = session.notes if session else ()
-            session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why)
-            session.query = query.terms
+            session = Chosen(
+                block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why, query=query.terms
+            )
             self._remember(session_key, session)
             self._changed.add(session_key)
             self._inject(session_key, fresh)
@@ -202,42 +171,21 @@ class Recall:
     def given(self, key: tuple[str, ...]) -> Given | None:
         """What this process holds of a session's block and notes, entry by entry with why; None: nothing."""
         session = self._sessions.get(key)
-        return None if session is None else _given(session)
+        return None if session is None else given_from(session)
 
     def export(self, key: tuple[str, ...]) -> dict[str, Any] | None:
         """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte."""
         session = self._sessions.get(key)
         if session is None:
             return None
-        return {
-            "block": [m.to_json() for m in session.block],
-            "why": why_to_json(matched(session.why, session.query, session.block)),
-            "text": session.text,
-            "tools": session.tools,
-            "episodes": [e.to_json() for e in session.episodes],
-            "notes": [
-                {
-                    "before": n.before,
-                    "digest": n.digest.hex(),
-                    "memories": [m.to_json() for m in n.memories],
-                    "why": why_to_json(matched(n.why, n.query, n.memories)),
-                    "text": n.text,
-                }
-                for n in session.notes
-            ],
-            "last_turn": session.last_turn.hex() if session.last_turn is not None else None,
-            "pinned": {
-                "profile": [m.to_json() for m in session.pinned.profile],
-                "environment": [m.to_json() for m in session.pinned.environment],
-            },
-        }
+        return state_of(session)
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
         """Take a session's state another replica exported, in place of this one's copy (a copy chosen meanwhile is
         not one to share)."""
         self._changed.discard(key)
         self._injected.pop(key, None)  # what this replica chose meanwhile was never sent
-        self._remember(key, _session_of(state))
+        self._remember(key, session_of(state))
 
     def forget(self, user: str, workspace: str) -> None:
         """Drop the frozen blocks and notes of a caller's sessions: they hold memories that are gone."""
@@ -291,7 +239,7 @@ class Recall:
 
     def _add_note(
         self,
-        session: _Session,
+        session: Chosen,
         before: int,
         turn: bytes,
         query: Query,
@@ -316,12 +264,12 @@ class Recall:
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
         picked = budget.fill_scored((s for s in fresh if s.score >= floor), limit=NOTE_MAX)
         if picked:
-            note = _Note(before, turn, [s.memory for s in picked], _reasons(picked), query.terms)
+            note = Note(before, turn, [s.memory for s in picked], _reasons(picked), query.terms)
             session.notes = (*session.notes, note)
         return bool(picked)
 
     @staticmethod
-    def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> bool:
+    def _forget_dead_notes(session: Chosen, live: Callable[[Memory], bool]) -> bool:
         """Whether any note changed."""
         changed = False
         for note in session.notes:
@@ -337,48 +285,11 @@ class Recall:
         if memories:
             self._injected.setdefault(key, []).extend(memories)
 
-    def _remember(self, key: tuple[str, ...], session: _Session) -> None:
+    def _remember(self, key: tuple[str, ...], session: Chosen) -> None:
         self._sessions[key] = session
         self._sessions.move_to_end(key)
         while len(self._sessions) > MAX_SESSIONS:
             self._injected.pop(self._sessions.popitem(last=False)[0], None)
-
-
-def _session_of(state: dict[str, Any]) -> _Session:
-    """A session's state as :meth:`Recall.export` wrote it (ValueError, KeyError or TypeError: not such state)."""
-    notes = []
-    for n in state["notes"]:
-        memories = [Memory.from_json(m) for m in n["memories"]]
-        note = _Note(n["before"], bytes.fromhex(n["digest"]), memories, why_from_json(n.get("why")))
-        note.text = n["text"]
-        notes.append(note)
-    last = state.get("last_turn")
-    pins = state.get("pinned") or {}  # absent in state written before pins
-    pinned = Pinned(
-        tuple(Memory.from_json(m) for m in pins.get("profile", ())),
-        tuple(Memory.from_json(m) for m in pins.get("environment", ())),
-    )
-    return _Session(
-        [Memory.from_json(m) for m in state["block"]],
-        state["text"],
-        tuple(notes),
-        tuple(Episode.from_json(e) for e in state["episodes"]),
-        last_turn=bytes.fromhex(last) if last else None,
-        tools=state["tools"],
-        pinned=pinned,
-        why=why_from_json(state.get("why")),  # absent in state written before reasons were kept
-    )
-
-
-def given_of(state: dict[str, Any]) -> Given:
-    """What a session's shared state (another replica's, or this one's after it ended here) says it was given."""
-    return _given(_session_of(state))
-
-
-def _given(session: _Session) -> Given:
-    matched(session.why, session.query, session.block)
-    notes = ((n.before, n.text, n.memories, matched(n.why, n.query, n.memories)) for n in session.notes)
-    return describe(session.text, session.pinned, session.block, session.episodes, session.why, notes)
 
 
 def _reasons(picked: Sequence[Scored]) -> dict[str, Why]:

@@ -42,7 +42,8 @@ from .merging import Judge, band, protects, settle
 from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
-from .recall import Recall, Recalled, given_of
+from .recall import Recall, Recalled
+from .recall_state import given_of
 from .records import Memory, MemoryDraft, check_draft
 from .session_state import InProcessSessionState, SessionState
 from .similarity import Similarity, embedded, lexical

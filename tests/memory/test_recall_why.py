@@ -14,7 +14,8 @@ from proxy.memory.episodes import Episode, EpisodeIndex
 from proxy.memory.given import Given
 from proxy.memory.pins import Pinned
 from proxy.memory.ranking import MemoryIndex, terms
-from proxy.memory.recall import Recall, given_of
+from proxy.memory.recall import Recall
+from proxy.memory.recall_state import given_of
 from proxy.memory.records import Memory
 
 NOW = 1_800_000_000.0
