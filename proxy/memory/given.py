@@ -102,10 +102,6 @@ class Given:
     entries: tuple[GivenEntry, ...]
     notes: tuple[GivenNote, ...]
 
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(e.id for e in (*self.entries, *(e for n in self.notes for e in n.entries)))
-
     def block_json(self) -> dict[str, Any]:
         return {"text": self.text, "entries": [e.to_json() for e in self.entries]}
 
