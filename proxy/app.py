@@ -19,6 +19,8 @@ from starlette.types import Message, Receive, Scope, Send
 from .api.admin import admin_routes
 from .api.keys import key_routes
 from .api.memories import memory_routes
+from .api.review import review_routes
+from .api.sessions import session_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
@@ -150,7 +152,8 @@ def create_app(services: Services) -> Starlette:
         app.add_route(path, endpoint, methods=["POST"])
     app.add_route("/healthz", healthz, methods=["GET"])
     app.add_route("/metrics", metrics, methods=["GET"])
-    for route in [*key_routes(services), *admin_routes(services), *memory_routes(services)]:  # its catch-all last
+    routes = [*key_routes(services), *admin_routes(services), *session_routes(services), *review_routes(services)]
+    for route in [*routes, *memory_routes(services)]:  # memory_routes last: it ends with /memory's catch-all
         app.router.routes.append(route)
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -122,6 +122,13 @@ class UntrustedSession(InvalidRequest):
     code = "untrusted_session"
 
 
+class NotHeld(InvalidRequest):
+    """A review's reject of a memory that is not held: deleting a trusted memory is a plain delete's job."""
+
+    status = 409
+    code = "not_held"
+
+
 class StoreUnavailable(ProxyError):
     """The store failed; chat requests go on without memory, management calls get a 503."""
 

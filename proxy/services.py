@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
+from .episodes.session_records import SessionRecords
 from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
 from .logs import RecentProblems
@@ -38,6 +40,7 @@ from .memory.episodes import EpisodeStore
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
+from .memory.review import ReviewQueue
 from .memory.service import MemoryService
 from .memory.session_state import InProcessSessionState, SessionState
 from .memory.store import MemoryStore
@@ -73,6 +76,16 @@ class Services:
     context: ContextTiers  # offload and window (context.*), off unless configured
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
     database: Database | None = None  # store.backend: postgres, shared by every store above
+
+    @cached_property
+    def session_records(self) -> SessionRecords:
+        """Sessions as a person sees them: live and past, what each was given and why, what it said."""
+        return SessionRecords(self.episodes)
+
+    @cached_property
+    def review(self) -> ReviewQueue:
+        """What waits for a person's approval, with the evidence that held it."""
+        return ReviewQueue(self.memory, self.episodes.history)
 
     async def __aenter__(self) -> Services:
         if self.settings.store.backend == "files":

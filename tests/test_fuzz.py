@@ -7,6 +7,7 @@ garbage. Bounded and derandomized, so a run takes seconds and finds the same exa
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -311,6 +312,14 @@ queries = st.fixed_dictionaries(
         "limit": st.integers(-3, 300).map(str) | st.text(max_size=4),
     },
 )
+pages = st.fixed_dictionaries(
+    {},
+    optional={
+        "limit": st.integers(-3, 300).map(str) | st.text(max_size=4),
+        "before": st.text(max_size=40) | st.binary(max_size=30).map(lambda b: base64.urlsafe_b64encode(b).decode()),
+        "live": st.sampled_from(["true", "false", "", "maybe"]) | st.text(max_size=4),
+    },
+)
 MANAGEMENT = {
     "list": st.tuples(st.just("GET"), st.just("/memory/memories"), st.just(b""), queries),
     "add": st.tuples(st.just("POST"), st.just("/memory/memories"), bodies, st.just({})),
@@ -320,7 +329,14 @@ MANAGEMENT = {
     "export": st.tuples(st.just("GET"), st.just("/memory/export"), st.just(b""), st.just({})),
     "import": st.tuples(st.just("POST"), st.just("/memory/import"), import_bodies, st.just({})),
     "forget_all": st.tuples(st.just("POST"), st.just("/memory/forget-all"), bodies, st.just({})),
-    "sessions": st.tuples(st.just("GET"), st.just("/memory/sessions"), st.just(b""), st.just({})),
+    "sessions": st.tuples(st.just("GET"), st.just("/memory/sessions"), st.just(b""), pages),
+    "session": st.tuples(
+        st.just("GET"), ids.map(lambda i: f"/memory/sessions/{quote(i, safe='')}"), st.just(b""), st.just({})
+    ),
+    "review": st.tuples(st.just("GET"), st.just("/memory/review"), st.just(b""), pages),
+    "reject_memory": st.tuples(
+        st.just("POST"), ids.map(lambda i: f"/memory/memories/{quote(i, safe='')}/reject"), bodies, st.just({})
+    ),
     "end": st.tuples(
         st.just("POST"), ids.map(lambda i: f"/memory/sessions/{quote(i, safe='')}/end"), bodies, st.just({})
     ),

@@ -127,11 +127,6 @@ def memory_routes(services: Services) -> list[Route]:
         forgotten = await services.episodes.forget(who)
         return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
 
-    async def list_sessions(request: Request) -> Response:
-        who = caller(request)
-        sessions = [s.to_json() for s in services.episodes.sessions.of(who.user, who.workspace)]
-        return _json({"count": len(sessions), "sessions": sessions})
-
     async def end_session(request: Request) -> Response:
         ended = await services.episodes.end(caller(request), request.path_params["session_id"])
         body = {"ok": True, "id": ended.session.id, "turns": ended.session.turns, "extraction": None}
@@ -162,7 +157,6 @@ def memory_routes(services: Services) -> list[Route]:
 
     routes = [
         Route("/memory/openapi.json", openapi, methods=["GET"]),
-        Route("/memory/sessions", list_sessions, methods=["GET"]),
         Route("/memory/sessions/{session_id}/end", end_session, methods=["POST"]),
         Route("/memory/episodes", list_episodes, methods=["GET"]),
         Route("/memory/episodes/{episode_id}/approve", approve_episode, methods=["POST"]),

@@ -1,7 +1,7 @@
 """The OpenAPI document of the management API, served at ``GET /memory/openapi.json``.
 
-Hand-written, so it says what the routes in :mod:`proxy.api.memories` (and, from :mod:`.openapi_admin`, those of
-:mod:`.keys` and :mod:`.admin`) do rather than what a framework infers;
+Hand-written, so it says what the routes in :mod:`proxy.api` do rather than what a framework infers (the admin
+routes' part lives in :mod:`.openapi_admin`);
 ``tests/api/test_openapi.py`` checks that it names every ``/memory`` route the app serves and that real answers
 match its schemas. The value lists (scopes, categories, sources, limits) come from the modules that enforce them.
 """
@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ..memory.history import ROLES
+from ..memory.pages import DEFAULT_LIMIT, MAX_LIMIT
 from ..memory.records import CATEGORIES, CONFIDENCE_BY_SOURCE, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, SCOPES
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 from ..memory.versions import ACTOR_KINDS, CHANGES, KEPT_DELETED, MAX_VERSIONS, VIAS
@@ -40,7 +41,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
         401: "no identity, or (auth.mode: keys) no valid memproxy key",
         403: "a global memory without an admin key, or a personal key naming another user",
         404: "not found here",
-        409: "a pin past its cap (pinned_cap_exceeded) or already pinned (duplicate_pin): nothing stored",
+        409: "a pin past its cap (pinned_cap_exceeded) or already pinned (duplicate_pin), or a reject of a memory "
+        "that is not held (not_held): nothing changed",
         412: "If-Match names a version that is no longer current (version_mismatch; ETag: the current one): "
         "nothing changed",
         405: "this path does not take this method",
@@ -115,6 +117,16 @@ _SCHEMAS: dict[str, Any] = {
             "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
             "version": {"type": "integer", "minimum": 1, "description": "bumped by every change; see /versions"},
             "held": {"type": "boolean", "description": "waiting for a person's approval: never injected or searched"},
+            "injected_count": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "sessions whose block or notes carried it (written within a second or so; "
+                "a block re-sent on later requests counts once)",
+            },
+            "last_injected": {
+                "type": ["string", "null"],
+                "description": "ISO-8601, UTC: when a session's block or note last carried it",
+            },
         }
     ),
     "Actor": _object(
@@ -246,15 +258,145 @@ _SCHEMAS: dict[str, Any] = {
         {
             "id": {"type": "string"},
             "workspace": {"type": "string"},
+            "live": {"type": "boolean", "description": "tracked by the process that answered; false: ended"},
+            "state": {"enum": ["active", "ended"], "description": "active when live"},
             "turns": {"type": "integer"},
-            "model": _NULLABLE_STRING,
-            "started_at": _TIME,
-            "last_seen": _TIME,
-            "tools": {"type": "array", "items": {"type": "string"}},
-            "state": {"const": "active"},
+            "model": {**_NULLABLE_STRING, "description": "known while the session is live"},
+            "started_at": {"type": ["string", "null"], "description": "ISO-8601, UTC; null: not known here"},
+            "last_seen": {"type": ["string", "null"], "description": "ISO-8601, UTC; null: not known here"},
+            "tools": {"type": "array", "items": {"type": "string"}, "description": "client tools it called"},
+            "untrusted": {"type": "boolean", "description": "it took in untrusted content: its writes are held"},
+            "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it called"},
         }
     ),
-    "SessionList": _object({"count": {"type": "integer"}, "sessions": {"type": "array", "items": _ref("Session")}}),
+    "SessionList": _object(
+        {
+            "count": {"type": "integer"},
+            "sessions": {"type": "array", "items": _ref("Session"), "description": "most recently seen first"},
+            "next": {**_NULLABLE_STRING, "description": "pass as `before` for the next page; null: the last page"},
+        }
+    ),
+    "Why": {
+        "oneOf": [
+            _object({"pinned": {"const": True}}),
+            _object(
+                {
+                    "score": {"type": "number", "description": "its ranking score (BM25, fused with embeddings)"},
+                    "terms": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the query's terms (stemmed words) it matched",
+                    },
+                }
+            ),
+            _object({"recent": {"const": True}}, required=("recent",)),
+            {"type": "null", "description": "not known (state written by an older memproxy)"},
+        ],
+        "description": "why recall chose the entry: pinned, ranked for the query, or one of the newest",
+    },
+    "GivenEntry": _object(
+        {
+            "id": {"type": "string", "description": "m-<n>, or e-<16 hex> for an episode"},
+            "kind": {"enum": ["memory", "episode", "pinned"]},
+            "text": {"type": "string", "description": "the memory's text, or the episode's summary as the block shows"},
+            "why": _ref("Why"),
+        }
+    ),
+    "GivenBlock": _object(
+        {
+            "text": {**_NULLABLE_STRING, "description": "the block exactly as sent; null: nothing qualified"},
+            "entries": {"type": "array", "items": _ref("GivenEntry")},
+        }
+    ),
+    "GivenNote": _object(
+        {
+            "before": {"type": "integer", "description": "position of the user message it precedes (chat-shaped)"},
+            "text": {"type": "string", "description": "the note exactly as sent"},
+            "entries": {"type": "array", "items": _ref("GivenEntry")},
+        }
+    ),
+    "Turn": _object(
+        {
+            "turn": {"type": "integer", "minimum": 0, "description": "the session's user turn (1: the first)"},
+            "role": {"enum": list(ROLES)},
+            "ts": _TIME,
+            "text": {"type": "string", "description": "as history keeps it: the proxy's additions out, secrets masked"},
+        }
+    ),
+    "SessionDetail": _object(
+        {
+            "session": _ref("Session"),
+            "block": {
+                "oneOf": [_ref("GivenBlock"), {"type": "null"}],
+                "description": "null: no block known here (never chosen by this process, or its state is gone)",
+            },
+            "notes": {"type": "array", "items": _ref("GivenNote")},
+            "turns": {"type": "array", "items": _ref("Turn"), "description": "its lines in history, in order"},
+            "episode": {
+                "oneOf": [_object({"id": {"type": "string"}, "held": {"type": "boolean"}}), {"type": "null"}],
+                "description": "the episode extracted from it, if any",
+            },
+        }
+    ),
+    "ExcerptLine": _object(
+        {
+            "session": {"type": "string"},
+            "turn": {"type": "integer", "minimum": 0},
+            "role": {"enum": list(ROLES)},
+            "ts": _TIME,
+            "text": {"type": "string"},
+            "tool": {"type": "boolean", "description": "the line calls or returns one of the untrusted tools"},
+        }
+    ),
+    "Evidence": _object(
+        {
+            "session": {**_NULLABLE_STRING, "description": "the session that wrote it"},
+            "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it called"},
+            "excerpt": {
+                "type": "array",
+                "items": _ref("ExcerptLine"),
+                "description": "the session's history around its first untrusted tool line; empty when history "
+                "holds none of it",
+            },
+        }
+    ),
+    "FactOutcome": _object(
+        {
+            "text": {"type": "string"},
+            "action": {
+                "enum": ["add", "supersede", "merge", "rejected"],
+                "description": "what approving the episode would do with the fact (a dry run: nothing written)",
+            },
+            "memory": {
+                "oneOf": [_ref("Memory"), {"type": "null"}],
+                "description": "the live memory it would supersede (supersede) or that says it already (merge)",
+            },
+            "similarity": {"type": ["number", "null"], "description": "to the live memory most like it, 0 to 1"},
+        }
+    ),
+    "ReviewItem": _object(
+        {
+            "kind": {"enum": ["memory", "episode"]},
+            "id": {"type": "string"},
+            "at": _TIME,
+            "memory": _ref("Memory"),
+            "episode": _ref("Episode"),
+            "facts": {"type": "array", "items": _ref("FactOutcome")},
+            "evidence": _ref("Evidence"),
+        },
+        required=("kind", "id", "at", "evidence"),
+    ),
+    "HeldCount": _object(
+        {"memories": {"type": "integer"}, "episodes": {"type": "integer"}, "total": {"type": "integer"}}
+    ),
+    "ReviewList": _object(
+        {
+            "count": {"type": "integer"},
+            "held": _ref("HeldCount"),
+            "items": {"type": "array", "items": _ref("ReviewItem"), "description": "newest first"},
+            "next": {**_NULLABLE_STRING, "description": "pass as `before` for the next page; null: the last page"},
+        }
+    ),
     "EndedSession": _object(
         {
             "ok": {"const": True},
@@ -324,6 +466,21 @@ _SCHEMAS: dict[str, Any] = {
     "Approved": _object({"ok": {"const": True}, "id": {"type": "string"}, "episode": _ref("Episode")}),
     "Rejected": _object({"ok": {"const": True}, "id": {"type": "string"}, "deleted": {"const": True}}),
 }
+
+_PAGE = [
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+        "description": "out of range: 400",
+    },
+    {
+        "name": "before",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "the `next` of the previous page; anything else: 400",
+    },
+]
 
 _IDENTITY = [
     {
@@ -504,7 +661,45 @@ _PATHS: dict[str, Any] = {
         }
     },
     "/memory/sessions": {
-        "get": _operation("Your live sessions in this workspace", _json(_ref("SessionList"), "the live sessions"))
+        "get": _operation(
+            "Your sessions in this workspace: live ones and past ones history knows, most recently seen first",
+            _json(_ref("SessionList"), "a page of sessions"),
+            parameters=[
+                *_PAGE,
+                {
+                    "name": "live",
+                    "in": "query",
+                    "schema": {"enum": ["true", "false"]},
+                    "description": "true: only live sessions; false: only ended ones",
+                },
+            ],
+        )
+    },
+    "/memory/sessions/{session_id}": {
+        "get": _operation(
+            "One of your sessions: what it was given (block and notes as sent, each entry with why it was chosen) "
+            "and its turns from history",
+            _json(_ref("SessionDetail"), "the session"),
+            404,
+            parameters=[_path_id("session_id", "the session's id (X-Memory-Session or its fp-... fingerprint)")],
+        )
+    },
+    "/memory/review": {
+        "get": _operation(
+            "What waits for your approval: held memories and episodes, newest first, each with the evidence that "
+            "held it",
+            _json(_ref("ReviewList"), "a page of the review queue"),
+            parameters=_PAGE,
+        )
+    },
+    "/memory/memories/{memory_id}/reject": {
+        "post": _operation(
+            "Reject a held memory: it is deleted (a memory that is not held: 409 not_held)",
+            _json(_ref("Rejected"), "deleted"),
+            404,
+            409,
+            parameters=[_path_id("memory_id", "m-<n>")],
+        )
     },
     "/memory/sessions/{session_id}/end": {"post": _ENDED},
     "/memory/episodes": {

@@ -155,6 +155,15 @@ class EpisodeIndex:
         scored = self._words.rank(Query.of(text), now=self._now, limit=limit)
         return [self._by_id[s.memory.id] for s in scored]
 
+    def scored(self, text: str, *, limit: int) -> list[tuple[Episode, float, tuple[str, ...]]]:
+        """As :meth:`rank`, each with its score and the query's terms it matched: why a block shows it."""
+        query = Query.of(text)
+        positions = {term: place for place, term in enumerate(query.terms)}
+        found = []
+        for s in self._words.rank(query, now=self._now, limit=limit):
+            found.append((self._by_id[s.memory.id], s.score, self._words.matched(positions, s.memory.id) or ()))
+        return found
+
 
 def _as_memory(episode: Episode) -> Memory:
     """The memory ranking scores: one text of the summary and the facts.

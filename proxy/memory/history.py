@@ -18,7 +18,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
@@ -34,6 +34,7 @@ SNIPPET_CHARS = 300  # seed 004: a window this long around the match; the citati
 MAX_QUERY_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 DAY_S = 86400.0
+CALLED = "called "  # how a history line says the assistant called a client tool: "called NAME(ARGUMENTS)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,34 @@ class HistoryLine:
         if not isinstance(untrusted, bool) or not isinstance(sources, list):
             raise ValueError("a history line's provenance is malformed")
         return cls(session, turn, role, parse_ts(obj.get("ts")), text, untrusted, tuple(str(s) for s in sources))
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    """What history knows of one session: when it spoke first and last, its turns, the tools it called, whether it
+    took in untrusted content, and where its lines are in its owner's index."""
+
+    session: str
+    first: float
+    last: float
+    turns: int = 0
+    untrusted: bool = False
+    sources: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the client tools it called, as history wrote them ("called NAME(...)")
+    positions: array[int] = field(default_factory=lambda: array("I"))
+
+    def add(self, line: HistoryLine, position: int) -> None:
+        self.first, self.last = min(self.first, line.ts), max(self.last, line.ts)
+        self.turns = max(self.turns, line.turn)
+        if line.untrusted:
+            self.untrusted = True
+            if not set(line.sources) <= set(self.sources):
+                self.sources = tuple(sorted({*self.sources, *line.sources}))
+        if line.role == "assistant" and line.text.startswith(CALLED):
+            name = line.text[len(CALLED) :].partition("(")[0]
+            if name and name not in self.tools:
+                self.tools = tuple(sorted((*self.tools, name)))
+        self.positions.append(position)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +170,9 @@ class HistoryIndex:
         self._total = 0
         self._indexed = 0
         self._indexing = threading.Lock()  # searches run in threads: one brings the index up to date at a time
+        self._summaries: dict[str, SessionSummary] = {}  # over lines[:_summarized], built when first asked for
+        self._summarized = 0
+        self._summarizing = threading.Lock()
         for line in lines:
             self.add(line)
 
@@ -181,6 +213,31 @@ class HistoryIndex:
                 self._total += length
             self._indexed = count
             return count, self._total
+
+    def sessions(self) -> list[SessionSummary]:
+        """Every session its lines speak of, in the order they first spoke."""
+        with self._summarizing:
+            return list(self._summarize().values())
+
+    def session_lines(self, session: str) -> list[HistoryLine]:
+        """One session's lines, in the order they were kept."""
+        with self._summarizing:
+            summary = self._summarize().get(session)
+            return [] if summary is None else [self.lines[position] for position in summary.positions]
+
+    def _summarize(self) -> dict[str, SessionSummary]:
+        """The sessions' summaries, brought up to date when asked for (under ``_summarizing``), not per line added:
+        most histories are never listed. Lines a store's thread adds meanwhile wait for the next call."""
+        lines, summaries = self.lines, self._summaries
+        count = len(lines)
+        for position in range(self._summarized, count):
+            line = lines[position]
+            summary = summaries.get(line.session)
+            if summary is None:
+                summary = summaries[line.session] = SessionSummary(line.session, line.ts, line.ts)
+            summary.add(line, position)
+        self._summarized = count
+        return summaries
 
     def search(
         self,

@@ -26,7 +26,7 @@ from ..config import HistorySettings
 from ..errors import ProxyError
 from ..metrics import Metrics
 from .caller import Identity
-from .history import Found, HistoryLine, HistoryStore, retention_cutoff
+from .history import Found, HistoryLine, HistoryStore, SessionSummary, retention_cutoff
 from .store import Owner
 
 log = logging.getLogger("proxy.memory.history")
@@ -153,6 +153,21 @@ class HistoryService:
         """How many lines of the caller's in this workspace ``forget`` would remove now, queued ones written first."""
         await self.flush()
         return await self.store.count(Owner(caller.user, caller.workspace))
+
+    async def sessions(self, caller: Identity) -> list[SessionSummary]:
+        """The caller's sessions in this workspace that history holds lines of within retention (their summaries
+        count only those lines from the last prune on)."""
+        await self.flush()
+        index = await self.store.view(Owner(caller.user, caller.workspace))
+        since = retention_cutoff(time.time(), self.settings.retention_days)
+        return [summary for summary in await asyncio.to_thread(index.sessions) if summary.last >= since]
+
+    async def session_lines(self, caller: Identity, session: str) -> list[HistoryLine]:
+        """What one of the caller's sessions said, as history keeps it (redacted), within retention, in order."""
+        await self.flush()
+        index = await self.store.view(Owner(caller.user, caller.workspace))
+        since = retention_cutoff(time.time(), self.settings.retention_days)
+        return [line for line in await asyncio.to_thread(index.session_lines, session) if line.ts >= since]
 
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""

@@ -16,7 +16,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -359,6 +359,21 @@ class MemoryIndex:
             pinned = (self._memories[memory_id] for memory_id in self._lengths if self._memories[memory_id].pinned)
             self._pinned = sorted(pinned, key=lambda m: (m.created, m.number))
         return self._pinned
+
+    def matched(self, positions: Mapping[str, int], memory_id: str) -> tuple[str, ...] | None:
+        """The query's terms (``positions``: term -> its place in the query) that the memory's indexed terms (its
+        text's, its tags' and category's) hold, in the query's order; None when the memory is not indexed here.
+
+        Why recall chose it, asked once per chosen entry: a memory holds a few terms and a query up to
+        ``MAX_QUERY_TERMS``, so the memory's are the ones looked up."""
+        indexed = self._doc_terms.get(memory_id)
+        if indexed is None:
+            return None
+        words, tags = indexed
+        found = [term for term in words if term in positions]
+        found += [term for term in tags if term in positions and term not in words]
+        found.sort(key=positions.__getitem__)
+        return tuple(found)
 
     def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
         """The live memories that share a word with the query, best first."""

@@ -30,9 +30,11 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .fusion import Semantic
+from .given import Given, Why
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored
+from .recall_state import Chosen, Note, given_from, session_of, state_of
 from .records import Memory
 
 RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
@@ -51,29 +53,6 @@ EPISODES_SHARE = 1 / 3  # of max_inject_chars, at most, for them
 MAX_SESSIONS = 10_000
 
 
-@dataclass(slots=True)
-class _Note:
-    before: int  # index, in the client's messages, of the user message the note precedes
-    digest: bytes  # of that message, so the note follows the conversation it was made for
-    memories: list[Memory]
-    text: str = ""  # rendered once, re-sent byte for byte
-
-    def __post_init__(self) -> None:
-        self.text = render_note(self.memories)
-
-
-@dataclass(slots=True)
-class _Session:
-    block: list[Memory]
-    text: str | None  # rendered once, re-sent byte for byte
-    # Tuples: most sessions have no notes and no episodes, and an empty tuple is no object of their own to collect.
-    notes: tuple[_Note, ...] = ()
-    episodes: tuple[Episode, ...] = ()
-    last_turn: bytes | None = None  # the user message last ranked, so a retry or tool follow-up is not ranked again
-    tools: bool = False  # the block's text ends with the line on the memory tools
-    pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
-
-
 @dataclass(frozen=True, slots=True)
 class Recalled:
     placement: Placement
@@ -85,8 +64,10 @@ class Recall:
     def __init__(self, settings: MemorySettings, *, tools: bool = False) -> None:
         self.settings = settings
         self.tools = tools  # the block says how to use the memory tools
-        self._sessions: OrderedDict[tuple[str, ...], _Session] = OrderedDict()
+        self._sessions: OrderedDict[tuple[str, ...], Chosen] = OrderedDict()
         self._changed: set[tuple[str, ...]] = set()  # sessions whose block or notes changed since ``take_changed``
+        # Memories a session's new block or note carried that it had not carried before: injection counts
+        self._injected: dict[tuple[str, ...], list[Memory]] = {}
 
     def __call__(
         self,
@@ -121,15 +102,23 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
-            block = self._choose_block(conversation_query(messages, newest), views, now, visible, semantic)
-            shown = self._choose_episodes(text, episodes, block) if episodes else []
+            query = conversation_query(messages, newest)
+            block, why = self._choose_block(query, views, now, visible, semantic)
+            shown = self._choose_episodes(text, episodes, block, why) if episodes else []
             rendered = None
             if block or shown or not pinned.empty:
                 rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
+            fresh = (*pinned.memories, *block)
+            if session is not None:  # chosen again: only what it had not carried counts as given
+                carried = session.carried()
+                fresh = tuple(m for m in fresh if m.id not in carried)
             kept = session.notes if session else ()
-            session = _Session(block, rendered, kept, tuple(shown), tools=tools, pinned=pinned)
+            session = Chosen(
+                block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why, query=query.terms
+            )
             self._remember(session_key, session)
             self._changed.add(session_key)
+            self._inject(session_key, fresh)
             session.last_turn = turn
         else:
             self._sessions.move_to_end(session_key)
@@ -147,6 +136,7 @@ class Recall:
                 query = conversation_query(messages, newest)
                 if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
+                    self._inject(session_key, session.notes[-1].memories)
 
         pins = [m.id for m in session.pinned.memories]
         notes, ids = [], pins + [m.id for m in session.block] + [e.id for e in session.episodes]
@@ -173,62 +163,35 @@ class Recall:
     def mark_changed(self, key: tuple[str, ...]) -> None:
         self._changed.add(key)
 
+    def take_injected(self, key: tuple[str, ...]) -> list[Memory]:
+        """The memories this session's blocks and notes newly carried since the last call: a session counts once
+        for each memory it was given (a block re-sent, or adopted from the replica that chose it, counts nothing)."""
+        return self._injected.pop(key, [])
+
+    def given(self, key: tuple[str, ...]) -> Given | None:
+        """What this process holds of a session's block and notes, entry by entry with why; None: nothing."""
+        session = self._sessions.get(key)
+        return None if session is None else given_from(session)
+
     def export(self, key: tuple[str, ...]) -> dict[str, Any] | None:
         """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte."""
         session = self._sessions.get(key)
         if session is None:
             return None
-        return {
-            "block": [m.to_json() for m in session.block],
-            "text": session.text,
-            "tools": session.tools,
-            "episodes": [e.to_json() for e in session.episodes],
-            "notes": [
-                {
-                    "before": n.before,
-                    "digest": n.digest.hex(),
-                    "memories": [m.to_json() for m in n.memories],
-                    "text": n.text,
-                }
-                for n in session.notes
-            ],
-            "last_turn": session.last_turn.hex() if session.last_turn is not None else None,
-            "pinned": {
-                "profile": [m.to_json() for m in session.pinned.profile],
-                "environment": [m.to_json() for m in session.pinned.environment],
-            },
-        }
+        return state_of(session)
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
         """Take a session's state another replica exported, in place of this one's copy (a copy chosen meanwhile is
         not one to share)."""
         self._changed.discard(key)
-        notes = []
-        for n in state["notes"]:
-            note = _Note(n["before"], bytes.fromhex(n["digest"]), [Memory.from_json(m) for m in n["memories"]])
-            note.text = n["text"]
-            notes.append(note)
-        last = state.get("last_turn")
-        pins = state.get("pinned") or {}  # absent in state written before pins
-        pinned = Pinned(
-            tuple(Memory.from_json(m) for m in pins.get("profile", ())),
-            tuple(Memory.from_json(m) for m in pins.get("environment", ())),
-        )
-        session = _Session(
-            [Memory.from_json(m) for m in state["block"]],
-            state["text"],
-            tuple(notes),
-            tuple(Episode.from_json(e) for e in state["episodes"]),
-            last_turn=bytes.fromhex(last) if last else None,
-            tools=state["tools"],
-            pinned=pinned,
-        )
-        self._remember(key, session)
+        self._injected.pop(key, None)  # what this replica chose meanwhile was never sent
+        self._remember(key, session_of(state))
 
     def forget(self, user: str, workspace: str) -> None:
         """Drop the frozen blocks and notes of a caller's sessions: they hold memories that are gone."""
         for key in [key for key in self._sessions if key[:2] == (user, workspace)]:
             del self._sessions[key]
+            self._injected.pop(key, None)
 
     # -- choosing -------------------------------------------------------------------------------------------
 
@@ -239,34 +202,44 @@ class Recall:
         now: float,
         visible: Callable[[Memory], bool],
         semantic: Semantic | None = None,
-    ) -> list[Memory]:
-        if self.settings.inject_mode == "recent_only":
-            budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
-            return budget.fill(_newest(views, visible, self.settings.max_inject_count))
+    ) -> tuple[list[Memory], dict[str, Why]]:
+        """The block's memories, and why each: its score and matched terms, or None for one of the newest."""
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
+        if self.settings.inject_mode == "recent_only":
+            newest = budget.fill(_newest(views, visible, self.settings.max_inject_count))
+            return newest, dict.fromkeys((m.id for m in newest), None)
         ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
             best = ranked[0].score
-            return budget.fill(s.memory for s in ranked if s.score >= BLOCK_FLOOR * best)
-        return budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
+            picked = budget.fill_scored(s for s in ranked if s.score >= BLOCK_FLOOR * best)
+            return [s.memory for s in picked], _reasons(picked)
+        newest = budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
+        return newest, dict.fromkeys((m.id for m in newest), None)
 
-    def _choose_episodes(self, text: str, episodes: EpisodeIndex, block: Sequence[Memory]) -> list[Episode]:
-        """Within what the block's memories left of the budgets, and at most a third of the characters."""
+    def _choose_episodes(
+        self, text: str, episodes: EpisodeIndex, block: Sequence[Memory], why: dict[str, Why]
+    ) -> list[Episode]:
+        """Within what the block's memories left of the budgets, and at most a third of the characters; why each was
+        chosen goes into ``why``."""
         count = min(EPISODES_MAX, self.settings.max_inject_count - len(block))
         chars = self.settings.max_inject_chars - sum(len(m.text) for m in block)
         chars = min(chars, round(EPISODES_SHARE * self.settings.max_inject_chars))
         chosen: list[Episode] = []
-        relevant = self.settings.inject_mode == "relevant" and episodes.rank(text, limit=EPISODES_MAX)
-        for episode in relevant or episodes.newest(1):
+        candidates: list[tuple[Episode, float | None, tuple[str, ...]]] = []
+        if self.settings.inject_mode == "relevant":
+            candidates += episodes.scored(text, limit=EPISODES_MAX)
+        candidates = candidates or [(episode, None, ()) for episode in episodes.newest(1)]
+        for episode, score, terms in candidates:
             size = len(episode_summary(episode))
             if len(chosen) < count and size <= chars:
                 chosen.append(episode)
                 chars -= size
+                why[episode.id] = None if score is None else (score, terms)
         return chosen
 
     def _add_note(
         self,
-        session: _Session,
+        session: Chosen,
         before: int,
         turn: bytes,
         query: Query,
@@ -289,13 +262,14 @@ class Recall:
             return False
         count = sum(len(view) for view in views)
         floor = max(NOTE_RARE_WORD * math.log(1 + (count - 0.5) / 1.5), NOTE_FLOOR * fresh[0].score)
-        chosen = budget.fill((s.memory for s in fresh if s.score >= floor), limit=NOTE_MAX)
-        if chosen:
-            session.notes = (*session.notes, _Note(before, turn, chosen))
-        return bool(chosen)
+        picked = budget.fill_scored((s for s in fresh if s.score >= floor), limit=NOTE_MAX)
+        if picked:
+            note = Note(before, turn, [s.memory for s in picked], _reasons(picked), query.terms)
+            session.notes = (*session.notes, note)
+        return bool(picked)
 
     @staticmethod
-    def _forget_dead_notes(session: _Session, live: Callable[[Memory], bool]) -> bool:
+    def _forget_dead_notes(session: Chosen, live: Callable[[Memory], bool]) -> bool:
         """Whether any note changed."""
         changed = False
         for note in session.notes:
@@ -307,11 +281,20 @@ class Recall:
             session.notes = tuple(note for note in session.notes if note.memories)
         return changed
 
-    def _remember(self, key: tuple[str, ...], session: _Session) -> None:
+    def _inject(self, key: tuple[str, ...], memories: Sequence[Memory]) -> None:
+        if memories:
+            self._injected.setdefault(key, []).extend(memories)
+
+    def _remember(self, key: tuple[str, ...], session: Chosen) -> None:
         self._sessions[key] = session
         self._sessions.move_to_end(key)
         while len(self._sessions) > MAX_SESSIONS:
-            self._sessions.popitem(last=False)
+            self._injected.pop(self._sessions.popitem(last=False)[0], None)
+
+
+def _reasons(picked: Sequence[Scored]) -> dict[str, Why]:
+    """Each chosen memory's score; its matched terms are worked out when asked for (:func:`matched`)."""
+    return {s.memory.id: (s.score, None) for s in picked}
 
 
 def note_budget(settings: MemorySettings, noted: Sequence[Memory]) -> _Budget:
@@ -339,6 +322,20 @@ class _Budget:
             if len(memory.text) <= self.chars:
                 chosen.append(memory)
                 self.chars -= len(memory.text)
+        self.count -= len(chosen)
+        return chosen
+
+    def fill_scored(self, candidates: Iterable[Scored], *, limit: int | None = None) -> list[Scored]:
+        """:meth:`fill` for ranked candidates, keeping their scores."""
+        chosen: list[Scored] = []
+        room = self.count if limit is None else min(self.count, limit)
+        for scored in candidates:
+            if len(chosen) >= room:
+                break
+            size = len(scored.memory.text)
+            if size <= self.chars:
+                chosen.append(scored)
+                self.chars -= size
         self.count -= len(chosen)
         return chosen
 

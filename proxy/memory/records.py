@@ -5,7 +5,8 @@ The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) ex
 ``session`` it was saved in (so memories of one conversation can lend each other weight), and with where it
 came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``user_approved``
 (:mod:`proxy.memory.provenance`), and whether it is ``pinned`` (seed 002's fact files: always in the block,
-:mod:`proxy.memory.pins`).
+:mod:`proxy.memory.pins`). ``injected_count`` and ``last_injected`` say how many sessions' blocks or notes carried
+it and when one last did: bookkeeping, like the use counts, written in batches off the request path.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class Memory:
     change: str = "created"  # what made this version
     changed: float | None = None  # when; None: when it was created
     actor: Actor | None = None  # who; None: the writer its origin stands for (records from before versions)
+    injected_count: int = 0  # sessions whose block or notes carried it: bookkeeping, never a version
+    last_injected: float | None = None
 
     @property
     def changed_at(self) -> float:
@@ -131,6 +134,8 @@ class Memory:
             **self.provenance.to_json(),
             "pinned": self.pinned,
             "version": self.version,
+            "injected_count": self.injected_count,
+            "last_injected": None if self.last_injected is None else format_ts(self.last_injected),
         }
         if not stored:
             line["held"] = self.held
@@ -161,6 +166,10 @@ class Memory:
         if isinstance(use_count, bool) or not isinstance(use_count, int):
             raise ValueError("use_count must be an integer")
         last_used = obj.get("last_used")
+        injected_count = obj.get("injected_count") or 0
+        if isinstance(injected_count, bool) or not isinstance(injected_count, int):
+            raise ValueError("injected_count must be an integer")
+        last_injected = obj.get("last_injected")
         pinned = obj.get("pinned", False)
         if not isinstance(pinned, bool):
             raise ValueError("pinned must be a boolean")
@@ -198,6 +207,8 @@ class Memory:
             change=change,
             changed=parse_ts(changed) if changed is not None else None,
             actor=Actor.from_json(actor) if actor is not None else None,
+            injected_count=injected_count,
+            last_injected=parse_ts(last_injected) if last_injected is not None else None,
         )
 
     def used(self, now: float) -> Memory:
@@ -317,11 +328,13 @@ def _check_imported(fields: Mapping[str, Any], now: float) -> tuple[str | None, 
     for key in ("id", "superseded_by"):
         if fields.get(key) is not None and not isinstance(fields[key], str):
             raise MemoryRejected(f"'{key}' must be a string", param=key)
-    use_count = fields.get("use_count")
-    if use_count is not None and (isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0):
-        raise MemoryRejected("'use_count' must be a whole number from 0", param="use_count")
+    for count in ("use_count", "injected_count"):
+        value = fields.get(count)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise MemoryRejected(f"'{count}' must be a whole number from 0", param=count)
     created = _imported_time(fields, "ts", now)
-    _imported_time(fields, "last_used", now)  # checked only: an imported memory's uses start afresh
+    for when in ("last_used", "last_injected"):  # checked only: an imported memory's uses start afresh
+        _imported_time(fields, when, now)
     return session, created
 
 

@@ -25,6 +25,7 @@ from ..errors import (
     InvalidRequest,
     MemoryNotFound,
     MemoryRejected,
+    NotHeld,
     PinRefused,
     ProxyError,
     StoreUnavailable,
@@ -37,11 +38,13 @@ from .caller import Identity
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
+from .given import Given
 from .merging import Judge, band, protects, settle
 from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
 from .ranking import MemoryIndex, Query
 from .recall import Recall, Recalled
+from .recall_state import given_of
 from .records import Embedding, Memory, MemoryDraft, check_draft
 from .revisions import Revision, check_expected
 from .session_state import InProcessSessionState, SessionState
@@ -119,6 +122,30 @@ class PinnedPlace:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class HeldCount:
+    """What waits for the caller's review: held memories (theirs; global ones too for an admin) and held episodes."""
+
+    memories: int
+    episodes: int
+
+    @property
+    def total(self) -> int:
+        return self.memories + self.episodes
+
+    def to_json(self) -> dict[str, int]:
+        return {"memories": self.memories, "episodes": self.episodes, "total": self.total}
+
+
+@dataclass(frozen=True, slots=True)
+class Foreseen:
+    """What storing a text as an extracted fact would do now, as approving its episode writes it (a dry run)."""
+
+    action: str  # add | supersede | merge (the memory says it already: nothing written) | rejected (the scanner)
+    memory: Memory | None = None  # the live memory it would supersede, or merge into
+    similarity: float | None = None  # to the live memory most like it, in [0, 1]; None: none shares a word
+
+
 @dataclass(slots=True)
 class ImportReport:
     imported: list[str] = field(default_factory=list)
@@ -150,6 +177,8 @@ class MemoryService:
         self.metrics = metrics or Metrics()
         self.recall = Recall(settings, tools=tools)
         self._uses: dict[Owner, dict[str, tuple[int, float]]] = {}  # use counts not written yet
+        # Memories sessions were newly given, not counted yet: (user, workspace, when, memories)
+        self._injections: list[tuple[str, str, float, list[Memory]]] = []
         self._flushing: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._pinning = asyncio.Lock()  # a pin's cap check and its write, one at a time (pins are rare)
@@ -243,7 +272,7 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
-        shared = self._share()
+        shared = self._share(key)
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.placement, [], shared)
@@ -299,12 +328,16 @@ class MemoryService:
         if not self.sessions.fresh(key):  # half its lifetime gone: written again
             self.recall.mark_changed(key)
 
-    def _share(self) -> SessionShare | None:
-        """What the request changed, as it is now, to write for the other replicas; None when nothing is shared."""
+    def _share(self, key: tuple[str, ...]) -> SessionShare | None:
+        """What the request changed, as it is now, to write for the other replicas; None when nothing is shared.
+
+        A new block or note is also when its memories' injection counts are noted (written in the background)."""
         changed = self.recall.take_changed()
+        if changed:
+            self._count_injected(key)
         if not self.sessions.shared:
             return None
-        states = [(key, state) for key in changed if (state := self.recall.export(key)) is not None]
+        states = [(k, state) for k in changed if (state := self.recall.export(k)) is not None]
         return SessionShare(partial(self._write_sessions, states), self._tasks) if states else None
 
     async def _write_sessions(self, states: list[tuple[tuple[str, ...], dict[str, Any]]]) -> None:
@@ -315,6 +348,24 @@ class MemoryService:
                     await self.sessions.put(key, state)
         except Exception as exc:  # noqa: BLE001 - the request still carries its block
             log.warning("session state not shared with other replicas: %s", exc or type(exc).__name__)
+
+    async def given(self, caller: Identity, session: str) -> Given | None:
+        """What one of the caller's sessions was given (block and notes, each entry with why), as far as this process
+        knows: the shared copy when replicas share sessions' state (read as a request of the session would read
+        it), else this process's own; None when neither holds the session (never chosen here, or long gone)."""
+        key = (caller.user, caller.workspace, session)
+        if self.sessions.shared and not (self.recall.has(key) and self.sessions.fresh(key)):
+            if self.recall.has(key):  # a copy another replica changed since: taken, as its next request would
+                await self._read_session(key)
+            else:  # never adopted: read only, so a request of it here still chooses or reads it as it would
+                state = await self.sessions.get(key)
+                if state is not None:
+                    try:
+                        return given_of(state)
+                    except (ValueError, KeyError, TypeError):
+                        log.warning("session state of %s is unreadable", session)
+                        return None
+        return self.recall.given(key)
 
     # -- management -----------------------------------------------------------------------------------------
 
@@ -720,6 +771,58 @@ class MemoryService:
             return Stored(made[0], previous)
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
+    async def reject(self, caller: Identity, memory_id: str, *, actor: Actor | None = None) -> Memory:
+        """A person turns a held memory down: it is deleted (its last version ``deleted``, by ``actor``; None: the
+        caller through the API). One that is not held is refused (:class:`NotHeld`): a review rejects what waits
+        for it, and deleting a trusted memory is ``delete``'s job."""
+        for owner in owners_visible_to(caller.user, caller.workspace):
+            memory = (await self.store.view(owner)).get(memory_id)
+            if memory is None:
+                continue
+            if owner == GLOBAL and not caller.admin:
+                raise AdminOnly("global memories can only be rejected with the admin key (X-Memory-Admin-Key)")
+            if not memory.held:
+                raise NotHeld(f"{memory_id} is not held for review; DELETE /memory/memories/{memory_id} deletes it")
+            if await self.store.delete(owner, [memory_id], actor=actor or Actor.person(caller)):
+                return memory
+        raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+
+    async def held_count(self, caller: Identity) -> HeldCount:
+        """How many of the caller's memories and episodes wait for their review: cheap, from the cached indexes.
+        Global held memories count for an admin only (nobody else may approve or reject them)."""
+        views = await self.views(caller)
+        memories = sum(len(view.held()) for view in (views if caller.admin else views[:2]))
+        episodes = 0
+        if self.episodes is not None:
+            index = await self.episodes.view(Owner(caller.user, caller.workspace))
+            episodes = sum(1 for episode in index if episode.provenance.held)
+        return HeldCount(memories, episodes)
+
+    async def foresee(self, caller: Identity, text: str) -> Foreseen:
+        """What storing ``text`` as an approved episode's fact would do now, nothing written: approval stores it in
+        the caller's workspace as an extracted fact with no model to judge the middle band (:meth:`add` with
+        ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules."""
+        try:
+            draft = check_draft({"text": text, "source": "extracted"}, origin="extraction")
+        except MemoryRejected:
+            return Foreseen("rejected")
+        view = await self.store.view(Owner(caller.user, caller.workspace))
+        match = await self.similarity(draft.text, view, now=time.time())
+        if match is None:
+            return Foreseen("add")
+        previous, similarity = match
+        if not _same_place(previous, draft):
+            return Foreseen("add", similarity=similarity)
+        if _same_memory(previous, draft):
+            return Foreseen("merge", previous, similarity)
+        if previous.pinned:  # a pin is replaced by a pin or a person: the fact would be stored beside it
+            return Foreseen("add", similarity=similarity)
+        found = band(similarity, add_threshold=self.settings.add_threshold,
+                     merge_threshold=self.settings.merge_threshold)  # fmt: skip
+        protected = protects(previous, extracted=True, source=draft.source, confidence=draft.confidence)
+        action = settle(found, None, protected=protected)
+        return Foreseen(action, None if action == "add" else previous, similarity)
+
     def count_uses(self, caller: Identity, memories: Sequence[Memory]) -> None:
         """Seed 003's use counts for memories a search returned, written within ``USES_FLUSH_S``.
 
@@ -734,7 +837,19 @@ class MemoryService:
                     pending = self._uses.setdefault(owner, {})
                     times, _ = pending.get(memory.id, (0, now))
                     pending[memory.id] = (times + 1, now)
-        if self._uses and self._flushing is None:
+        self._flush_later()
+
+    def _count_injected(self, key: tuple[str, ...]) -> None:
+        """The memories the session's new block or note carried: one more session each, written within
+        ``USES_FLUSH_S`` as use counts are. The request only notes them; whose they are is worked out when written."""
+        injected = self.recall.take_injected(key)
+        if injected:
+            self._injections.append((key[0], key[1], time.time(), injected))
+            self._flush_later()
+
+    def _flush_later(self) -> None:
+        """Write what is noted within ``USES_FLUSH_S``: one timer for use and injection counts alike."""
+        if (self._uses or self._injections) and self._flushing is None:
             self._flushing = asyncio.get_running_loop().call_later(USES_FLUSH_S, self._flush_soon)
 
     def _flush_soon(self) -> None:
@@ -744,13 +859,41 @@ class MemoryService:
         task.add_done_callback(self._tasks.discard)
 
     async def flush_uses(self) -> None:
-        """Write the use counts noted so far (before reads that show them, and at shutdown)."""
+        """Write the use and injection counts noted so far (before reads that show them, and at shutdown)."""
         pending, self._uses = self._uses, {}
         for owner, uses in pending.items():
             try:
                 await self.store.count_uses(owner, uses)
             except Exception:  # noqa: BLE001 - a lost use count must not cost anything else
                 log.warning("could not write use counts for %s", owner.label, exc_info=True)
+        injections, self._injections = self._injections, []
+        try:
+            counts = await self._injection_counts(injections)
+        except Exception:  # noqa: BLE001 - nor a lost injection count
+            log.warning("could not count %d injections", len(injections), exc_info=True)
+            return
+        for owner, injected in counts.items():
+            try:
+                await self.store.count_injected(owner, injected)
+            except Exception:  # noqa: BLE001 - nor a lost injection count
+                log.warning("could not write injection counts for %s", owner.label, exc_info=True)
+
+    async def _injection_counts(
+        self, injections: list[tuple[str, str, float, list[Memory]]]
+    ) -> dict[Owner, dict[str, tuple[int, float]]]:
+        """Per owner, how many sessions each memory was given to and when last: a memory is its owner's among those
+        the session could see (its workspace's, its user's, global)."""
+        counts: dict[Owner, dict[str, tuple[int, float]]] = {}
+        for user, workspace, when, memories in injections:
+            owners = [(owner, await self.store.view(owner)) for owner in owners_visible_to(user, workspace)]
+            for memory in memories:
+                for owner, view in owners:
+                    if view.get(memory.id) is not None:
+                        pending = counts.setdefault(owner, {})
+                        times, last = pending.get(memory.id, (0, when))
+                        pending[memory.id] = (times + 1, max(last, when))
+                        break
+        return counts
 
     async def aclose(self) -> None:
         if self._flushing is not None:

@@ -106,6 +106,11 @@ class MemoryStore(Protocol):
         a supersede or edit made meanwhile); ids no longer there are skipped."""
         ...
 
+    async def count_injected(self, owner: Owner, injected: Mapping[str, tuple[int, float]]) -> None:
+        """Add ``injected[id] = (sessions, last_injected)`` to memories' injection counts, as ``count_uses`` adds use
+        counts: on their current versions, ids no longer there skipped. Bookkeeping: never a new version."""
+        ...
+
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         """Give memories their embeddings (computed after they were written), on their current versions (never
         undoing a supersede or a use count written meanwhile); ids no longer there are skipped."""

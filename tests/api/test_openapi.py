@@ -13,7 +13,9 @@ from starlette.routing import Route
 from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.episodes.extraction import Answer
+from proxy.memory.caller import Identity
 from proxy.memory.episodes import Episode, Provenance, episode_id
+from proxy.memory.provenance import untrusted_by
 from proxy.memory.store import Owner
 from proxy.services import Services, build_services
 
@@ -260,3 +262,54 @@ async def test_the_admin_routes_answers_match_the_documented_schemas(tmp_path: P
         await call("post", template, forget_path(ODD), json={"confirm": True}, headers=OPEN_ADMIN)
         await call("get", template, forget_path(ODD), headers=OPEN_ADMIN)  # 404: nothing left
         await call("post", template, forget_path(BOB), json={"confirm": True}, headers=as_user(BOB))  # 403
+
+
+@pytest.mark.anyio
+async def test_sessions_and_review_answers_match_the_documented_schemas(app, document) -> None:
+    services, client = app
+
+    async def call(method: str, template: str, path: str | None = None, **options: Any) -> httpx.Response:
+        response = await client.request(method.upper(), path or template, headers=ADA, **options)
+        matches(document, template, method, response)
+        return response
+
+    ada = Identity("ada", "default")
+    await call("post", "/memory/memories", json={"text": "User's name is Ada", "scope": "user", "pinned": True})
+    await call("post", "/memory/memories", json={"text": "The staging database listens on port 6432"})
+    await call("post", "/memory/memories", json={"text": "User's daughter plays the violin"})
+    for said in (["Which port does the staging database use?"], ["Which port does the staging database use?",
+                                                                 "And who plays the violin?"]):  # fmt: skip
+        messages = [{"role": "user", "content": text} for text in said]
+        await client.post("/v1/chat/completions", json={"model": "m", "messages": messages},
+                          headers=ADA | {"x-memory-session": "s1"})  # fmt: skip
+    await client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                      headers=ADA | {"x-memory-session": "s2"})  # fmt: skip
+    await call("post", "/memory/sessions/{session_id}/end", "/memory/sessions/s2/end")
+    listed = await call("get", "/memory/sessions", params={"limit": "1"})
+    assert listed.json()["next"]
+    await call("get", "/memory/sessions", params={"before": listed.json()["next"], "live": "false"})
+    await call("get", "/memory/sessions", params={"limit": "0"})  # 400
+    detail = await call("get", "/memory/sessions/{session_id}", "/memory/sessions/s1")
+    assert {e["why"] and next(iter(e["why"])) for e in detail.json()["block"]["entries"]} == {"pinned", "score"}
+    await call("get", "/memory/sessions/{session_id}", "/memory/sessions/s2")  # ended: from history
+    await call("get", "/memory/sessions/{session_id}", "/memory/sessions/nope")  # 404
+    memories = await call("get", "/memory/memories")
+    assert any(m["injected_count"] for m in memories.json()["memories"])
+
+    held = await services.memory.add(ada, {"text": "Held from a fetched page"}, origin="tool", session="s1",
+                                     provenance=untrusted_by(["web_fetch"]))  # fmt: skip
+    trusted = await services.memory.add(ada, {"text": "User prefers tabs over spaces"}, origin="api")
+    episode = Episode(
+        episode_id("ada", "default", "s1"), "s1", "ada", "default", 2, 1.9e9, "Talked about staging.",
+        ("The staging database listens on port 6432", "User prefers tabs over spaces indeed"),
+        Provenance(True, ("web_fetch",), False),
+    )  # fmt: skip
+    assert services.memory.episodes is not None
+    await services.memory.episodes.put(Owner("ada", "default"), episode)
+    review = await call("get", "/memory/review")
+    assert [i["kind"] for i in review.json()["items"]] == ["episode", "memory"]
+    await call("get", "/memory/review", params={"before": "nope"})  # 400
+    reject = "/memory/memories/{memory_id}/reject"
+    await call("post", reject, f"/memory/memories/{trusted.memory.id}/reject")  # 409: not held
+    await call("post", reject, f"/memory/memories/{held.memory.id}/reject")
+    await call("post", reject, f"/memory/memories/{held.memory.id}/reject")  # 404

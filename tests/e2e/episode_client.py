@@ -158,7 +158,8 @@ def get_json(url: str, user: str | None, path: str, **params: Any) -> Any:
 
 
 def sessions(url: str, user: str) -> list[dict[str, Any]]:
-    return list(get_json(url, user, "/memory/sessions")["sessions"])
+    """The user's live sessions (the list also holds the past ones history knows, without ``live=true``)."""
+    return list(get_json(url, user, "/memory/sessions", live="true")["sessions"])
 
 
 def the_session(url: str, user: str) -> dict[str, Any]:

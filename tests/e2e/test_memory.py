@@ -267,6 +267,9 @@ class BrokenStore:
     async def count_uses(self, owner: Owner, uses: Mapping[str, tuple[int, float]]) -> None:
         raise StoreUnavailable("the disk is on fire")
 
+    async def count_injected(self, owner: Owner, injected: Mapping[str, tuple[int, float]]) -> None:
+        raise StoreUnavailable("the disk is on fire")
+
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         raise StoreUnavailable("the disk is on fire")
 

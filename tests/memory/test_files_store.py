@@ -238,6 +238,32 @@ async def test_use_counts_add_up_on_the_current_version(backend: Backend, store:
         assert view.get("m-999999") is None
 
 
+async def test_injection_counts_add_up_on_the_current_version_and_change_nothing_else(
+    backend: Backend, store: MemoryStore
+) -> None:
+    memory = await add(store, "Uses black")
+    successor = await add(store, "Uses ruff format")
+    assert await store.replace(ALICE, [dataclasses.replace(memory, superseded_by=successor.id)])
+    await store.count_uses(ALICE, {memory.id: (1, 1_700_000_000.0)})
+    await store.count_injected(ALICE, {memory.id: (2, 1_700_000_050.0), "m-999999": (1, 1_700_000_050.0)})
+    await backend.open().count_injected(ALICE, {memory.id: (1, 1_700_000_100.0)})  # another process, same store
+
+    for view in (await store.view(ALICE), await backend.open().view(ALICE)):
+        counted = view.get(memory.id)
+        assert counted is not None
+        assert (counted.injected_count, counted.last_injected) == (3, 1_700_000_100.0)
+        assert counted == dataclasses.replace(
+            memory,
+            superseded_by=successor.id,
+            use_count=1,
+            last_used=1_700_000_000.0,
+            injected_count=3,
+            last_injected=1_700_000_100.0,
+        )
+        assert view.get("m-999999") is None
+        assert view.get(successor.id) == successor
+
+
 async def test_an_embedding_is_stored_with_its_memory_and_given_later_on_the_current_version(
     backend: Backend, store: MemoryStore
 ) -> None:

@@ -135,3 +135,32 @@ def test_lines_added_after_a_search_are_found_and_ranked_as_if_indexed_all_along
     for query in ("deploy node", "golf on node 1", "juliet"):
         assert growing.search(query, limit=10) == whole.search(query, limit=10)
     assert [f.line.turn for f in growing.search("juliet", limit=10)] == [10]
+
+
+def test_sessions_are_summarised_from_their_lines_when_asked_for() -> None:
+    index = HistoryIndex(
+        [
+            line("Read the docs", session="s1", turn=1, ts=NOW),
+            line(
+                'called web_fetch({"url": "x"})',
+                session="s1",
+                turn=1,
+                role="assistant",
+                ts=NOW + 1,
+                untrusted=True,
+                sources=("web_fetch",),
+            ),  # fmt: skip
+            line("Hello", session="s2", turn=1, ts=NOW + 2),
+        ]
+    )
+    first = {s.session: s for s in index.sessions()}
+    assert (first["s1"].first, first["s1"].last, first["s1"].turns) == (NOW, NOW + 1, 1)
+    assert (first["s1"].untrusted, first["s1"].sources, first["s1"].tools) == (True, ("web_fetch",), ("web_fetch",))
+    assert (first["s2"].untrusted, first["s2"].tools) == (False, ())
+    index.add(line("And now?", session="s1", turn=2, ts=NOW + 5))  # added since: caught up on the next call
+    later = {s.session: s for s in index.sessions()}
+    assert (later["s1"].turns, later["s1"].last) == (2, NOW + 5)
+    assert [(x.turn, x.text) for x in index.session_lines("s1")] == [
+        (1, "Read the docs"), (1, 'called web_fetch({"url": "x"})'), (2, "And now?")
+    ]  # fmt: skip
+    assert index.session_lines("nope") == []

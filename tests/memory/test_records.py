@@ -81,10 +81,20 @@ def test_a_memory_survives_its_line_format() -> None:
         superseded_by="m-9",
         use_count=3,
         last_used=parse_ts("2026-03-01T08:00:00Z"),
+        injected_count=4,
+        last_injected=parse_ts("2026-03-02T09:30:00Z"),
     )
     line = memory.to_json()
     assert line["ts"] == "2026-02-26T12:00:00.250Z" and line["last_used"] == "2026-03-01T08:00:00.000Z"
+    assert (line["injected_count"], line["last_injected"]) == (4, "2026-03-02T09:30:00.000Z")
     assert Memory.from_json(line) == memory
+
+
+def test_a_line_written_before_injection_counts_reads_as_never_injected() -> None:
+    memory = Memory.from_json({"id": "m-1", "text": "x", "ts": "2026-03-01T00:00:00Z"})
+    assert (memory.injected_count, memory.last_injected) == (0, None)
+    with pytest.raises(ValueError, match="injected_count"):
+        Memory.from_json({"id": "m-1", "text": "x", "injected_count": "3"})
 
 
 def test_an_id_is_numbered_only_when_its_digits_are_ascii() -> None:

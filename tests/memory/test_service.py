@@ -77,6 +77,8 @@ BAD_IMPORT_LINES = {
     "a ts that is no time": ({"ts": "yesterday"}, "ts"),
     "a last_used in the future": ({"last_used": "9999-01-01T00:00:00Z"}, "last_used"),
     "a use_count that is text": ({"use_count": "3"}, "use_count"),
+    "an injected_count below zero": ({"injected_count": -1}, "injected_count"),
+    "a last_injected in the future": ({"last_injected": "9999-01-01T00:00:00Z"}, "last_injected"),
     "an id that is a number": ({"id": 7}, "id"),
     "a superseded_by that is an object": ({"superseded_by": {"id": "m-1"}}, "superseded_by"),
 }

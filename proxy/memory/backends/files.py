@@ -379,6 +379,17 @@ class FilesStore:
 
         await self._write(owner, plan)
 
+    async def count_injected(self, owner: Owner, injected: Mapping[str, tuple[int, float]]) -> None:
+        def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
+            counted = [
+                replace(memory, injected_count=memory.injected_count + times, last_injected=last)
+                for memory_id, (times, last) in injected.items()
+                if (memory := current.get(memory_id)) is not None
+            ]
+            return _Plan(None, append=counted)
+
+        await self._write(owner, plan)
+
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         def plan(current: dict[str, Memory], _: ArchiveRead) -> _Plan:
             embedded = [replace(current[i], embedding=e) for i, e in embeddings.items() if i in current]

@@ -147,6 +147,17 @@ class PostgresStore:
 
         await self._views.write(owner, work)
 
+    async def count_injected(self, owner: Owner, injected: Mapping[str, tuple[int, float]]) -> None:
+        async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, None]:
+            counted = [
+                replace(m, injected_count=m.injected_count + injected[m.id][0], last_injected=injected[m.id][1])
+                for m in await _memories(conn, owner, list(injected), lock=True)
+            ]
+            await _store(conn, owner, counted, version)
+            return Written(None, changed=bool(counted), change=_change(counted, []))
+
+        await self._views.write(owner, work)
+
     async def set_embeddings(self, owner: Owner, embeddings: Mapping[str, Embedding]) -> None:
         async def work(conn: asyncpg.Connection, version: int) -> Written[MemoryIndex, None]:
             embedded = [
