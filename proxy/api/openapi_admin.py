@@ -88,7 +88,7 @@ SCHEMAS: dict[str, Any] = {
             "users": {"type": "array", "items": _ref("User")},
         }
     ),
-    "HeldCount": _object(
+    "HeldInScope": _object(
         {"scope": {"enum": ["all", "service", "user"]}, "memories": _COUNT, "episodes": _COUNT, "total": _COUNT}
     ),
     "Forgetting": _object(
@@ -192,7 +192,7 @@ PATHS: dict[str, Any] = {
     "/memory/held": {
         "get": _operation(
             "How many memories and episodes wait for review in your scope (an admin: everyone's, global included)",
-            _json(_ref("HeldCount"), "the counts"),
+            _json(_ref("HeldInScope"), "the counts"),
         )
     },
     "/memory/users/{user}/forget": {
