@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from .api.memories import memory_routes
+from .console.routes import console_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
@@ -150,5 +151,6 @@ def create_app(services: Services) -> Starlette:
     app.add_route("/metrics", metrics, methods=["GET"])
     for route in memory_routes(services):
         app.router.routes.append(route)
+    app.router.routes.extend(console_routes(services))  # /ui: routed like /memory, never on the hot /v1 POSTs
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -20,12 +20,14 @@ from .episodes.jobs import JobQueue, Jobs
 from .episodes.service import EpisodeService
 from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
+from .memory.backends.console_files import FilesConsoleSessions
 from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.history import HistoryStore
@@ -64,6 +66,7 @@ class Services:
     episodes: EpisodeService
     auth: Authenticator
     context: ContextTiers  # offload and window (context.*), off unless configured
+    console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -91,6 +94,7 @@ class Services:
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
             await self.auth.keyring.store.aclose()
+        await self.console_sessions.aclose()
 
 
 def build_database(settings: Settings) -> Database | None:
@@ -143,6 +147,16 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     from .memory.backends.pg_keys import PostgresKeys
 
     return PostgresKeys(database)
+
+
+def build_console_session_store(settings: Settings, database: Database | None = None) -> ConsoleSessionStore:
+    """Console sign-ins, beside the keys: under the data dir (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesConsoleSessions(Path(settings.store.path))
+    from .memory.backends.pg_console import PostgresConsoleSessions
+
+    return PostgresConsoleSessions(database)
 
 
 def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
@@ -249,6 +263,7 @@ def build_services(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
         context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
+        console_sessions=build_console_session_store(settings, database),
         database=database,
     )
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..errors import InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
+from ..memory.keys import KeyRecord
 from .keys import RESERVED_USER_PREFIXES, KeyRing
 
 USER_HEADER = b"x-memory-user"
@@ -115,19 +116,7 @@ class Authenticator:
                 if not text
                 else "the memproxy key is unknown or revoked"
             )
-        user = record.user
-        if headers.user is not None and headers.user != record.user:
-            if record.kind != "service":
-                raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user")
-            user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
-        identity = Identity(
-            user,
-            headers.workspace or DEFAULT_WORKSPACE,
-            headers.session,
-            record.kind == "admin",
-            key_id=record.id,
-            key_kind=record.kind,
-        )
+        identity = acting_for(record, headers.user, headers.workspace, headers.session)
         upstream_key = self.settings.upstream.api_key
         if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
             client_key = _text(bearer or headers.api_key)
@@ -139,6 +128,28 @@ class Authenticator:
                 param="X-Memproxy-Key",
             )
         return Caller(identity, upstream_key, frozenset({KEY_HEADER, carrier}), None)
+
+
+def acting_for(
+    record: KeyRecord, user: str | None = None, workspace: str | None = None, session: str | None = None
+) -> Identity:
+    """Whose memory a key's call is about when it names ``user``: the rule the API and the console share.
+
+    A personal or admin key acts for its own user only; a service key for its end users, namespaced under it.
+    """
+    acting = record.user
+    if user is not None and user != record.user:
+        if record.kind != "service":
+            raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user")
+        acting = f"svc:{record.id}:{user}"  # the service's end user, never shared with another service
+    return Identity(
+        acting,
+        workspace or DEFAULT_WORKSPACE,
+        session,
+        record.kind == "admin",
+        key_id=record.id,
+        key_kind=record.kind,
+    )
 
 
 def _open_identity(headers: _Headers, admin_key: str | None) -> Identity | None:
@@ -166,6 +177,11 @@ def identify(raw: RawHeaders, admin_key: str | None = None) -> Identity | None:
 def user_for_token(token: bytes) -> str:
     """The user a bearer token stands for: a hash, never the token."""
     return "key-" + hashlib.sha256(token).hexdigest()[:24]
+
+
+def checked_name(text: str, what: str) -> str:
+    """A user or workspace name typed into the console, held to the rules of the header that carries it."""
+    return _name(text.encode("utf-8", "surrogateescape"), what)
 
 
 def _name(value: bytes, header: str) -> str:

@@ -60,18 +60,24 @@ class KeyRing:
     def __init__(self, store: KeyStore) -> None:
         self.store = store
         self._by_hash: dict[str, KeyRecord] = {}
+        self._by_id: dict[str, KeyRecord] = {}
         self._version: object = object()  # matches nothing: the first refresh always reads
         self._task: asyncio.Task[None] | None = None
 
     def lookup(self, key: str) -> KeyRecord | None:
         return self._by_hash.get(hash_key(key))
 
+    def active(self, key_id: str) -> KeyRecord | None:
+        """The key with this id while it is active (the console checks its sign-ins' keys on every request)."""
+        return self._by_id.get(key_id)
+
     async def refresh(self) -> None:
         version = await self.store.version()
         if version == self._version:
             return
         keys = await self.store.keys()
-        self._by_hash = {key.hash: key for key in keys if key.active}
+        active = [key for key in keys if key.active]
+        self._by_hash, self._by_id = {key.hash: key for key in active}, {key.id: key for key in active}
         self._version = version
 
     async def start(self) -> None:
