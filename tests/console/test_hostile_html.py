@@ -101,8 +101,16 @@ async def test_hostile_names_in_open_mode_stay_text(opened: Services, browser_fo
 def test_the_inertness_check_catches_what_an_unescaped_render_would_plant() -> None:
     """The check is not vacuous: each way a page could carry the corpus's payload is reported."""
     assert inert('<p>fine</p><a href="/ui/memories/m-1">ok</a><script src="/ui/static/console.js"></script>') == []
-    planted = ['<img src=x onerror="alert(1)">', "<svg onload=alert(2)>", '<a href="javascript:alert(4)">x</a>',
-               "<style>body{}</style>", '<div style="position:fixed">', "<script>alert(1)</script>",
-               '<a href="//evil.example">x</a>', '<meta http-equiv="refresh" content="0">', "<base href=//x/>"]  # fmt: skip
+    planted = [
+        '<img src=x onerror="alert(1)">',
+        "<svg onload=alert(2)>",
+        '<a href="javascript:alert(4)">x</a>',
+        "<style>body{}</style>",
+        '<div style="position:fixed">',
+        "<script>alert(1)</script>",
+        '<a href="//evil.example">x</a>',
+        '<meta http-equiv="refresh" content="0">',
+        "<base href=//x/>",
+    ]
     for html in planted:
         assert inert(html), html
