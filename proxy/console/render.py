@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 from starlette.responses import Response
 
 from .. import __version__
+from ..memory.records import MEMORY_ID
 from .security import HEADERS, PAGE_CACHE
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -130,6 +131,7 @@ def _environment() -> Environment:
     )
     env.filters.update(reveal=reveal, when=when, iso=iso, ago=ago, path_part=path_part, number=number)
     env.globals.update(hidden_marks=hidden_marks, version=__version__)
+    env.tests["memory_id"] = lambda value: isinstance(value, str) and MEMORY_ID.fullmatch(value) is not None
     return env
 
 

@@ -44,16 +44,16 @@ def csrf_valid(cookie: str, presented: str | None) -> bool:
 
 
 def cross_site(headers: Mapping[str, str]) -> bool:
-    """Whether a POST came from another site, as the browser says (``Sec-Fetch-Site``, ``Origin``). A client that
-    sends neither (curl) is judged by its CSRF token alone."""
+    """Whether a POST came from another site, as the browser says. ``Sec-Fetch-Site`` decides when it is there (every
+    current browser sends it); else ``Origin``, unless that is ``null``, which is what a browser sends for the
+    console's own forms under ``Referrer-Policy: no-referrer``. A client that says neither (curl) is judged by its
+    CSRF token alone, which every POST needs anyway."""
     fetched = headers.get("sec-fetch-site")
-    if fetched is not None and fetched not in ("same-origin", "none"):
-        return True
+    if fetched is not None:
+        return fetched not in ("same-origin", "none")
     origin = headers.get("origin")
-    if origin is None:
+    if origin is None or origin == "null":
         return False
-    if origin == "null":
-        return True
     hosts = {headers.get("host", "").lower(), headers.get("x-forwarded-host", "").split(",")[0].strip().lower()}
     try:
         parts = urlsplit(origin)

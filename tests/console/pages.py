@@ -32,9 +32,11 @@ class Browser:
         return response
 
     async def post(self, path: str, data: dict[str, object] | None = None, *, csrf: bool = True,
-                   headers: dict[str, str] | None = None) -> httpx.Response:  # fmt: skip
+                   headers: dict[str, str | None] | None = None) -> httpx.Response:  # fmt: skip
         fields = {**({"csrf": self.csrf} if csrf else {}), **(data or {})}
-        sent = {"origin": ORIGIN, "sec-fetch-site": "same-origin", **(headers or {})}
+        # What a browser sends with the console's own forms: Referrer-Policy no-referrer makes their Origin "null".
+        sent = {"origin": "null", "sec-fetch-site": "same-origin", **(headers or {})}
+        sent = {name: value for name, value in sent.items() if value is not None}  # None: not sent at all
         return await self.client.post(path, data=fields, headers=sent)  # type: ignore[arg-type]
 
     async def sign_in(self, key: str) -> httpx.Response:

@@ -110,6 +110,7 @@ async def test_a_sign_in_post_from_another_site_or_without_its_form_token_is_ref
     for headers, fields in [
         ({"origin": "https://evil.example"}, {"key": key, "signin": token}),
         ({"sec-fetch-site": "cross-site"}, {"key": key, "signin": token}),
+        ({"origin": "null", "sec-fetch-site": "cross-site"}, {"key": key, "signin": token}),
         ({}, {"key": key, "signin": "made-up"}),
         ({}, {"key": key}),
     ]:
@@ -132,8 +133,8 @@ async def test_a_state_change_without_the_csrf_token_or_from_another_site_is_a_4
         ({}, False, {}),
         ({"csrf": "0" * 64}, False, {}),
         ({"csrf": other.csrf}, False, {}),
-        ({}, True, {"origin": "https://evil.example"}),
-        ({}, True, {"origin": "null"}),
+        ({}, True, {"origin": "https://evil.example", "sec-fetch-site": None}),  # a browser without Sec-Fetch-Site
+        ({}, True, {"origin": "null", "sec-fetch-site": "cross-site"}),  # a sandboxed frame of another site
         ({}, True, {"sec-fetch-site": "cross-site"}),
         ({}, True, {"sec-fetch-site": "same-site"}),
     ]
