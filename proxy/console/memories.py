@@ -9,6 +9,7 @@ memory is only ever looked up among the owners the viewer may read: another user
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -47,8 +48,10 @@ def memory_routes(console: Console) -> list[Route]:
             "filters": filters,
             "carried": [(name, params[name]) for name in CARRIED if params.get(name)],
         }
-        if hx(request) and request.headers.get("hx-target") == "results":
-            return page("_memory_results.html", context)
+        if hx(request) and request.headers.get("hx-target") == "results":  # the address bar: only what is set
+            shown = urlencode([(name, params[name]) for name in (*CARRIED, "offset") if params.get(name)])
+            url = "/ui/memories" + ("?" + shown if shown else "")
+            return page("_memory_results.html", context, headers={"HX-Push-Url": url})
         return page("memories.html", {**await console.base(request, viewer, "memories"), **_choices(), **context,
                                       "title": "Memories", "add_error": None, "add_text": ""})  # fmt: skip
 
