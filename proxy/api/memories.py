@@ -237,6 +237,7 @@ def page_json(page: Page, *, scored: bool) -> dict[str, Any]:
         "total": page.total,
         "offset": page.offset,
         "next_offset": page.next_offset,
+        "capped": page.capped,
         "memories": memories,
     }
 

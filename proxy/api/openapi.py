@@ -143,6 +143,11 @@ _SCHEMAS: dict[str, Any] = {
             "total": {"type": "integer", "description": "memories that match, on every page"},
             "offset": {"type": "integer"},
             "next_offset": {"type": ["integer", "null"], "description": "the next page's offset; null: the last"},
+            "capped": {
+                "type": "boolean",
+                "description": "with q: more memories share a word with q than the ranking's window (the best 200 per "
+                "owner, more for a page past them) holds; total counts the ones within it",
+            },
             "memories": {"type": "array", "items": _ref("ListedMemory")},
         }
     ),

@@ -9,13 +9,16 @@ and shares no ranked word with it ("gres" in "Postgres") follows the ranked ones
 
 from __future__ import annotations
 
-import heapq
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from weakref import WeakKeyDictionary
 
 from .ranking import MemoryIndex, Query, Scored, terms
 from .records import Memory
 
+RANK_WINDOW = 200  # a search ranks this many best matches of each owner (more for a page past them), filters them after
 Fuse = Callable[[list[Scored], Query], list[Scored]]  # semantic fusion of the lexical ranking, when embeddings are on
 
 
@@ -30,6 +33,11 @@ class Filters:
     pinned: bool | None = None
     session: str | None = None
     held: bool = False
+
+    @property
+    def narrows(self) -> bool:
+        """Whether any filter but ``held`` is set (else every memory of the list is admitted, unchecked)."""
+        return any(v is not None for v in (self.tag, self.category, self.origin, self.scope, self.pinned, self.session))
 
     def admits(self, memory: Memory) -> bool:
         return (
@@ -57,6 +65,7 @@ class Page:
     total: int  # how many match, on every page
     offset: int
     limit: int
+    capped: bool = False  # more memories matched the query than the ranking window holds: total counts those in it
 
     @property
     def next_offset(self) -> int | None:
@@ -75,28 +84,35 @@ def browse(
     fuse: Fuse | None = None,
 ) -> Page:
     """One page of the memories in ``views`` (the owners the caller may read) that ``filters`` admit: with a query,
-    best match first; else (and for held memories, which are never ranked) newest first."""
-    if filters.held:
-        found = [m for m in _newest(view.held() for view in views) if filters.admits(m)]
-        if query:
+    best match first; else (and for held memories, which are never ranked) newest first.
+
+    A search ranks the best ``RANK_WINDOW`` matches of each owner (or as many as the page needs): ranking every match
+    of a question over 10,000 memories cost a page more than its 100 ms. Past the window ``capped`` says so."""
+    admits = filters.admits if filters.narrows else None
+    if filters.held or not query or not query.strip():
+        found = _newest([view.held() if filters.held else view.newest() for view in views])
+        if filters.held and query:
             needle = query.casefold()
             found = [m for m in found if needle in m.text.casefold()]
-        return _page([Listed(m) for m in found], offset, limit, query)
-    if not query or not query.strip():
-        found = [m for m in _newest(view.newest() for view in views) if filters.admits(m)]
-        return _page([Listed(m) for m in found], offset, limit, None)
+        if admits is not None:
+            found = [m for m in found if admits(m)]
+        return _page([(m, None) for m in found[offset : offset + limit]], len(found), offset, limit, query)
     ranking = Query.of(query)
-    ranked = [scored for view in views for scored in view.rank(ranking, now=now, limit=len(view))]
-    ranked.sort(key=lambda scored: scored.score, reverse=True)
+    window = max(RANK_WINDOW, offset + limit)
+    each = [view.rank(ranking, now=now, limit=window) for view in views]
+    ranked = [scored for found in each for scored in found]
+    ranked.sort(key=_score, reverse=True)
     if fuse is not None:
         ranked = fuse(ranked, ranking)
-    listed = [Listed(s.memory, s.score) for s in ranked if filters.admits(s.memory)]
-    seen = {item.memory.id for item in listed}
+    listed: list[tuple[Memory, float | None]] = [
+        (s.memory, s.score) for s in ranked if admits is None or admits(s.memory)
+    ]
+    seen = {memory.id for memory, _ in listed}
     needle = query.casefold()
-    for memory in _newest(view.newest() for view in views):
-        if memory.id not in seen and needle in memory.text.casefold() and filters.admits(memory):
-            listed.append(Listed(memory))
-    return _page(listed, offset, limit, query)
+    hits = [m for view in views for m in _containing(view, needle) if m.id not in seen]
+    listed += [(m, None) for m in sorted(hits, key=_age, reverse=True) if admits is None or admits(m)]
+    capped = any(len(found) == window for found in each)
+    return _page(listed[offset : offset + limit], len(listed), offset, limit, query, capped=capped)
 
 
 def matched_words(query: str, memory: Memory) -> tuple[str, ...]:
@@ -125,13 +141,61 @@ def superseded_by(views: Iterable[MemoryIndex], memory_id: str) -> list[Memory]:
     return sorted(replaced, key=lambda m: (m.created, m.number), reverse=True)
 
 
-def _newest(lists: Iterable[list[Memory]]) -> Iterable[Memory]:
-    """Lists each newest first, merged into one newest first."""
-    return heapq.merge(*lists, key=lambda m: (m.created, m.number), reverse=True)
+def _newest(lists: list[list[Memory]]) -> list[Memory]:
+    """Memories newest first, from lists each newest first (most lists but one are empty: that one, as it is)."""
+    filled = [memories for memories in lists if memories]
+    if len(filled) == 1:
+        return filled[0]
+    return sorted(chain.from_iterable(filled), key=_age, reverse=True)
 
 
-def _page(listed: list[Listed], offset: int, limit: int, query: str | None) -> Page:
-    items = listed[offset : offset + limit]
-    if query:  # the words each matched: worked out for the page shown, not for every match
-        items = [Listed(i.memory, i.score, matched_words(query, i.memory)) for i in items]
-    return Page(items, len(listed), offset, limit)
+def _age(memory: Memory) -> tuple[float, int]:
+    return memory.created, memory.number
+
+
+def _score(scored: Scored) -> float:
+    return scored.score
+
+
+# Each index's live memories' texts, case-folded and joined (one search for a substring in all of them is one
+# str.find, in C), kept while the index stays as it is: folding 10,000 texts for each search cost more than ranking.
+_SEPARATOR = "\x00"
+_folded: WeakKeyDictionary[MemoryIndex, tuple[int, str, list[int], list[Memory]]] = WeakKeyDictionary()
+
+
+def _containing(view: MemoryIndex, needle: str) -> list[Memory]:
+    """The live memories of ``view`` whose text holds ``needle`` (case-folded)."""
+    if not needle or _SEPARATOR in needle:
+        return []
+    cached = _folded.get(view)
+    if cached is None or cached[0] != view.version:
+        memories = view.newest()
+        texts = [m.text.casefold().replace(_SEPARATOR, " ") for m in memories]
+        starts, at = [], 0
+        for text in texts:
+            starts.append(at)
+            at += len(text) + 1
+        cached = _folded[view] = (view.version, _SEPARATOR.join(texts), starts, memories)
+    _, joined, starts, memories = cached
+    found = []
+    position = joined.find(needle)
+    while position != -1:  # the separator is in no needle, so a match lies within one text
+        which = bisect_right(starts, position) - 1
+        found.append(memories[which])
+        following = starts[which + 1] if which + 1 < len(starts) else len(joined)
+        position = joined.find(needle, following)
+    return found
+
+
+def _page(
+    items: list[tuple[Memory, float | None]],
+    total: int,
+    offset: int,
+    limit: int,
+    query: str | None,
+    *,
+    capped: bool = False,
+) -> Page:
+    """The page shown; with a query, the words each of its memories matched (worked out for these only)."""
+    listed = [Listed(m, score, matched_words(query, m) if query else ()) for m, score in items]
+    return Page(listed, total, offset, limit, capped)

@@ -81,13 +81,14 @@ def test_a_substring_hit_that_shares_no_ranked_word_follows_unscored() -> None:
     assert [(item.memory.id, item.score, item.matched) for item in page.items] == [("m-1", None, ())]
 
 
-def test_a_filter_after_ranking_still_sees_every_match_not_just_the_top_few() -> None:
-    many = [memory(n, f"Note {n} about the deploy pipeline", origin="api") for n in range(1, 300)]
-    many.append(memory(300, "A rare note about the deploy pipeline from a tool", origin="tool"))
-    page = browse([MemoryIndex(many), MemoryIndex(), MemoryIndex()], "deploy pipeline", Filters(origin="tool"), now=NOW)
-    assert ids(page) == ["m-300"]
-    everything = browse([MemoryIndex(many), MemoryIndex(), MemoryIndex()], "deploy pipeline", Filters(), now=NOW)
-    assert everything.total == 300
+def test_a_filter_after_ranking_sees_every_match_in_the_window_not_just_the_top_few() -> None:
+    many = [memory(n, f"Note {n} about the deploy pipeline", origin="api") for n in range(1, 150)]
+    many.append(memory(150, "A rare note about the deploy pipeline written by a tool", origin="tool"))
+    views = [MemoryIndex(many), MemoryIndex(), MemoryIndex()]
+    page = browse(views, "pipeline deploy", Filters(origin="tool"), now=NOW)  # not a substring: ranking alone
+    assert ids(page) == ["m-150"]
+    everything = browse(views, "pipeline deploy", Filters(), now=NOW)
+    assert (everything.total, everything.capped) == (150, False)
 
 
 def test_matched_words_follow_stems_and_tags() -> None:
@@ -103,3 +104,26 @@ def test_find_sees_held_and_superseded_memories_and_what_a_memory_replaced() -> 
     assert [m.id for m in superseded_by(found, "m-1")] == ["m-4"]
     assert superseded_by(found, "m-2") == []
     assert replace(find(found, "m-4"), superseded_by=None).live  # type: ignore[type-var]
+
+
+def test_a_substring_never_matches_across_two_memories_and_follows_changes() -> None:
+    index = MemoryIndex([memory(1, "ends with x-"), memory(2, "-y starts the next"), memory(3, "nul\x00inside")])
+    views = [index, MemoryIndex(), MemoryIndex()]
+    assert ids(browse(views, "x--y", Filters(), now=NOW)) == []  # the end of one and the start of the next: no match
+    assert ids(browse(views, "\x00", Filters(), now=NOW)) == []
+    index.put(memory(4, "a x--y b"))
+    assert ids(browse(views, "x--y", Filters(), now=NOW)) == ["m-4"]  # the index changed: searched anew
+
+
+def test_a_search_ranks_a_window_of_the_best_matches_and_says_when_more_matched(monkeypatch: object) -> None:
+    import proxy.memory.browse as browsing
+
+    many = [memory(n, f"Note {n} about the deploy pipeline") for n in range(1, 31)]
+    views = [MemoryIndex(many), MemoryIndex(), MemoryIndex()]
+    monkeypatch.setattr(browsing, "RANK_WINDOW", 10)  # type: ignore[attr-defined]
+    first = browse(views, "pipeline deploy", Filters(), now=NOW, limit=5)
+    assert (first.total, first.capped) == (10, True)
+    deep = browse(views, "pipeline deploy", Filters(), now=NOW, offset=20, limit=5)  # a page past the window
+    assert len(deep.items) == 5 and deep.capped
+    whole = browse(views, "pipeline deploy", Filters(), now=NOW, limit=50)
+    assert (whole.total, whole.capped) == (30, False)
