@@ -225,7 +225,7 @@ def main() -> None:
                     None,
                 ),  # fmt: skip
                 ("a memory's page", lambda n: f"/ui/memories/{ids[n % len(ids)]}", None),
-                ("review queue (100 held)", lambda n: "/ui/review", None),
+                ("review queue (100 held, 50 shown)", lambda n: "/ui/review", None),
                 ("episodes", lambda n: "/ui/episodes", None),
                 ("sessions", lambda n: "/ui/sessions", None),
                 ("a session's page", lambda n: f"/ui/sessions/s-{n % 50}", None),

@@ -135,10 +135,14 @@ class Console:
 
     # -- what every page shows ---------------------------------------------------------------------------------------
 
-    async def base(self, request: Request, viewer: Viewer | None, active: str) -> dict[str, Any]:
-        """The layout's context: who is looking, the navigation (with the review count), the notice, the CSRF token."""
+    async def base(
+        self, request: Request, viewer: Viewer | None, active: str, *, waiting: int | None = None
+    ) -> dict[str, Any]:
+        """The layout's context: who is looking, the navigation (with the review count: ``waiting`` when the page
+        counted it already), the notice, the CSRF token."""
         identity = viewer.identity if viewer is not None else None
-        waiting = await self.waiting(identity) if identity is not None else 0
+        if waiting is None:
+            waiting = await self.waiting(identity) if identity is not None else 0
         return {
             "viewer": viewer,
             "identity": identity,

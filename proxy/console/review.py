@@ -18,7 +18,7 @@ from .forms import Form
 from .render import page
 from .signin import Viewer
 
-MAX_LISTED = 200  # held memories shown at once; more wait for the next page load (approve some first)
+MAX_LISTED = 50  # held memories shown at once; the rest show as these are approved or rejected
 MAX_BULK = 500
 
 
@@ -28,12 +28,13 @@ def review_routes(console: Console) -> list[Route]:
     async def review(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
         held = await memory.browse(viewer.identity, None, Filters(held=True), limit=MAX_LISTED)
+        waiting = await episodes.held(viewer.identity)
         context = {
-            **await console.base(request, viewer, "review"),
+            **await console.base(request, viewer, "review", waiting=held.total + len(waiting)),
             "title": "Review",
             "memories": [item.memory for item in held.items],
             "more": held.total - len(held.items),
-            "episodes": await episodes.held(viewer.identity),
+            "episodes": waiting,
         }
         return page("review.html", context)
 

@@ -451,7 +451,8 @@ class EpisodeService:
 
     async def held(self, caller: Identity) -> list[Episode]:
         """The caller's episodes waiting for a person's approval (untrusted, not approved), newest first."""
-        index = await self.store.view(Owner(caller.user, caller.workspace))
+        owner = Owner(caller.user, caller.workspace)
+        index = self.store.cached(owner) or await self.store.view(owner)
         return sorted((e for e in index if e.provenance.held), key=lambda e: (e.created_at, e.id), reverse=True)
 
     async def episode(self, caller: Identity, ident: str) -> Episode | None:

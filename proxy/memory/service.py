@@ -161,6 +161,11 @@ class MemoryService:
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
 
+    async def current_views(self, caller: Identity) -> list[MemoryIndex]:
+        """The caller's owners as the chat path reads them: from memory when each is known to be current (a write of
+        any replica reaches this one's cache within milliseconds), else from the store. What a person browses."""
+        return self._cached_views(caller) or await self.views(caller)
+
     def _cached_views(self, caller: Identity) -> list[MemoryIndex] | None:
         """The hot path: every owner current, nothing to wait for (and no deadline timer to set)."""
         views = []
@@ -553,7 +558,7 @@ class MemoryService:
     ) -> Page:
         """A person's page of the memories the caller can see (:mod:`proxy.memory.browse`): filtered, searched with
         the block's ranking (and the embeddings', when they are on), each result with its score and matched words."""
-        views = await self.views(caller)
+        views = await self.current_views(caller)
         fuse = None
         if query and not filters.held and (semantic := await self._semantic(caller, views, query)) is not None:
 
@@ -565,7 +570,7 @@ class MemoryService:
 
     async def inspect(self, caller: Identity, memory_id: str) -> Inspected:
         """One memory the caller can see, for a person: held and superseded ones too, with what it replaced."""
-        views = await self.views(caller)
+        views = await self.current_views(caller)
         memory = find(views, memory_id)
         if memory is None:
             raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")

@@ -157,6 +157,18 @@ async def test_the_review_queue_shows_held_items_with_their_evidence_and_approve
     assert "Nothing to review" in (await browser.get("/ui/review")).text
 
 
+async def test_a_long_queue_shows_the_newest_fifty_and_says_how_many_more_wait(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    for n in range(55):
+        await keyed.memory.add(ADA, {"text": f"Held fact number {n}"}, origin="tool", session="s1", provenance=HELD)
+    browser = await signed_in(keyed, browser_for)
+    page = (await browser.get("/ui/review")).text
+    assert page.count('<li class="item"') == 50 and "5 more show as you approve or reject these" in page
+    assert "Held fact number 54" in page and "Held fact number 4<" not in page
+    assert 'aria-label="55 waiting">55</span>' in page
+
+
 async def test_bulk_reject_deletes_held_memories_and_rejects_episodes(keyed: Services, browser_for: BrowserFor) -> None:
     held = await keyed.memory.add(ADA, {"text": "Planted by a page"}, origin="tool", session="s1", provenance=HELD)
     episode = await held_episode(keyed, ADA, "s1", "Read a page.", ())
