@@ -180,5 +180,5 @@ def _notice(request: Request) -> str | None:
     if template is None:
         return None
     ident = request.query_params.get("id", "")
-    valid = MEMORY_ID.fullmatch(ident) or EPISODE_ID.fullmatch(ident) or ident.isdigit()
+    valid = MEMORY_ID.fullmatch(ident) or EPISODE_ID.fullmatch(ident) or (ident.isascii() and ident.isdigit())
     return template.format(id=ident if valid else "it")

@@ -15,11 +15,12 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..errors import ProxyError
 from ..services import Services
 from .account import account_routes
 from .context import Console
 from .memories import memory_routes
-from .render import secure
+from .render import page, secure
 from .review import review_routes
 from .security import HEADERS, PAGE_CACHE, STATIC_CACHE, loopback_only
 from .sessions import session_routes
@@ -47,7 +48,7 @@ def console_routes(services: Services) -> list[BaseRoute]:
         return await console.not_found(request, viewer, "There is no console page here.")
 
     async def slash(request: Request) -> Response:
-        return RedirectResponse("/ui/", status_code=308)
+        return secure(RedirectResponse("/ui/", status_code=308))
 
     routes = [
         *account_routes(console),
@@ -79,14 +80,25 @@ class Guarded:
                 await secure(PlainTextResponse(OPEN_MODE_REFUSAL, status_code=403))(scope, receive, send)
                 return
         cache = STATIC_CACHE if scope["path"].startswith("/ui/static/") else PAGE_CACHE
+        started = False
 
         async def with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OURS]
                 message = {**message, "headers": [*headers, *HEADERS, cache]}
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        try:
+            await self.app(scope, receive, with_headers)
+        except ProxyError as exc:  # the store failed before a page could say so (looking the sign-in up): a page
+            if started:
+                raise
+            context = {"viewer": None, "identity": None, "csrf": "", "active": "", "waiting": 0, "notice": None,
+                       "keys_mode": True, "path": scope["path"], "title": "Not available", "status": exc.status,
+                       "message": exc.message}  # fmt: skip
+            await page("error.html", context, status=exc.status)(scope, receive, send)
 
 
 _OURS = frozenset(name for name, _ in (*HEADERS, PAGE_CACHE))

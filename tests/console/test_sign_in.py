@@ -265,3 +265,21 @@ def _all() -> object:
     from proxy.memory.browse import Filters
 
     return Filters()
+
+
+async def test_a_failing_store_is_a_503_page_not_a_500(keyed: Services, browser_for: BrowserFor) -> None:
+    _, key = await new_key(keyed, "ada")
+    browser = browser_for(keyed)
+    await browser.sign_in(key)
+    from proxy.errors import StoreUnavailable
+
+    async def failing(ident: str) -> None:
+        raise StoreUnavailable("the console session store failed: disk on fire")
+
+    keyed.console_sessions.get = failing  # type: ignore[method-assign]
+    for path in ("/ui/", "/ui/memories", "/ui/review", "/ui/nothing"):
+        response = await browser.client.get(path)
+        assert response.status_code == 503 and "disk on fire" in response.text, path
+        assert_guarded(response.headers)
+    assert (await browser.post("/ui/memories", {"text": "x"})).status_code == 503
+    assert_guarded((await browser.client.get("/ui")).headers)
