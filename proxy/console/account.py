@@ -69,6 +69,9 @@ def account_routes(console: Console) -> list[Route]:
         started = await sign_ins.sign_in(form.get("key"))
         if started is None:
             return await sign_in_form(request, wrong=True)
+        earlier = await sign_ins.viewer(request.cookies.get(COOKIE))
+        if earlier is not None:  # signing in again (another key): the sign-in this browser had ends
+            await sign_ins.sign_out(earlier)
         cookie, _ = started
         response = console.cookie(request, console.redirect(request, "/ui/memories"), cookie)
         response.delete_cookie(SIGNIN_COOKIE, path="/ui", httponly=True, samesite="strict")

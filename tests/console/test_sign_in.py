@@ -283,3 +283,18 @@ async def test_a_failing_store_is_a_503_page_not_a_500(keyed: Services, browser_
         assert_guarded(response.headers)
     assert (await browser.post("/ui/memories", {"text": "x"})).status_code == 503
     assert_guarded((await browser.client.get("/ui")).headers)
+
+
+async def test_signing_in_again_ends_the_browsers_earlier_sign_in(keyed: Services, browser_for: BrowserFor) -> None:
+    _, first = await new_key(keyed, "ada")
+    _, second = await new_key(keyed, "grace")
+    browser = browser_for(keyed)
+    await browser.sign_in(first)
+    earlier = browser.client.cookies["memproxy_console"]
+    assert (await browser.client.get("/ui/sign-in")).headers["location"] == "/ui/memories"  # signed in already
+    form = (await browser_for(keyed).client.get("/ui/")).text  # a sign-in form left open in another tab
+    token = form.split('name="signin" value="')[1].split('"')[0]
+    browser.client.cookies.set("memproxy_signin", token, path="/ui")
+    assert (await browser.post("/ui/sign-in", {"key": second, "signin": token}, csrf=False)).status_code == 303
+    assert await keyed.console_sessions.get(session_id(earlier)) is None
+    assert ">grace</span>" in (await browser.get("/ui/memories")).text
