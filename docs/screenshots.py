@@ -270,7 +270,7 @@ def main() -> None:
         _, key = asyncio.run(create_key(FilesKeys(data), "ada", "personal"))
         seed_earlier(data)
         with run_fake_upstream() as fake:
-            overrides = {"auth.mode": "keys", "store.path": str(data), "extraction.model": None}
+            overrides = {"auth.mode": "keys", "store.path": str(data)}
             with run_memproxy(fake.base_url, overrides) as url:
                 seed_live(url, key, fake)
                 root = url.removesuffix("/v1")
