@@ -28,7 +28,7 @@ from proxy.services import build_episode_store, build_history_store, build_key_s
 
 from ..conftest import free_port
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's launch gives it a fresh temporary profile (--user-data-dir)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -298,3 +298,19 @@ async def test_signing_in_again_ends_the_browsers_earlier_sign_in(keyed: Service
     assert (await browser.post("/ui/sign-in", {"key": second, "signin": token}, csrf=False)).status_code == 303
     assert await keyed.console_sessions.get(session_id(earlier)) is None
     assert ">grace</span>" in (await browser.get("/ui/memories")).text
+
+
+async def test_with_the_console_off_ui_is_an_ordinary_path(tmp_path: Path, browser_for: BrowserFor) -> None:
+    import httpx
+
+    from proxy.config import load_settings
+    from proxy.services import build_services
+
+    from .conftest import upstream
+
+    overrides = {"upstream.base_url": "http://upstream.test/v1", "store.path": str(tmp_path), "console.enabled": False}
+    services = build_services(load_settings(overrides=overrides), transport=httpx.MockTransport(upstream))
+    async with services:
+        response = await browser_for(services).client.get("/ui/")
+    assert response.status_code == 200 and response.json()["object"] == "chat.completion"  # the upstream answered
+    assert "content-security-policy" not in response.headers
