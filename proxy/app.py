@@ -21,6 +21,7 @@ from .api.keys import key_routes
 from .api.memories import memory_routes
 from .api.review import review_routes
 from .api.sessions import session_routes
+from .console.routes import console_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
@@ -155,5 +156,6 @@ def create_app(services: Services) -> Starlette:
     routes = [*key_routes(services), *admin_routes(services), *session_routes(services), *review_routes(services)]
     for route in [*routes, *memory_routes(services)]:  # memory_routes last: it ends with /memory's catch-all
         app.router.routes.append(route)
+    app.router.routes.extend(console_routes(services))  # /ui: routed like /memory, never on the hot /v1 POSTs
     app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
     return app

@@ -163,6 +163,13 @@ class HistorySettings(_Section):
     retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
 
 
+class ConsoleSettings(_Section):
+    """The web console at /ui/ (proxy/console/): open mode serves it on loopback only, keys mode after a sign-in."""
+
+    enabled: bool = True
+    session_ttl_s: float = Field(12 * 3600, gt=0)  # a sign-in lasts this long, then the key is asked for again
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -174,6 +181,7 @@ class Settings(_Section):
     extraction: ExtractionSettings = ExtractionSettings()
     context: ContextSettings = ContextSettings()
     history: HistorySettings = HistorySettings()
+    console: ConsoleSettings = ConsoleSettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

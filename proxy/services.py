@@ -28,6 +28,7 @@ from .episodes.untrusted import UntrustedTools
 from .errors import ConfigError
 from .logs import RecentProblems
 from .memory.backends.census_files import FilesCensus
+from .memory.backends.console_files import FilesConsoleSessions
 from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
@@ -35,6 +36,7 @@ from .memory.backends.files import FilesStore
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.census import Census
+from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.history import HistoryStore
@@ -75,6 +77,7 @@ class Services:
     auth: Authenticator
     context: ContextTiers  # offload and window (context.*), off unless configured
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
+    console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     @cached_property
@@ -114,6 +117,7 @@ class Services:
             await self.auth.keyring.aclose()
         await self.admin.aclose()  # the key store (the ring's too) and the census
         self.admin.problems.detach()
+        await self.console_sessions.aclose()
 
 
 def build_database(settings: Settings) -> Database | None:
@@ -176,6 +180,16 @@ def build_census(settings: Settings, database: Database | None = None) -> Census
     from .memory.backends.pg_census import PostgresCensus
 
     return PostgresCensus(database)
+
+
+def build_console_session_store(settings: Settings, database: Database | None = None) -> ConsoleSessionStore:
+    """Console sign-ins, beside the keys: under the data dir (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesConsoleSessions(Path(settings.store.path))
+    from .memory.backends.pg_console import PostgresConsoleSessions
+
+    return PostgresConsoleSessions(database)
 
 
 def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
@@ -315,6 +329,7 @@ def build_services(
         auth=Authenticator(settings, ring),
         context=context,
         admin=admin,
+        console_sessions=build_console_session_store(settings, database),
         database=database,
     )
 

@@ -1,7 +1,7 @@
 """The layout's rules of who may import whom, checked over every module's imports (lazy ones included).
 
-The edges (app, pipeline, services, cli, api) sit on top; admin (managing the store: keys, users, forgetting a user,
-health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
+The edges (app, pipeline, services, cli, api, console) sit on top; admin (managing the store: keys, users, forgetting
+a user, health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
 the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs and
 scanning are the foundation everyone may use.
 """
@@ -15,7 +15,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
-EDGES = ("proxy.app", "proxy.pipeline", "proxy.services", "proxy.cli", "proxy.demo", "proxy.api", "proxy.__main__")
+EDGES = (
+    "proxy.app",
+    "proxy.pipeline",
+    "proxy.services",
+    "proxy.cli",
+    "proxy.demo",
+    "proxy.api",
+    "proxy.console",
+    "proxy.__main__",
+)
 HTTP = ("starlette", "uvicorn")
 PACKAGES = (
     "proxy.pipe",
@@ -79,7 +88,19 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "proxy.admin": (*EDGES, *HTTP, "proxy.pipe", "proxy.dialects", "proxy.memory.backends", "proxy.testing"),
     # Pure planning of offload and window on the chat-shaped view: the dialects apply it, so it sits below them.
     "proxy.context": (*EDGES, *HTTP, *(p for p in PACKAGES if p != "proxy.context"), "proxy.testing"),
-    "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.testing"),
+    "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.console", "proxy.testing"),
+    # The console is an edge beside the API: it calls the services, never the chat path or the API's routes.
+    "proxy.console": (
+        "proxy.app",
+        "proxy.pipeline",
+        "proxy.cli",
+        "proxy.demo",
+        "proxy.api",
+        "proxy.pipe",
+        "proxy.dialects",
+        "proxy.tools",
+        "proxy.testing",
+    ),
 }
 FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")
 # The one crossing allowed: episodes call the extraction model through the litellm route the pipe also uses.

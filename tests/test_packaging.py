@@ -29,3 +29,32 @@ def test_every_install_line_names_the_distribution() -> None:
     docker = (ROOT / "Dockerfile").read_text()
     assert f"pip uninstall -y {proxy.DISTRIBUTION} " in docker
     assert "pip uninstall -y memproxy " not in docker
+
+
+def test_the_consoles_templates_and_static_files_are_packaged(tmp_path: Path) -> None:
+    """What a wheel holds of the package (setuptools' build_py, as `pip wheel` runs it): every template and static
+    file of the console, the vendored htmx and its license included; a console without them would serve 500s."""
+    import subprocess
+    import sys
+
+    built = subprocess.run(
+        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py", "-d", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr
+    console = ROOT / "proxy" / "console"
+    shipped = {
+        path.relative_to(console) for path in console.rglob("*") if path.is_file() and "__pycache__" not in str(path)
+    }
+    packaged = {
+        path.relative_to(tmp_path / "proxy" / "console") for path in (tmp_path / "proxy" / "console").rglob("*")
+    }
+    assert shipped <= packaged
+    assert {
+        Path("static/vendor/htmx.min.js"),
+        Path("static/vendor/htmx-LICENSE.txt"),
+        Path("templates/base.html"),
+    } <= packaged

@@ -104,7 +104,7 @@ class AdminService:
     def _service_user(self, caller: Identity) -> str | None:
         if caller.key_kind != "service" or caller.key_id is None or self.ring is None:
             return None
-        record = self.ring.record(caller.key_id)
+        record = self.ring.active(caller.key_id)
         return record.user if record is not None else None
 
     async def _keys_of(self, user: str) -> int:

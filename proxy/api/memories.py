@@ -5,6 +5,7 @@ Thin: parse the request, call :class:`~proxy.memory.service.MemoryService`, rend
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -14,8 +15,11 @@ from starlette.routing import Match, Route
 
 from .. import client_json
 from ..errors import InvalidRequest, MethodNotAllowed, UnknownRoute
+from ..memory.browse import Filters, Page
 from ..memory.caller import Identity
-from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, as_json, search_limit
+from ..memory.provenance import ORIGINS
+from ..memory.records import SCOPES
+from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, search_limit
 from ..memory.store import Owner
 from ..memory.versions import Actor
 from ..pipe.relay import buffered_response, read_body
@@ -36,17 +40,14 @@ def memory_routes(services: Services) -> list[Route]:
         return services.auth.require(request.headers.raw)
 
     async def list_memories(request: Request) -> Response:
+        who = caller(request)
         params = request.query_params
+        query = params.get("q") or None
+        filters = browse_filters(params)
+        offset = _offset(params.get("offset"))
         await memory.flush_uses()  # show use counts as of now
-        found = await memory.search(
-            caller(request),
-            query=params.get("q") or None,
-            tag=params.get("tag") or None,
-            category=params.get("category") or None,
-            limit=_limit(params.get("limit")),
-            held=_bool(params.get("held"), "held"),
-        )
-        return _json(as_json(found))
+        page = await memory.browse(who, query, filters, offset=offset, limit=_limit(params.get("limit")))
+        return _json(page_json(page, scored=query is not None))
 
     async def add_memory(request: Request) -> Response:
         who = caller(request)
@@ -97,8 +98,16 @@ def memory_routes(services: Services) -> list[Route]:
         who = caller(request)
         params = request.query_params
         query = params.get("q") or ""
+        session = params.get("session") or None
+        if session is not None and not query.strip():  # a session's conversation, in order
+            lines = await history.session(who, session) if history is not None else []
+            said = [{**line.to_json(), "untrusted": line.untrusted} for line in lines]
+            return _json({"count": len(said), "history": said})
         if not query.strip():
-            raise InvalidRequest("'q' is required: the words to look for in your past sessions", param="q")
+            raise InvalidRequest(
+                "'q' (the words to look for in your past sessions) or 'session' (one session's lines) is required",
+                param="q",
+            )
         limit = _limit(params.get("limit"), default=HISTORY_LIMIT)
         if history is None:
             return _json({"count": 0, "history": []})
@@ -198,6 +207,57 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
     if not isinstance(fields, dict):
         raise InvalidRequest("the request body must be a JSON object")
     return fields
+
+
+def browse_filters(params: Mapping[str, str]) -> Filters:
+    """The list filters of ``GET /memory/memories`` (the console's too): unknown values are a 400."""
+    scope, origin = params.get("scope") or None, params.get("origin") or None
+    if scope is not None and scope not in SCOPES:
+        raise InvalidRequest(f"'scope' must be one of {', '.join(SCOPES)}", param="scope")
+    if origin is not None and origin not in ORIGINS:
+        raise InvalidRequest(f"'origin' must be one of {', '.join(ORIGINS)}", param="origin")
+    pinned = params.get("pinned")
+    return Filters(
+        tag=params.get("tag") or None,
+        category=params.get("category") or None,
+        origin=origin,
+        scope=scope,
+        pinned=None if pinned in (None, "") else _bool(pinned, "pinned"),
+        session=params.get("session") or None,
+        held=_bool(params.get("held"), "held"),
+    )
+
+
+def page_json(page: Page, *, scored: bool) -> dict[str, Any]:
+    """A page of memories; searched (``scored``), each with its score (null: a substring hit) and matched words."""
+    memories = [
+        {**item.memory.to_json(), "score": _score(item.score), "matched": list(item.matched)} if scored
+        else item.memory.to_json()
+        for item in page.items
+    ]  # fmt: skip
+    return {
+        "count": len(memories),
+        "total": page.total,
+        "offset": page.offset,
+        "next_offset": page.next_offset,
+        "capped": page.capped,
+        "memories": memories,
+    }
+
+
+def _score(score: float | None) -> float | None:
+    return None if score is None else round(score, 4)
+
+
+MAX_OFFSET = 1_000_000
+
+
+def _offset(value: str | None) -> int:
+    if value is None or value == "":
+        return 0
+    if not value.isascii() or not value.isdigit() or int(value) > MAX_OFFSET:
+        raise InvalidRequest(f"'offset' must be an integer from 0 to {MAX_OFFSET}", param="offset")
+    return int(value)
 
 
 def _limit(value: str | None, *, default: int = SEARCH_LIMIT) -> int:

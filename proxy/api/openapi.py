@@ -15,6 +15,7 @@ import orjson
 
 from ..memory.history import ROLES
 from ..memory.pages import DEFAULT_LIMIT, MAX_LIMIT
+from ..memory.provenance import ORIGINS
 from ..memory.records import CATEGORIES, CONFIDENCE_BY_SOURCE, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, SCOPES
 from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 from ..memory.versions import ACTOR_KINDS, CHANGES, KEPT_DELETED, MAX_VERSIONS, VIAS
@@ -219,7 +220,35 @@ _SCHEMAS: dict[str, Any] = {
             "workspace": {**_ref("PinnedPlace"), "description": "this workspace's environment"},
         }
     ),
-    "MemoryList": _object({"count": {"type": "integer"}, "memories": {"type": "array", "items": _ref("Memory")}}),
+    "MemoryList": _object(
+        {
+            "count": {"type": "integer", "description": "memories on this page"},
+            "total": {"type": "integer", "description": "memories that match, on every page"},
+            "offset": {"type": "integer"},
+            "next_offset": {"type": ["integer", "null"], "description": "the next page's offset; null: the last"},
+            "capped": {
+                "type": "boolean",
+                "description": "with q: more memories share a word with q than the ranking's window (the best 200 per "
+                "owner, more for a page past them) holds; total counts the ones within it",
+            },
+            "memories": {"type": "array", "items": _ref("ListedMemory")},
+        }
+    ),
+    "ListedMemory": {
+        "allOf": [_ref("Memory")],
+        "type": "object",
+        "properties": {
+            "score": {
+                "type": ["number", "null"],
+                "description": "with q: the ranking's score (the block's ranking); null: matched q as a substring only",
+            },
+            "matched": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "with q: the words of q the memory's text, tags or category hold",
+            },
+        },
+    },
     "Stored": _object(
         {
             "ok": {"const": True},
@@ -517,12 +546,21 @@ _REJECT = _operation(
 _PATHS: dict[str, Any] = {
     "/memory/memories": {
         "get": _operation(
-            "Your memories: relevant to q, else newest first",
+            "Your memories: relevant to q (each with its score and matched words), else newest first; a page of them",
             _json(_ref("MemoryList"), "the memories found"),
             parameters=[
                 {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "rank by relevance to this"},
                 {"name": "tag", "in": "query", "schema": {"type": "string"}},
                 {"name": "category", "in": "query", "schema": {"enum": list(CATEGORIES)}},
+                {"name": "origin", "in": "query", "schema": {"enum": list(ORIGINS)}, "description": "its way in"},
+                {"name": "scope", "in": "query", "schema": {"enum": list(SCOPES)}},
+                {
+                    "name": "pinned",
+                    "in": "query",
+                    "schema": {"enum": ["true", "false"]},
+                    "description": "true: only pinned facts; false: only the others",
+                },
+                {"name": "session", "in": "query", "schema": {"type": "string"}, "description": "written in it"},
                 {
                     "name": "held",
                     "in": "query",
@@ -534,6 +572,12 @@ _PATHS: dict[str, Any] = {
                     "in": "query",
                     "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "default": SEARCH_LIMIT},
                     "description": "out of range: 400",
+                },
+                {
+                    "name": "offset",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    "description": "skip this many matches (next_offset of the page before)",
                 },
             ],
         ),
@@ -627,10 +671,22 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/history": {
         "get": _operation(
-            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn",
+            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn; "
+            "or, with session and no q, that session's lines in the order they were said",
             _json(_ref("HistoryList"), "the lines found"),
             parameters=[
-                {"name": "q", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+                {
+                    "name": "q",
+                    "in": "query",
+                    "schema": {"type": "string", "minLength": 1},
+                    "description": "required unless session is given",
+                },
+                {
+                    "name": "session",
+                    "in": "query",
+                    "schema": {"type": "string"},
+                    "description": "without q: every line of this session (the whole text, not a snippet)",
+                },
                 {
                     "name": "limit",
                     "in": "query",

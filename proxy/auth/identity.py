@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..errors import AdminOnly, InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
+from ..memory.keys import KeyRecord
 from .keys import RESERVED_USER_PREFIXES, KeyRing
 
 USER_HEADER = b"x-memory-user"
@@ -132,23 +133,7 @@ class Authenticator:
                 if not text
                 else "the memproxy key is unknown or revoked"
             )
-        user = record.user
-        if headers.user is not None and headers.user != record.user:
-            if record.kind == "service":
-                user = f"svc:{record.id}:{headers.user}"  # the service's end user, never shared with another service
-            elif record.kind == "admin" and management:
-                user = headers.user  # an admin manages any user's memory (never chats as them)
-            else:
-                where = "" if record.kind == "personal" else " in a chat request (only on the management API)"
-                raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user{where}")
-        identity = Identity(
-            user,
-            headers.workspace or DEFAULT_WORKSPACE,
-            headers.session,
-            record.kind == "admin",
-            key_id=record.id,
-            key_kind=record.kind,
-        )
+        identity = acting_for(record, headers.user, headers.workspace, headers.session, management=management)
         upstream_key = self.settings.upstream.api_key
         if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
             client_key = _text(bearer or headers.api_key)
@@ -160,6 +145,38 @@ class Authenticator:
                 param="X-Memproxy-Key",
             )
         return Caller(identity, upstream_key, frozenset({KEY_HEADER, carrier}), None)
+
+
+def acting_for(
+    record: KeyRecord,
+    user: str | None = None,
+    workspace: str | None = None,
+    session: str | None = None,
+    *,
+    management: bool = False,
+) -> Identity:
+    """Whose memory a key's call is about when it names ``user``: the rule the API and the console share.
+
+    A personal key acts for its own user only; a service key for its end users, namespaced under it; an admin key,
+    on the management API and the console (``management``), for any user, and in chat for its own.
+    """
+    acting = record.user
+    if user is not None and user != record.user:
+        if record.kind == "service":
+            acting = f"svc:{record.id}:{user}"  # the service's end user, never shared with another service
+        elif record.kind == "admin" and management:
+            acting = user  # an admin manages any user's memory (never chats as them)
+        else:
+            where = "" if record.kind == "personal" else " in a chat request (only on the management API)"
+            raise UserNotAllowed(f"this key belongs to {record.user!r}; it may not act for another user{where}")
+    return Identity(
+        acting,
+        workspace or DEFAULT_WORKSPACE,
+        session,
+        record.kind == "admin",
+        key_id=record.id,
+        key_kind=record.kind,
+    )
 
 
 def _open_identity(headers: _Headers, admin_key: str | None) -> Identity | None:
@@ -187,6 +204,11 @@ def identify(raw: RawHeaders, admin_key: str | None = None) -> Identity | None:
 def user_for_token(token: bytes) -> str:
     """The user a bearer token stands for: a hash, never the token."""
     return "key-" + hashlib.sha256(token).hexdigest()[:24]
+
+
+def checked_name(text: str, what: str) -> str:
+    """A user or workspace name typed into the console, held to the rules of the header that carries it."""
+    return _name(text.encode("utf-8", "surrogateescape"), what)
 
 
 def _name(value: bytes, header: str) -> str:

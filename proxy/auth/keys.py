@@ -67,8 +67,9 @@ class KeyRing:
     def lookup(self, key: str) -> KeyRecord | None:
         return self._by_hash.get(hash_key(key))
 
-    def record(self, key_id: str) -> KeyRecord | None:
-        """An active key by its id (a service key's own user, say), with no store read."""
+    def active(self, key_id: str) -> KeyRecord | None:
+        """The key with this id while it is active, with no store read (a service key's own user; the console checks
+        its sign-ins' keys on every request)."""
         return self._by_id.get(key_id)
 
     async def refresh(self) -> None:
@@ -76,8 +77,8 @@ class KeyRing:
         if version == self._version:
             return
         keys = await self.store.keys()
-        self._by_hash = {key.hash: key for key in keys if key.active}
-        self._by_id = {key.id: key for key in keys if key.active}
+        active = [key for key in keys if key.active]
+        self._by_hash, self._by_id = {key.hash: key for key in active}, {key.id: key for key in active}
         self._version = version
 
     async def start(self) -> None:

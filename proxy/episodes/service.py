@@ -451,6 +451,16 @@ class EpisodeService:
         jobs = [j for j in await self.jobs.all() if j.user == caller.user and j.workspace == caller.workspace]
         return episodes, jobs
 
+    async def held(self, caller: Identity) -> list[Episode]:
+        """The caller's episodes waiting for a person's approval (untrusted, not approved), newest first."""
+        owner = Owner(caller.user, caller.workspace)
+        index = self.store.cached(owner) or await self.store.view(owner)
+        return sorted((e for e in index if e.provenance.held), key=lambda e: (e.created_at, e.id), reverse=True)
+
+    async def episode(self, caller: Identity, ident: str) -> Episode | None:
+        """One of the caller's episodes (this workspace's), held or not; None when it is not theirs."""
+        return (await self.store.view(Owner(caller.user, caller.workspace))).get(ident)
+
     async def forget(self, caller: Identity) -> dict[str, int]:
         """Everything of the caller's in this workspace: live sessions, pending and failed jobs, episodes, history.
 

@@ -34,6 +34,7 @@ from ..errors import (
 )
 from ..metrics import Metrics
 from .block import Placement, message_text, newest_user_message
+from .browse import Filters, Page, browse, find, superseded_by
 from .caller import Identity
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
@@ -42,7 +43,7 @@ from .given import Given
 from .merging import Judge, band, protects, settle
 from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
-from .ranking import MemoryIndex, Query
+from .ranking import MemoryIndex, Query, Scored
 from .recall import Recall, Recalled
 from .recall_state import given_of
 from .records import Embedding, Memory, MemoryDraft, check_draft
@@ -103,6 +104,12 @@ class Stored:
     memory: Memory
     superseded: Memory | None = None  # the near-duplicate it replaced
     unchanged: bool = False  # the same memory was there already (a retried store): nothing written
+
+
+@dataclass(frozen=True, slots=True)
+class Inspected:
+    memory: Memory
+    supersedes: list[Memory]  # the memories it replaced, newest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +192,11 @@ class MemoryService:
 
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
+
+    async def current_views(self, caller: Identity) -> list[MemoryIndex]:
+        """The caller's owners as the chat path reads them: from memory when each is known to be current (a write of
+        any replica reaches this one's cache within milliseconds), else from the store. What a person browses."""
+        return self._cached_views(caller) or await self.views(caller)
 
     def _cached_views(self, caller: Identity) -> list[MemoryIndex] | None:
         """The hot path: every owner current, nothing to wait for (and no deadline timer to set)."""
@@ -702,6 +714,29 @@ class MemoryService:
                 if needle in memory.text.casefold() and wanted(memory):
                     found.setdefault(memory.id, memory)
         return list(found.values())[:limit]
+
+    async def browse(
+        self, caller: Identity, query: str | None, filters: Filters, *, offset: int = 0, limit: int = SEARCH_LIMIT
+    ) -> Page:
+        """A person's page of the memories the caller can see (:mod:`proxy.memory.browse`): filtered, searched with
+        the block's ranking (and the embeddings', when they are on), each result with its score and matched words."""
+        views = await self.current_views(caller)
+        fuse = None
+        if query and not filters.held and (semantic := await self._semantic(caller, views, query)) is not None:
+
+            def fuse(ranked: list[Scored], ranking: Query) -> list[Scored]:
+                every = sum(len(view) for view in views)
+                return semantic.fuse(ranked, views, query=ranking, limit=every, visible=filters.admits)
+
+        return browse(views, query, filters, now=time.time(), offset=offset, limit=limit, fuse=fuse)
+
+    async def inspect(self, caller: Identity, memory_id: str) -> Inspected:
+        """One memory the caller can see, for a person: held and superseded ones too, with what it replaced."""
+        views = await self.current_views(caller)
+        memory = find(views, memory_id)
+        if memory is None:
+            raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
+        return Inspected(memory, superseded_by(views, memory_id))
 
     async def search_episodes(self, caller: Identity, query: str, *, limit: int) -> list[Episode]:
         """Replayable episodes relevant to ``query``: untrusted ones stay out until approved."""

@@ -116,3 +116,57 @@ async def test_an_import_line_nested_too_deep_is_reported_not_a_500(client, fiel
     assert response.status_code == 200
     [error] = response.json()["errors"]
     assert error["line"] == 1 and "levels deep" in error["error"]
+
+
+@pytest.mark.anyio
+async def test_the_list_filters_pages_and_scores_as_documented(client) -> None:
+    for text, extra in [
+        ("The staging database is Postgres 16", {"tags": ["infra"]}),
+        ("User prefers tabs", {"pinned": True, "scope": "user", "category": "preference"}),
+        ("Deploys go out on Tuesdays", {}),
+    ]:
+        assert (await client.post("/memory/memories", json={"text": text, **extra}, headers=ADA)).status_code == 201
+    listed = (await client.get("/memory/memories", params={"limit": "2"}, headers=ADA)).json()
+    assert (listed["count"], listed["total"], listed["offset"], listed["next_offset"]) == (2, 3, 0, 2)
+    rest = (await client.get("/memory/memories", params={"limit": "2", "offset": "2"}, headers=ADA)).json()
+    assert [m["text"] for m in rest["memories"]] == ["The staging database is Postgres 16"]
+    assert rest["next_offset"] is None
+    pinned = (await client.get("/memory/memories", params={"pinned": "true"}, headers=ADA)).json()
+    assert [m["text"] for m in pinned["memories"]] == ["User prefers tabs"]
+    scoped = (await client.get("/memory/memories", params={"scope": "user", "origin": "api"}, headers=ADA)).json()
+    assert scoped["total"] == 1
+    searched = (await client.get("/memory/memories", params={"q": "staging databases"}, headers=ADA)).json()
+    [hit] = searched["memories"]
+    assert hit["score"] > 0 and hit["matched"] == ["staging", "databases"]
+    unscored = (await client.get("/memory/memories", headers=ADA)).json()["memories"][0]
+    assert "score" not in unscored  # no query, no score
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("params", "param"),
+    [
+        ({"scope": "planet"}, "scope"),
+        ({"origin": "rumour"}, "origin"),
+        ({"pinned": "maybe"}, "pinned"),
+        ({"offset": "-1"}, "offset"),
+        ({"offset": "x"}, "offset"),
+    ],  # fmt: skip
+)
+async def test_a_filter_value_the_list_does_not_know_is_a_400_naming_it(client, params, param) -> None:
+    response = await client.get("/memory/memories", params=params, headers=ADA)
+    assert response.status_code == 400 and error_of(response)["param"] == param
+
+
+@pytest.mark.anyio
+async def test_history_with_a_session_and_no_query_gives_that_sessions_lines_in_order(client) -> None:
+    ask = {"model": "m", "messages": [{"role": "user", "content": "first question about deploys"}]}
+    await client.post("/v1/chat/completions", json=ask, headers=ADA | {"x-memory-session": "s1"})
+    other = {"model": "m", "messages": [{"role": "user", "content": "another session"}]}
+    await client.post("/v1/chat/completions", json=other, headers=ADA | {"x-memory-session": "s2"})
+    said = (await client.get("/memory/history", params={"session": "s1"}, headers=ADA)).json()
+    assert [(line["session"], line["role"], line["turn"]) for line in said["history"]][0] == ("s1", "user", 1)
+    assert {line["session"] for line in said["history"]} == {"s1"}
+    assert said["history"][0]["text"] == "first question about deploys"
+    grace = (await client.get("/memory/history", params={"session": "s1"}, headers={"x-memory-user": "grace"})).json()
+    assert grace["count"] == 0

@@ -170,4 +170,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             AND NOT body @> '{"provenance": {"user_approved": true}}';
         """,
     ),
+    (
+        "0012_console_sessions",
+        """
+        CREATE TABLE console_sessions (
+            id text PRIMARY KEY,  -- sha256 of the console's cookie: the cookie itself is never stored
+            key_id text,  -- the memproxy key that signed in (never the key); NULL: open mode
+            expires double precision NOT NULL,
+            body jsonb NOT NULL  -- ConsoleSession.to_json()
+        );
+        CREATE INDEX console_sessions_expires ON console_sessions (expires);
+        """,
+    ),
 )

@@ -1,0 +1,6 @@
+"""The memory console at ``/ui/``: people see, review and curate memory in a browser (DESIGN.md "The console").
+
+Server-rendered pages (Jinja2, escaped everywhere) over the same services the management API calls, with a small
+vendored htmx for updates in place; every page reads and every action works without JavaScript. An edge like
+:mod:`proxy.api`: nothing below imports it.
+"""

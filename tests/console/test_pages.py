@@ -1,0 +1,276 @@
+"""The console's pages and actions in-process: what they show, what their forms do (through the same services as the
+API), and that one user's console never reaches another user's anything, by navigation or by guessed URLs."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import quote
+
+import pytest
+
+from proxy.memory.browse import Filters
+from proxy.memory.caller import Identity
+from proxy.memory.episodes import Episode, episode_id
+from proxy.memory.history import HistoryLine
+from proxy.memory.provenance import Provenance, untrusted_by
+from proxy.memory.store import Owner
+from proxy.services import Services
+
+from .conftest import BrowserFor, new_key
+from .pages import Browser
+
+pytestmark = pytest.mark.anyio
+
+ADA, GRACE = Identity("ada"), Identity("grace")
+HELD = untrusted_by(["web_fetch"])
+
+
+async def signed_in(services: Services, browser_for: BrowserFor, user: str = "ada") -> Browser:
+    _, key = await new_key(services, user)
+    browser = browser_for(services)
+    assert (await browser.sign_in(key)).status_code == 303
+    return browser
+
+
+async def held_episode(services: Services, who: Identity, session: str, summary: str, facts: tuple[str, ...]) -> str:
+    episode = Episode(
+        episode_id(who.user, who.workspace, session), session, who.user, who.workspace, 3, 1.7e9, summary, facts,
+        Provenance(True, ("web_fetch",), False),
+    )  # fmt: skip
+    assert services.memory.episodes is not None
+    await services.memory.episodes.put(Owner(who.user, who.workspace), episode)
+    return episode.id
+
+
+async def test_memories_are_listed_searched_with_scores_and_paged(keyed: Services, browser_for: BrowserFor) -> None:
+    for n in range(30):
+        await keyed.memory.add(ADA, {"text": f"Service number {n} runs on port {8000 + n}"}, origin="api")
+    await keyed.memory.add(ADA, {"text": "The staging database is Postgres 16", "tags": ["infra"]}, origin="api")
+    browser = await signed_in(keyed, browser_for)
+    page = (await browser.get("/ui/memories")).text
+    assert "1–25 of 31" in page and ">Next</button>" in page and ">Previous</button>" not in page
+    second = (await browser.get("/ui/memories?offset=25")).text
+    assert "26–31 of 31" in second and ">Previous</button>" in second
+    found = (await browser.get("/ui/memories?q=staging+database")).text
+    assert "The staging database is Postgres 16" in found and "best match first" in found
+    assert re.search(r"score \d+\.\d\d", found) and "<mark>staging</mark>" in found and "<mark>database</mark>" in found
+    fragment = await browser.get("/ui/memories?q=staging", headers={"hx-request": "true", "hx-target": "results"})
+    assert "<html" not in fragment.text and "Postgres 16" in fragment.text  # htmx swaps the results in place
+    tagged = (await browser.get("/ui/memories?tag=infra")).text
+    assert "1–1 of 1" in tagged and "Clear</button>" in tagged
+    assert "Nothing matches" in (await browser.get("/ui/memories?q=kubernetes")).text
+
+
+async def test_an_empty_console_says_what_to_do_next(keyed: Services, browser_for: BrowserFor) -> None:
+    browser = await signed_in(keyed, browser_for)
+    assert "No memories here yet" in (await browser.get("/ui/memories")).text
+    assert "Nothing to review" in (await browser.get("/ui/review")).text
+    assert "No episodes yet" in (await browser.get("/ui/episodes")).text
+    assert "No live sessions" in (await browser.get("/ui/sessions")).text
+    assert "Search what your sessions said" in (await browser.get("/ui/history")).text
+
+
+async def test_adding_editing_pinning_and_deleting_go_through_the_service(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    browser = await signed_in(keyed, browser_for)
+    added = await browser.post("/ui/memories", {"text": "User prefers tabs", "tags": "style, python", "scope": "user"})
+    assert added.status_code == 303
+    memory_id = added.headers["location"].split("/")[-1].split("?")[0]
+    memory = (await keyed.memory.inspect(ADA, memory_id)).memory
+    assert (memory.text, memory.tags, memory.scope, memory.origin) == (
+        "User prefers tabs",
+        ("style", "python"),
+        "user",
+        "api",
+    )
+    page = (await browser.get(added.headers["location"])).text
+    assert f"Saved {memory_id}." in page and ">Pin</button>" in page and ">Save</button>" in page
+
+    edited = await browser.post(
+        f"/ui/memories/{memory_id}/edit", {"text": "User prefers spaces", "tags": "style", "category": "preference"}
+    )
+    assert edited.status_code == 303
+    memory = (await keyed.memory.inspect(ADA, memory_id)).memory
+    assert (memory.id, memory.text, memory.tags, memory.category) == (
+        memory_id,
+        "User prefers spaces",
+        ("style",),
+        "preference",
+    )
+
+    assert (await browser.post(f"/ui/memories/{memory_id}/pin")).status_code == 303
+    assert (await keyed.memory.inspect(ADA, memory_id)).memory.pinned
+    assert ">Unpin</button>" in (await browser.get(f"/ui/memories/{memory_id}")).text
+    assert (await browser.post(f"/ui/memories/{memory_id}/unpin")).status_code == 303
+    assert not (await keyed.memory.inspect(ADA, memory_id)).memory.pinned
+
+    refused = await browser.post(f"/ui/memories/{memory_id}/edit", {"text": "my password is hunter2hunter2"})
+    assert refused.status_code == 400 and "hunter2hunter2" in refused.text  # the form again, as typed, with why
+    assert (await keyed.memory.inspect(ADA, memory_id)).memory.text == "User prefers spaces"
+    secret = await browser.post("/ui/memories", {"text": "api key sk-proj-" + "a1B2c3D4" * 6})
+    assert secret.status_code == 400 and 'class="error"' in secret.text
+    assert (await keyed.memory.browse(ADA, None, Filters())).total == 1
+
+    deleted = await browser.post(f"/ui/memories/{memory_id}/delete")
+    assert (deleted.status_code, deleted.headers["location"]) == (303, f"/ui/memories?done=deleted&id={memory_id}")
+    assert (await browser.get(f"/ui/memories/{memory_id}")).status_code == 404
+
+
+async def test_the_review_queue_shows_held_items_with_their_evidence_and_approves_and_rejects(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    held = await keyed.memory.add(
+        ADA, {"text": "Invoices go to billing@example.com"}, origin="tool", session="s-web", provenance=HELD
+    )
+    other = await keyed.memory.add(
+        ADA, {"text": "Use the staging bucket"}, origin="tool", session="s-web", provenance=HELD
+    )
+    episode = await held_episode(keyed, ADA, "s-web", "Read the pricing page.", ("Pricing is $10 a month",))
+    second = await held_episode(keyed, ADA, "s-other", "Read a README.", ("The repo uses Rust",))
+    browser = await signed_in(keyed, browser_for)
+    page = (await browser.get("/ui/review")).text
+    assert '<span id="review-count" class="count due" aria-label="4 waiting">4</span>' in page
+    assert "Invoices go to billing@example.com" in page and "<code>web_fetch</code>" in page
+    assert "Pricing is $10 a month" in page and "would add as memories when approved" in page
+    assert 'href="/ui/sessions/s-web"' in page
+    assert ">Approve</button>" in page and ">Reject</button>" in page and ">Approve selected</button>" in page
+
+    approved = await browser.post(f"/ui/memories/{held.memory.id}/approve", {"next": "/ui/review"})
+    assert approved.headers["location"] == f"/ui/review?done=approved&id={held.memory.id}"
+    assert not (await keyed.memory.inspect(ADA, held.memory.id)).memory.held
+    assert [m.id for m in (await keyed.memory.browse(ADA, "invoices", Filters())).items[0:1] for m in [m.memory]] == [
+        held.memory.id
+    ]
+
+    htmx = await browser.client.post(
+        f"/ui/episodes/{episode}/reject",
+        headers={"x-csrf-token": browser.csrf, "hx-request": "true", "hx-target": f"item-{episode}"},
+    )
+    assert htmx.status_code == 200 and 'hx-swap-oob="true"' in htmx.text and ">2</span>" in htmx.text
+    assert await keyed.episodes.episode(ADA, episode) is None
+
+    bulk = await browser.post("/ui/review", {"action": "approve", "id": [other.memory.id, second, "m-999999", "junk"]})
+    assert bulk.headers["location"] == "/ui/review?done=bulk&id=2"
+    assert (await keyed.episodes.episode(ADA, second)).provenance.user_approved  # type: ignore[union-attr]
+    assert "Nothing to review" in (await browser.get("/ui/review")).text
+
+
+async def test_a_long_queue_shows_the_newest_fifty_and_says_how_many_more_wait(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    for n in range(55):
+        await keyed.memory.add(ADA, {"text": f"Held fact number {n}"}, origin="tool", session="s1", provenance=HELD)
+    browser = await signed_in(keyed, browser_for)
+    page = (await browser.get("/ui/review")).text
+    assert page.count('<li class="item"') == 50 and "5 more show as you approve or reject these" in page
+    assert "Held fact number 54" in page and "Held fact number 4<" not in page
+    assert 'aria-label="55 waiting">55</span>' in page
+
+
+async def test_bulk_reject_deletes_held_memories_and_rejects_episodes(keyed: Services, browser_for: BrowserFor) -> None:
+    held = await keyed.memory.add(ADA, {"text": "Planted by a page"}, origin="tool", session="s1", provenance=HELD)
+    episode = await held_episode(keyed, ADA, "s1", "Read a page.", ())
+    browser = await signed_in(keyed, browser_for)
+    await browser.get("/ui/review")
+    assert (await browser.post("/ui/review", {"action": "reject", "id": [held.memory.id, episode]})).status_code == 303
+    assert (await keyed.memory.browse(ADA, None, Filters(held=True))).total == 0
+    assert await keyed.episodes.episode(ADA, episode) is None
+
+
+async def test_a_held_memory_can_be_edited_then_approved(keyed: Services, browser_for: BrowserFor) -> None:
+    held = await keyed.memory.add(
+        ADA, {"text": "Invoices go to billing@evil.example"}, origin="tool", session="s1", provenance=HELD
+    )
+    browser = await signed_in(keyed, browser_for)
+    page = (await browser.get(f"/ui/memories/{held.memory.id}")).text
+    assert "held for review" in page and ">Save and approve</button>" in page and ">Approve</button>" in page
+    done = await browser.post(
+        f"/ui/memories/{held.memory.id}/edit", {"text": "Invoices go to billing@example.com", "then": "approve"}
+    )
+    assert done.status_code == 303 and "done=approved" in done.headers["location"]
+    memory = (await keyed.memory.inspect(ADA, held.memory.id)).memory
+    assert (memory.text, memory.held, memory.provenance.user_approved) == (
+        "Invoices go to billing@example.com",
+        False,
+        True,
+    )
+
+
+async def test_a_session_page_shows_its_conversation_memories_and_episode_and_citations_open_it(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    session = 's/1 ?#&"<x>'  # a client names its sessions: any printable text
+    history = keyed.episodes.history
+    assert history is not None
+    now = time.time()
+    await history.store.append(
+        Owner("ada", "default"),
+        [
+            HistoryLine(session, 1, "user", now, "Which port does the billing service use?"),
+            HistoryLine(session, 1, "assistant", now + 1, "Port 8443."),
+            HistoryLine(session, 2, "user", now + 2, "And the staging one?"),
+        ],  # fmt: skip
+    )
+    await keyed.memory.add(ADA, {"text": "Billing listens on 8443"}, origin="tool", session=session)
+    browser = await signed_in(keyed, browser_for)
+    found = (await browser.get("/ui/history", params={"q": "billing port"})).text
+    encoded = quote(session, safe="")
+    assert f'href="/ui/sessions/{encoded}#turn-1"' in found and "Which port does the billing service use?" in found
+    page = await browser.get(f"/ui/sessions/{encoded}")
+    assert page.status_code == 200
+    assert "Billing listens on 8443" in page.text and "Port 8443." in page.text
+    assert 'id="turn-1"' in page.text and 'id="turn-2"' in page.text
+    assert "s/1 ?#&amp;&#34;&lt;x&gt;" in page.text
+    assert (await browser.get("/ui/sessions/no-such-session")).status_code == 404
+
+
+async def test_another_users_anything_is_a_404_by_navigation_or_guessed_urls(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    secret = "Grace's launch code is 4417"
+    graces = await keyed.memory.add(GRACE, {"text": secret}, origin="api")
+    held = await keyed.memory.add(GRACE, {"text": secret + " (held)"}, origin="tool", session="g1", provenance=HELD)
+    episode = await held_episode(keyed, GRACE, "g1", secret + " in an episode", (secret,))
+    history = keyed.episodes.history
+    assert history is not None
+    await history.store.append(Owner("grace", "default"), [HistoryLine("g1", 1, "user", 4e9, secret)])
+    keyed.episodes.sessions.observe("grace", "default", "g1", [{"role": "user", "content": secret}], now=4e9)
+    ada = await signed_in(keyed, browser_for)
+    for path in (
+        f"/ui/memories/{graces.memory.id}",
+        f"/ui/memories/{held.memory.id}",
+        "/ui/sessions/g1",
+    ):
+        response = await ada.get(path)
+        assert response.status_code == 404 and "4417" not in response.text, path
+    for path in ("/ui/memories", "/ui/memories?q=launch+code", "/ui/memories?held=true", "/ui/review",
+                 "/ui/episodes", "/ui/sessions", "/ui/history?q=launch+code"):  # fmt: skip
+        response = await ada.get(path)
+        assert response.status_code == 200 and "4417" not in response.text, path
+    for path in (
+        f"/ui/memories/{graces.memory.id}/edit",
+        f"/ui/memories/{graces.memory.id}/pin",
+        f"/ui/memories/{graces.memory.id}/delete",
+        f"/ui/memories/{held.memory.id}/approve",
+        f"/ui/episodes/{episode}/approve",
+        f"/ui/episodes/{episode}/reject",
+        "/ui/sessions/g1/end",
+    ):
+        response = await ada.post(path, {"text": "overwritten"})
+        assert response.status_code == 404 and "4417" not in response.text, path
+    bulk = await ada.post("/ui/review", {"action": "approve", "id": [held.memory.id, episode]})
+    assert bulk.headers["location"] == "/ui/review?done=bulk&id=0"
+    assert (await keyed.memory.inspect(GRACE, graces.memory.id)).memory.text == secret
+    assert (await keyed.memory.inspect(GRACE, held.memory.id)).memory.held
+    assert (await keyed.episodes.episode(GRACE, episode)).provenance.held  # type: ignore[union-attr]
+    assert keyed.episodes.sessions.get("grace", "default", "g1") is not None
+
+
+@pytest.mark.parametrize(
+    "path", ["/ui/memories/m-1x", "/ui/memories/1", "/ui/memories/m-%C2%B2", "/ui/memories/..%2Fkeys"]
+)
+async def test_a_malformed_memory_id_is_a_404(keyed: Services, browser_for: BrowserFor, path: str) -> None:
+    browser = await signed_in(keyed, browser_for)
+    assert (await browser.get(path)).status_code == 404
