@@ -8,7 +8,7 @@ The loop does not pass :attr:`Turn.state` on yet, so hidden turns go back in the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from proxy.dialects.base import Dialect
 from proxy.dialects.messages import MESSAGES
 from proxy.dialects.responses import RESPONSES, tool_schema
 from proxy.memory.caller import Identity
+from proxy.memory.provenance import TRUSTED, Provenance
 from proxy.metrics import Metrics
 from proxy.pipe.hops import Answer, Stream
 from proxy.pipe.sse import Event
@@ -38,9 +39,24 @@ class FakeTools:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
 
-    async def run(self, caller: Identity, session: str, name: str, arguments: str, provenance: object = None) -> str:
+    async def run(
+        self, caller: Identity, session: str, name: str, arguments: str, provenance: object = None, taint: object = None
+    ) -> str:
         self.calls.append((name, arguments))
         return '{"count":0,"memories":[]}'
+
+
+class Trusted:
+    """A session that took in nothing from outside, as the loop asks it."""
+
+    def __call__(self) -> Provenance:
+        return TRUSTED
+
+    async def checked(self) -> Provenance:
+        return TRUSTED
+
+    def saw(self, names: Iterable[str]) -> None:
+        return None
 
 
 @dataclass
@@ -73,7 +89,8 @@ def prepared(dialect: Dialect, payload: dict[str, Any], max_hops: int = 4) -> tu
     """The request with the memory tools offered, and its loop (memory tools faked)."""
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values()))
     assert plan is not None
-    loop = ToolLoop(dialect, plan, FakeTools(), HiddenTurns(), Identity("ada"), max_hops, Metrics(), "s-1")  # type: ignore[arg-type]
+    tools = FakeTools()
+    loop = ToolLoop(dialect, plan, tools, HiddenTurns(), Identity("ada"), max_hops, Metrics(), "s-1", Trusted())  # type: ignore[arg-type]
     return dialect.offer(payload, plan), loop
 
 

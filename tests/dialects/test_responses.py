@@ -127,6 +127,7 @@ def test_items_become_messages_calls_and_tool_results() -> None:
             "tool_calls": [{"id": "mcp_1", "type": "function", "function": {"name": "fs__read", "arguments": "{}"}}],
         },
         {"role": "tool", "tool_call_id": "mcp_1", "content": "x"},
+        {"role": "assistant", "content": None, "outside": ["item_reference"]},  # stored upstream, out of sight
     ]
 
 

@@ -90,7 +90,7 @@ def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_m
     reader = RESPONSES.reader(NAMES)
     reader.read(orjson.dumps(hidden(True, builtin)))
     reader.read(orjson.dumps({**final(), "output": [client_call]}))
-    assert reader.called == ("web_search", "web_fetch")
+    assert reader.called == (("ws_1", "web_search"), ("call_c1", "web_fetch"))
     assert RESPONSES.reader(NAMES).called == ()
 
 

@@ -198,7 +198,7 @@ def test_a_chained_stream_echoes_the_id_the_client_chained_from_not_the_proxys()
 def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_memory_tools() -> None:
     client_call = call_item("fc_c1", "call_c1", "web_fetch", '{"url":"x"}')
     splitter, _ = run([hop_events(hidden_hop()), hop_events({**final_hop(), "output": [client_call]})])
-    assert splitter.called == ("web_fetch",)
+    assert splitter.called == (("call_c1", "web_fetch"),)
     assert two_hops()[0].called == ()
 
 
