@@ -426,3 +426,10 @@ def test_openais_accumulator_reads_a_client_call_relayed_after_a_hidden_one() ->
         ("reasoning", None),
         ("function_call", "get_weather"),
     ]
+
+
+def test_what_a_hosted_tool_brought_in_is_known_over_the_hops() -> None:
+    searched = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"query": "x"}}
+    splitter, _ = run([hop_events(hidden_hop(extra=[searched])), hop_events(final_hop())])
+    assert splitter.brought == ("web_search",)
+    assert two_hops()[0].brought == ()

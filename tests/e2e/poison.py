@@ -113,7 +113,7 @@ def stored(fake: FakeUpstream) -> dict[str, Any]:
         found = [item["output"] for item in items if item.get("type") == "function_call_output"]
     elif fake.requests[-1].path == "/v1/messages":
         content = body["messages"][-1]["content"]
-        found = [block["content"] for block in content if isinstance(block, dict) and block.get("type") == "tool_result"]
+        found = [block["content"] for block in content if block.get("type") == "tool_result"]
     else:
         found = [m["content"] for m in body["messages"] if m.get("role") == "tool"]
     results = [orjson.loads(text) for text in found if isinstance(text, str) and text.startswith("{")]
