@@ -105,6 +105,7 @@ class Session:
     messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
     tools: frozenset[str] = frozenset()  # every tool the model called in it (frozen: most sessions call none)
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
+    shared: tuple[str, ...] = ()  # the sources this process last wrote to the store (proxy.episodes.trust)
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
     # The newest answer the client got, chat-shaped (Dialect.answer), read when needed.

@@ -61,8 +61,7 @@ class SessionTrust:
             assert self._take is not None
             self._session = self._take()
             self._take = None
-            if self._session.provenance.untrusted:  # tainted by what the client sent: shared from now on
-                self._share_taint()
+            self._share_taint()  # tainted by what the client sent: shared from now on
         return self._session
 
     def __call__(self) -> Provenance:
@@ -81,6 +80,8 @@ class SessionTrust:
             sources = await self.shared.taint(self.owner, self.session_id)  # StoreUnavailable: the write fails
             self._checked = True
             self.tracker.taint(session, sources)
+            if set(session.provenance.sources) <= set(sources):
+                session.shared = session.provenance.sources  # the store holds them all: nothing to write back
         return session.provenance
 
     def settle(self, brought: Iterable[str] = (), link: ChainLink | None = None) -> Awaitable[None] | None:
@@ -99,9 +100,13 @@ class SessionTrust:
         return _all(pending) if pending else None
 
     def _share_taint(self) -> None:
-        assert self._session is not None
-        sources = self._session.provenance.sources
-        self._write(self.shared.add_taint(self.owner, self.session_id, sources), "taint")
+        """Write the session's sources to the store, once per new source this process learnt (not per request)."""
+        session = self._session
+        assert session is not None
+        sources = session.provenance.sources
+        if sources and sources != session.shared:
+            session.shared = sources
+            self._write(self.shared.add_taint(self.owner, self.session_id, sources), "taint")
 
     def _write(self, write: Any, what: str) -> None:
         task = asyncio.ensure_future(_logged(write, what, self.session_id))

@@ -131,3 +131,21 @@ async def test_settling_waits_for_a_slow_store() -> None:
     release.set()
     await task
     assert await shared.taint(OWNER, "s1") == ("web_fetch",)
+
+
+async def test_an_untrusted_sessions_taint_is_written_once_not_per_request() -> None:
+    class Counting(InProcessSessionState):
+        writes = 0
+
+        async def add_taint(self, owner: tuple[str, str], session: str, sources: Any) -> None:
+            Counting.writes += 1
+            await super().add_taint(owner, session, sources)
+
+    shared, tracker = Counting(), SessionTracker()
+    for _ in range(3):  # three requests of the session, each showing the same page
+        await settled(trust_for(tracker, shared, READ))
+    assert Counting.writes == 1
+    trust = trust_for(tracker, shared, READ)
+    trust.saw(["web_search"])  # a new source: written again
+    await settled(trust)
+    assert Counting.writes == 2 and await shared.taint(OWNER, "s1") == ("web_fetch", "web_search")
