@@ -110,6 +110,8 @@ def calls(items: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     the calls' results, so provenance learns the calls here."""
     found: list[tuple[str, str]] = []
     for item in items:
+        if item_kind(item) in OWN_ITEMS:  # most answers: a message, reasoning
+            continue
         for message in _messages_of(item):
             for call in message.get("tool_calls") or ():
                 name = call.get("function", call.get("custom", {})).get("name")

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..memory.provenance import UNSEEN_CALL
-from .transcript import tool_names
+from .transcript import called_names
 
 __all__ = ["UNSEEN_CALL", "tools_seen"]
 
@@ -24,16 +24,22 @@ RESULT_ROLES = frozenset({"tool", "function"})
 def tools_seen(messages: Sequence[dict[str, Any]], start: int = 0, known: Collection[str] = ()) -> set[str]:
     """The tools ``messages[start:]`` show (the earlier ones were looked at before); ``known``: ids of calls made
     where the conversation does not show them (a chained request's stored answer)."""
-    new = messages[start:]
-    names = tool_names(new)
-    for offset, message in enumerate(new):
+    names: set[str] = set()
+    for index in range(start, len(messages)):
+        message = messages[index]
         if not isinstance(message, dict):
             continue
+        if "tool_calls" in message or "function_call" in message:
+            names.update(called_names(message))
+        if message.get("role") in RESULT_ROLES:
+            name = message.get("name")
+            if isinstance(name, str) and name:
+                names.add(name)
+            if not _called(messages, index, message, known):
+                names.add(UNSEEN_CALL)
         outside = message.get("outside")
         if outside:
             names.update(name for name in outside if isinstance(name, str) and name)
-        if message.get("role") in RESULT_ROLES and not _called(messages, start + offset, message, known):
-            names.add(UNSEEN_CALL)
     return names
 
 
