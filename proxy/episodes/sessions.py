@@ -294,7 +294,7 @@ class SessionTracker:
         current = self._sessions.get(session.key)
         if current is not None:
             current.turns = max(current.turns, session.turns)
-            current.tools |= session.tools
+            self.taint(current, session.tools)  # what either took in taints both
             current.started_at = min(current.started_at, session.started_at)
             current.model = current.model or session.model
             return

@@ -284,3 +284,4 @@ def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhil
     tracker.restore(s3)
     assert [s for s in tracker] == [again]
     assert (again.turns, again.tools, again.started_at) == (2, {"web_fetch"}, 3.0)
+    assert again.provenance == Provenance(True, ("web_fetch",))  # what the ended one took in taints the new one
