@@ -142,7 +142,11 @@ class EpisodeService:
         found = self.sessions.follow(caller.user, caller.workspace, answer_id)
         if found is not None:
             return found
-        shared = await self.memory.sessions.get_link((caller.user, caller.workspace), answer_id)
+        try:
+            shared = await self.memory.sessions.get_link((caller.user, caller.workspace), answer_id)
+        except StoreUnavailable as exc:  # the request goes on, its chain unknown: results of unseen calls are held
+            log.warning("chain %s not looked up: %s", answer_id[:100], exc.message)
+            return None
         found = Followed.from_json(shared)
         if found is not None:
             sources = shared.get("sources") if isinstance(shared, dict) else None

@@ -56,8 +56,10 @@ class ChainLink:
     called: tuple[tuple[str, str], ...] = ()
 
     def to_json(self, session: str) -> dict[str, Any]:
-        """As the store shares it with other replicas (:meth:`SessionState.link`)."""
-        return {"session": session, "chain": self.chain or self.client, "called": [list(c) for c in self.called]}
+        """As the store shares it with other replicas (:meth:`SessionState.put_link`); NUL-free, as PostgreSQL's
+        JSON must be (ids and names come from the model)."""
+        called = [[part.replace("\x00", "") for part in pair] for pair in self.called]
+        return {"session": session, "chain": self.chain or self.client, "called": called}
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from starlette.responses import Response
 
 from ..dialects.base import AnswerReader, Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
-from ..errors import BadUpstreamResponse
+from ..errors import BadUpstreamResponse, StoreUnavailable
 from ..memory.caller import Identity
 from ..memory.provenance import Provenance
 from ..metrics import Metrics
@@ -74,7 +74,11 @@ class ToolLoop:
         trust.saw(brought)
         results = []
         for call in calls:
-            provenance = await trust.checked() if call.name in WRITES else trust()
+            try:
+                provenance = await trust.checked() if call.name in WRITES else trust()
+            except StoreUnavailable as exc:  # nothing written that the store could not vouch for
+                results.append(self.tools.refuse(call.name, f"memory is unavailable right now: {exc.message}"))
+                continue
             results.append(
                 await self.tools.run(self.caller, self.session, call.name, call.arguments, provenance, trust.saw)
             )

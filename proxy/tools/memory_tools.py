@@ -148,6 +148,12 @@ class MemoryTools:
         self.service.metrics.tool_calls.labels(name, "ok" if result.get("ok", True) else "error").inc()
         return orjson.dumps(result).decode()
 
+    def refuse(self, name: str, error: str) -> str:
+        """The result of a call that could not run (its session's provenance could not be read): the model's to
+        read, never the request's end."""
+        self.service.metrics.tool_calls.labels(name, "error").inc()
+        return orjson.dumps({"ok": False, "error": error}).decode()
+
     async def _store(
         self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
     ) -> dict[str, Any]:

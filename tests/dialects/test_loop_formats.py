@@ -18,6 +18,7 @@ import pytest
 from proxy.dialects.base import Dialect
 from proxy.dialects.messages import MESSAGES
 from proxy.dialects.responses import RESPONSES, tool_schema
+from proxy.errors import StoreUnavailable
 from proxy.memory.caller import Identity
 from proxy.memory.provenance import TRUSTED, Provenance
 from proxy.metrics import Metrics
@@ -44,6 +45,9 @@ class FakeTools:
     ) -> str:
         self.calls.append((name, arguments))
         return '{"count":0,"memories":[]}'
+
+    def refuse(self, name: str, error: str) -> str:
+        return '{"ok":false}'
 
 
 class Trusted:
@@ -150,6 +154,22 @@ async def test_a_whole_responses_answer_goes_through_the_loop() -> None:
         "call_id": "call_m1",
         "output": '{"count":0,"memories":[]}',
     }
+
+
+async def test_a_memory_write_whose_provenance_the_store_cannot_say_is_refused_and_the_loop_goes_on() -> None:
+    class Unknown(Trusted):
+        async def checked(self) -> Provenance:
+            raise StoreUnavailable("the session store is down")
+
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
+    loop.trust = Unknown()
+    hidden, final = responses_hops()
+    hidden["output"][1] = rw.call_item("fc_m1", "call_m1", "memory_store", '{"text": "x"}')
+    hops = FakeHops([hidden, final])
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert orjson.loads(response.body)["output"][-1]["id"] == "msg_2"  # the client still gets its answer
+    assert loop.tools.calls == []  # type: ignore[attr-defined]  # nothing was written
+    assert hops.payloads[1]["input"][-1]["output"] == '{"ok":false}'  # the model reads why
 
 
 async def test_a_whole_responses_answer_without_memory_calls_hides_the_tools_echo() -> None:
