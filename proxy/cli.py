@@ -455,7 +455,14 @@ def _person(caller: Any) -> Any:
 
 def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
     from .memory.service import MemoryService
-    from .services import build_database, build_detail_store, build_episode_store, build_store, episode_service
+    from .services import (
+        build_database,
+        build_detail_store,
+        build_episode_store,
+        build_session_state,
+        build_store,
+        episode_service,
+    )
 
     settings = _settings(who["config_path"], {"store.path": who["data_dir"]})
 
@@ -471,7 +478,8 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
         episode_store = build_episode_store(settings, database)
         details = build_detail_store(settings, database)  # forget-all removes offloaded tool outputs too
         store = build_store(settings, database)
-        memory = MemoryService(store, settings.memory, episodes=episode_store, details=details)
+        sessions = build_session_state(settings, database)  # forget-all removes sessions' state and taints too
+        memory = MemoryService(store, settings.memory, episodes=episode_store, details=details, sessions=sessions)
         service = episode_service(settings, memory, database=database)
         try:
             return await action(service, caller)

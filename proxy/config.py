@@ -123,23 +123,19 @@ class SessionsSettings(_Section):
     min_turns_for_extraction: int = Field(3, ge=1)
 
 
-# Tools whose results bring outside content in: the web, files, shells, subagents. Matched by key (lower case,
-# no `_ - .` or spaces), so `read_file` also covers `ReadFile` and `read-file` (proxy/episodes/untrusted.py).
-UNTRUSTED_TOOLS = (
-    # seed 002's list
-    "browser", "http_batch", "transcribe", "read_file", "search_files", "multi_grep", "web_search", "web_fetch",
-    # the web: fetching, browsing, searching
-    "fetch", "browse", "browse_url", "browser_action", "open_url", "read_url", "http_get", "http_request",
-    "requests_get", "curl", "wget", "scrape", "crawl", "search", "google_search", "google_web_search", "computer",
-    "computer_use_preview",
-    # files: reading and searching them
-    "read", "read_many_files", "view_file", "open_file", "cat", "grep", "glob", "grep_search", "file_search",
-    "codebase_search", "search_file_content", "notebook_read", "str_replace_editor", "str_replace_based_edit_tool",
-    # shells and code: whatever they print
-    "bash", "bash_output", "shell", "local_shell", "exec_command", "write_stdin", "run_command", "execute_command",
-    "run_shell_command", "run_terminal_cmd", "terminal", "python", "code_interpreter", "execute_code", "run_code",
-    # subagents: their answer is whatever they read
-    "task",
+# Tools trusted by default: those that only act, and whose results are the agent's own words or a status, never
+# outside content (DESIGN "Provenance": every other tool is untrusted, whatever its name). Matched by key (lower case,
+# no `_ - .` or spaces), so `TodoWrite` also covers `todo_write` (proxy/episodes/untrusted.py). Not here on purpose:
+# anything that reads the web, files, shells, MCP servers or subagents, and writes that answer with the file they
+# wrote (Cline's write_to_file and replace_in_file hand back the whole file).
+TRUSTED_TOOLS = (
+    # plans and to-do lists: the model's own items handed back (Claude Code, Codex, Gemini CLI)
+    "TodoWrite", "update_plan", "write_todos", "ExitPlanMode",
+    # edits that answer with a status: Codex's patch, the file-writing tools of Gemini CLI and MCP's filesystem
+    "apply_patch", "write_file",
+    # Claude Code's edits: a status and a few lines around the change, of a file it makes the model Read (untrusted)
+    # first, so what they show is already in the session
+    "Edit", "MultiEdit", "Write", "NotebookEdit",
 )  # fmt: skip
 
 
@@ -147,8 +143,10 @@ class ExtractionSettings(_Section):
     enabled: bool = True
     model: str | None = None
     max_pending_per_user: int = Field(50, gt=0)  # jobs not done yet; past it the user's oldest is dropped
-    untrusted_tools: tuple[str, ...] = UNTRUSTED_TOOLS
-    untrusted_by_default: bool = False  # every client tool's result is untrusted, whatever its name
+    # Provenance is an allow-list: a tool is untrusted unless named here (its results are its own or a status).
+    trusted_tools: tuple[str, ...] = TRUSTED_TOOLS
+    untrusted_tools: tuple[str, ...] = ()  # untrusted even when trusted_tools names them (configs from the deny-list)
+    untrusted_by_default: bool = False  # true: trusted_tools is ignored, every tool but the proxy's own is untrusted
 
 
 class ContextSettings(_Section):

@@ -9,7 +9,7 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -20,9 +20,9 @@ from starlette.responses import Response
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
 from .episodes.sessions import ChainLink, Followed, derive_session_id
+from .episodes.trust import SessionTrust
 from .memory.block import Placement
 from .memory.caller import Identity
-from .memory.provenance import TRUSTED, Provenance
 from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
@@ -49,20 +49,20 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
     session, chained = "", False
-    observation = Observation(None)
+    trust: SessionTrust | None = None
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     conversation: Sequence[dict[str, Any]] | None = None
     read = payload  # the payload `conversation` was read from
     if caller is not None:
         conversation = dialect.messages(payload)
-        session, chain = _session(services, dialect, caller, payload, conversation)
+        session, chain = await _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
         if chain is not None and chain.chain != payload.get("previous_response_id"):
             previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain.chain}  # where the upstream stored the whole loop
         # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
-        observation = Observation(partial(services.episodes.observe, caller, session, conversation, chain))
-        once_sent(observation)
+        trust = services.episodes.trust(caller, session, conversation, chain, dialect.hosted(payload))
+        once_sent(trust.session)  # noted while the upstream works
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)
         restored = dialect.restore(payload, kept) if kept is not None else None
@@ -84,7 +84,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         payload, context_headers = await services.context.rewrite(dialect, sent, payload, caller, session)
         headers_out = [*headers_out, *context_headers]
     loop = None
-    if plan is not None and caller is not None:
+    if plan is not None and caller is not None and trust is not None:
         payload = dialect.offer(payload, plan)
         loop = ToolLoop(
             dialect,
@@ -95,7 +95,7 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             services.settings.tools.max_hops,
             services.metrics,
             session,
-            observation,
+            trust,
         )
     headers = upstream_request_headers(raw, auth.upstream_key, auth.strip, key_header=upstream.key_header)
     path, query = request.scope["path"], request.scope["query_string"]
@@ -104,10 +104,10 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         hops = LiteLLMHops(services.litellm, auth.upstream_key or auth.client_key, before)
     body = parsed.body if payload is parsed.payload else None
     answer: Callable[[], Sequence[dict[str, Any]]] | None = None
-    ids: Callable[[], ChainLink] | None = None  # the answer's ids and calls, for a request chaining from it
+    reader: AnswerReader | None = None
     try:
-        if loop is None and body is not None and dialect is not CHAT:
-            # Nothing of memory's to add or to hide: the answer goes back as the upstream sent it.
+        if trust is None and loop is None and body is not None and dialect is not CHAT:
+            # Nothing of memory's to add, hide or learn from (no caller, no session): the answer goes back as sent.
             send = upstream.send("POST", path, query=query, headers=headers, content=body)
             if before is not None:
                 send = answered(send, before)
@@ -116,48 +116,38 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
             streamed = StreamedAnswer(splitter)
-            answer, ids = streamed, streamed.link
-            work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end)
+            answer = streamed
+            settle = partial(_settle_stream, trust, splitter, dialect.echoes_tools) if trust is not None else None
+            work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end, settle)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, headers_out)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
-    if caller is not None and response.status_code < 400:
-        observation()  # taken already, unless nothing waited
+    if trust is not None and caller is not None and response.status_code < 400:
+        trust.session()  # noted already, unless nothing waited
         whole = getattr(response, "body", None)
-        if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
-            answer = partial(dialect.answer, whole)  # parsed only when the session's conversation is read
-            ids = partial(_whole_link, reader, whole)
+        if reader is not None and isinstance(whole, bytes):
+            # What the session keeps of a whole answer: what it brought in, the link a request may chain from.
+            reader.glance(whole)
+            link = ChainLink(reader.response_id, reader.chain_id, reader.called) if dialect.echoes_tools else None
+            waiting = trust.settle(reader.brought, link)
+            if waiting is not None:
+                await waiting  # shared before the client has the answer: its next request may land anywhere
+            if len(whole) <= MAX_KEPT_ANSWER:
+                answer = partial(dialect.answer, whole)  # parsed only when the session's conversation is read
         services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
-        if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
-            services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response
 
 
-class Observation:
-    """A request's note to its session (:meth:`EpisodeService.observe`), taken once, and the session's provenance.
-
-    Nothing before the first upstream call needs it, so it is taken while the upstream works (every request paid
-    for it before the call went out). The tool loop asks for the provenance before any memory write; a note that
-    failed fails again there, never reading as trusted.
-    """
-
-    __slots__ = ("_take", "_provenance")
-
-    def __init__(self, take: Callable[[], Provenance] | None) -> None:
-        self._take = take
-        self._provenance = TRUSTED
-
-    def __call__(self) -> Provenance:
-        if self._take is not None:
-            self._provenance = self._take()
-            self._take = None
-        return self._provenance
+def _settle_stream(trust: SessionTrust, splitter: Splitter, chains: bool) -> Awaitable[None] | None:
+    """A stream's last step before its end goes out: what its hops brought in, the link a request may chain from
+    (only Responses answers are chained from)."""
+    return trust.settle(splitter.brought, _link(splitter) if chains else None)
 
 
-def _session(
+async def _session(
     services: Services,
     dialect: Dialect,
     caller: Identity,
@@ -167,13 +157,14 @@ def _session(
     """The session a request belongs to and, when it continues a chain of ours (whose block is already stored
     upstream), where it goes on from: the upstream id, the conversation before it, the tools the chain called.
 
-    ``X-Memory-Session`` names it; a chained Responses request continues the session of the answer it names;
-    otherwise the conversation's opening does, for as long as the conversation extends what the session saw.
+    ``X-Memory-Session`` names it; a chained Responses request continues the session of the answer it names (this
+    process's link, else the store's: an untrusted session's, shared by every replica); otherwise the conversation's
+    opening does, for as long as the conversation extends what the session saw.
     """
     sessions = services.episodes.sessions
     previous = dialect.chained(payload)
     if previous is not None:
-        found = sessions.follow(caller.user, caller.workspace, previous)
+        found = await services.episodes.follow(caller, previous)
         if found is not None:
             if caller.session and caller.session != found.session:  # its conversation is another session's
                 return caller.session, replace(found, after=None)
@@ -197,39 +188,23 @@ class StreamedAnswer:
 
     splitter: Splitter | None
     said: Sequence[dict[str, Any]] = ()
-    ids: ChainLink | None = None
 
     def end(self) -> None:
         """The stream is over, however it ended: keep what was relayed, let the splitter go."""
         splitter, self.splitter = self.splitter, None
         if splitter is not None:
             self.said = splitter.answer()
-            self.ids = _link(splitter)
 
     def __call__(self) -> Sequence[dict[str, Any]]:
         """The answer (:meth:`Splitter.answer`). A session keeps the object itself: a bound method would be one more
         to collect."""
         return self.splitter.answer() if self.splitter is not None else self.said
 
-    def link(self) -> ChainLink:
-        if self.splitter is not None:
-            return _link(self.splitter)
-        assert self.ids is not None
-        return self.ids
-
 
 NO_LINK = ChainLink(None, None)  # a chat answer's: nothing chains from it
 
 
 def _link(splitter: Splitter) -> ChainLink:
-    if splitter.response_id is None and splitter.chain_id is None and not splitter.called:
-        return NO_LINK
+    if splitter.response_id is None:
+        return NO_LINK  # nothing chains from an answer without an id
     return ChainLink(splitter.response_id, splitter.chain_id, splitter.called)
-
-
-def _whole_link(reader: AnswerReader, body: bytes) -> ChainLink:
-    """A whole answer's ids and calls, from its reader; an answer that went back untouched is read only now, when a
-    request chaining from it needs them."""
-    if reader.response_id is None:
-        reader.read(body)
-    return ChainLink(reader.response_id, reader.chain_id, reader.called)

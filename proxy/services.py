@@ -44,7 +44,7 @@ from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
 from .memory.review import ReviewQueue
 from .memory.service import MemoryService
-from .memory.session_state import InProcessSessionState, SessionState
+from .memory.session_state import SessionState
 from .memory.store import MemoryStore
 from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
@@ -212,9 +212,12 @@ def build_history_store(settings: Settings, database: Database | None = None) ->
 
 
 def build_session_state(settings: Settings, database: Database | None = None) -> SessionState:
-    """Blocks, notes and kept turns: shared through PostgreSQL by replicas, else in this process's memory."""
+    """Blocks, notes and kept turns: shared through PostgreSQL by replicas, else in this process's memory. Taints and
+    chain links are shared on both: through PostgreSQL, or the owner's trust file for every process on the machine."""
     if database is None:
-        return InProcessSessionState()
+        from .memory.backends.trust_files import FilesSessionState
+
+        return FilesSessionState(settings.store.path)
     from .memory.backends.pg_sessions import PostgresSessionState
 
     return PostgresSessionState(database, settings.sessions.idle_timeout_s)
@@ -300,7 +303,7 @@ def build_services(
         embeddings=build_embeddings(settings),
     )
     proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
-    untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
+    untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
     keys = build_key_store(settings, database)  # open mode too: an admin may create keys before switching to keys
     ring = KeyRing(keys) if settings.auth.mode == "keys" else None
     episodes = episode_service(settings, memory, extractor, metrics, database, history)
@@ -322,7 +325,7 @@ def build_services(
         litellm=litellm,
         memory=memory,
         metrics=metrics,
-        tools=MemoryTools(memory, history),
+        tools=MemoryTools(memory, history, untrusted=untrusted),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=hidden_turns,
         episodes=episodes,

@@ -1,3 +1,4 @@
+import asyncio
 from pathlib import Path
 
 import orjson
@@ -5,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from proxy.cli import main
+from proxy.memory.backends.trust_files import FilesSessionState
 
 
 def run(tmp_path: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
@@ -96,6 +98,16 @@ def test_forget_all_asks_first(tmp_path: Path) -> None:
         == "deleted 1 memories, 0 episodes, 0 pending jobs, 0 history lines\n"
     )
     assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
+
+
+def test_forget_all_removes_the_users_session_taints_too(tmp_path: Path) -> None:
+    """What the proxy kept of the user's untrusted sessions (proxy.memory.backends.trust_files) is theirs too."""
+    state = FilesSessionState(tmp_path)
+    asyncio.run(state.add_taint(("ada", "default"), "s1", ["web_fetch"]))
+    asyncio.run(state.add_taint(("bob", "default"), "s1", ["web_fetch"]))
+    assert run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[0] == 0
+    assert asyncio.run(FilesSessionState(tmp_path).taint(("ada", "default"), "s1")) == ()
+    assert asyncio.run(FilesSessionState(tmp_path).taint(("bob", "default"), "s1")) == ("web_fetch",)
 
 
 def test_the_demo_shows_a_memory_stored_injected_and_recalled() -> None:

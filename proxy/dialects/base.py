@@ -129,8 +129,18 @@ class AnswerReader(Protocol):
         ...
 
     @property
-    def called(self) -> tuple[str, ...]:
+    def called(self) -> tuple[tuple[str, str], ...]:
         """As :attr:`Splitter.called`."""
+        ...
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """As :attr:`Splitter.brought`, over the hops read so far."""
+        ...
+
+    def glance(self, body: bytes) -> None:
+        """The client's answer went back untouched (:meth:`read` never saw it): read it now if what the session
+        needs of it (the ids a later request chains from, what it brought in from outside) may be in it."""
         ...
 
 
@@ -170,9 +180,17 @@ class Splitter(StreamSplitter, Protocol):
         ...
 
     @property
-    def called(self) -> tuple[str, ...]:
-        """The tools the answer called that the client got, by name: a request chaining from it carries only
-        their results (the calls are stored upstream), so provenance learns them here. () for other formats."""
+    def called(self) -> tuple[tuple[str, str], ...]:
+        """The calls the answer made that the client got, ``(call id, tool)``, and ``("", name)`` for what it brought
+        in from outside: a request chaining from it carries only the calls' results (the calls are stored upstream),
+        so provenance learns them here. () for other formats."""
+        ...
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """What the hops so far brought in from outside, by name: the tools the upstream ran itself (Responses'
+        ``web_search_call`` ..., Anthropic's server tools and MCP connector), and any item or block this proxy does
+        not know. They taint the session from then on (DESIGN "Provenance")."""
         ...
 
 
@@ -204,6 +222,12 @@ class Dialect(Protocol):
 
     def answer(self, body: bytes) -> list[dict[str, Any]]:
         """A whole answer the client got, as the session's conversation keeps it (read only when needed)."""
+        ...
+
+    def hosted(self, payload: dict[str, Any]) -> tuple[str, ...]:
+        """Tools the upstream runs for this request whose calls its answer never shows (chat's
+        ``web_search_options``): the answer brings outside content in whatever it says. () for the other formats,
+        whose answers show such calls (:attr:`Splitter.brought`)."""
         ...
 
     def chained(self, payload: dict[str, Any]) -> str | None:

@@ -198,6 +198,11 @@ class ChatDialect:
     echoes_tools = False
 
     @staticmethod
+    def hosted(payload: dict[str, Any]) -> tuple[str, ...]:
+        """A search model given ``web_search_options`` reads the web for its answer, and the answer shows no call."""
+        return ("web_search",) if payload.get("web_search_options") is not None else ()
+
+    @staticmethod
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
 

@@ -55,7 +55,11 @@ class ChatAnswers:
     response_id = None  # chat answers are never chained from
     chain_id = None
     rewrites = False
-    called: tuple[str, ...] = ()
+    called: tuple[tuple[str, str], ...] = ()
+    brought: tuple[str, ...] = ()  # a chat answer never shows a tool the upstream ran (Dialect.hosted says it)
+
+    def glance(self, body: bytes) -> None:
+        """Nothing of a chat answer is the session's but its text (:func:`said`, read when needed)."""
 
     def result(self) -> bytes:
         completion = self._completion

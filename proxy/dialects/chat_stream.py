@@ -147,7 +147,8 @@ class ChunkNormaliser:
 
     response_id = None  # chat answers are never chained from
     chain_id = None
-    called: tuple[str, ...] = ()
+    called: tuple[tuple[str, str], ...] = ()
+    brought: tuple[str, ...] = ()  # a chat answer never shows a tool the upstream ran (Dialect.hosted says it)
 
     def upstream_error(self, status: int, body: bytes) -> bytes:
         """An upstream's error status, met mid-stream: its error object as the stream's last event (COMPAT I2)."""

@@ -127,6 +127,10 @@ class MessagesDialect:
     echoes_tools = False
 
     @staticmethod
+    def hosted(payload: dict[str, Any]) -> tuple[str, ...]:
+        return ()  # its answers show the calls of the tools the upstream runs (their splitter's `brought`)
+
+    @staticmethod
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
 

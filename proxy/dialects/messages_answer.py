@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from .base import Call, Turn, add_usage
+from .messages_input import brought
 
 
 def is_memory_call(block: Any, hidden: frozenset[str]) -> bool:
@@ -76,7 +77,18 @@ class MessageAnswers:
     response_id = None  # Messages answers are never chained from
     chain_id = None
     rewrites = False
-    called: tuple[str, ...] = ()
+    called: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """What the hops read so far brought in from outside (server tools, the MCP connector's calls)."""
+        return brought(self._content)
+
+    def glance(self, body: bytes) -> None:
+        """An answer that went back untouched is read now when it may hold a server tool's blocks (their types all
+        have ``_tool_`` in them): what they brought in is the session's."""
+        if self._first is None and b"_tool_" in body:
+            self.read(body)
 
     def result(self) -> bytes:
         message = dict(self._last)

@@ -1,12 +1,13 @@
 """An Anthropic Messages request as the rest of the proxy reads it, and where memory goes in it.
 
-:func:`view` gives recall, sessions and transcripts chat-shaped messages: ``system`` first, then per
-message its text; an assistant's ``tool_use`` blocks (and server tools' ``server_tool_use``, MCP's
-``mcp_tool_use`` as ``server__tool``) as ``tool_calls``; a user turn's ``tool_result`` blocks as ``tool``
-messages, then whatever else the turn says as the user's message. Memory goes where Anthropic's rules
-allow it without touching the client's blocks (DESIGN "The memory block"): the block as an extra text
-block at the end of ``system`` (a string system becomes a list of text blocks), each note as a text
-block at the start of its user turn, after the ``tool_result`` blocks that must lead it. Pure.
+:func:`view` gives recall, sessions and transcripts chat-shaped messages: ``system`` first, then per message its
+text; an assistant's ``tool_use`` blocks (and server tools' ``server_tool_use``, MCP's ``mcp_tool_use`` as
+``server__tool``) as ``tool_calls``, and in ``outside`` what provenance must count though no call in the message
+explains it (a server tool's result without its call, a block this proxy does not know); a user turn's
+``tool_result`` blocks as ``tool`` messages, then whatever else the turn says as the user's message. Memory goes
+where Anthropic's rules allow it without touching the client's blocks (DESIGN "The memory block"): the block as an
+extra text block at the end of ``system`` (a string system becomes a list of text blocks), each note as a text block
+at the start of its user turn, after the ``tool_result`` blocks that must lead it. Pure.
 """
 
 from __future__ import annotations
@@ -54,7 +55,16 @@ def _messages_of(message: Any) -> list[dict[str, Any]]:
     if role == "assistant":
         texts = [block for block in blocks if block.get("type") == "text"]
         calls = [call for call in map(chat_call, blocks) if call is not None]
-        return [{"role": "assistant", "content": texts, **({"tool_calls": calls} if calls else {})}]
+        said: dict[str, Any] = {"role": "assistant", "content": texts, **({"tool_calls": calls} if calls else {})}
+        called = {call["id"] for call in calls}
+        outside = [
+            result_name(block.get("type"))
+            for block in blocks
+            if block.get("type") not in OWN_BLOCKS
+            and chat_call(block) is None
+            and block.get("tool_use_id") not in called
+        ]
+        return [{**said, "outside": outside} if outside else said]
     viewed = [
         {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": block.get("content")}
         for block in blocks
@@ -64,6 +74,28 @@ def _messages_of(message: Any) -> list[dict[str, Any]]:
     if rest or not viewed:
         viewed.append({"role": role, "content": rest})
     return viewed
+
+
+# An assistant's blocks that are the model's own or the client's calls: nothing from outside is in them.
+OWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use"})
+
+
+def result_name(kind: Any) -> str:
+    """The tool a server tool's result block names by its type (``web_fetch_tool_result``: ``web_fetch``), or the
+    type of a block this proxy does not know."""
+    return str(kind).removesuffix("_tool_result")
+
+
+def brought(blocks: Any) -> tuple[str, ...]:
+    """What an answer's blocks brought in from outside: the server tools the upstream ran (``server_tool_use``,
+    the MCP connector's ``mcp_tool_use``), their results, and any block this proxy does not know."""
+    names: list[str] = []
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") in OWN_BLOCKS:
+            continue
+        call = chat_call(block)
+        names.append(str(call["function"]["name"]) if call is not None else result_name(block.get("type")))
+    return tuple(dict.fromkeys(names))
 
 
 def chat_call(block: dict[str, Any]) -> dict[str, Any] | None:

@@ -27,7 +27,7 @@ import orjson
 from .base import Turn, add_usage, assistant_answer
 from .messages_answer import block_turn, is_memory_call, known_usage
 from .messages_errors import error_object, error_type, upstream_error_object
-from .messages_input import chat_call
+from .messages_input import brought, chat_call
 from .named_sse import dump_event, load_event, relay_event
 
 SUMMED = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "server_tool_use")
@@ -63,6 +63,7 @@ class MessageEvents:
         self._hop = _Hop()
         self._delta_sent = False
         self._text: list[str] = []  # what the client read, for the session's transcript
+        self._brought: tuple[str, ...] = ()  # what the hops before this one brought in from outside
 
     @property
     def complete(self) -> bool:
@@ -128,7 +129,13 @@ class MessageEvents:
 
     response_id = None  # Messages requests never chain: every request carries the whole conversation
     chain_id = None
-    called: tuple[str, ...] = ()
+    called: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """What the hops so far brought in from outside (server tools, the MCP connector's calls)."""
+        blocks = [block.block for block in self._hop.blocks.values() if not block.hidden]
+        return tuple(dict.fromkeys([*self._brought, *brought(blocks)]))
 
     def hop_end(self) -> Turn:
         blocks = [block.block for _, block in sorted(self._hop.blocks.items())]
@@ -140,6 +147,7 @@ class MessageEvents:
         return bool(hidden) and any(is_memory_call(block.block, hidden) for block in self._hop.blocks.values())
 
     def next_hop(self) -> None:
+        self._brought = self.brought
         self._usage = add_usage(self._usage, self._hop.usage)
         self._hop = _Hop()
         self._hops += 1

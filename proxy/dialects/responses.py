@@ -34,7 +34,7 @@ from .. import client_json
 from ..errors import InvalidRequest, ProxyError
 from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
 from .responses_answer import ResponsesAnswers
-from .responses_input import inject, input_items, rewrite_context, said, view
+from .responses_input import inject, input_items, item_kind, rewrite_context, said, view
 from .responses_items import HopRecord
 from .responses_restore import call_item, output_item, restore
 from .responses_stream import ResponseEvents
@@ -49,9 +49,9 @@ def parse_responses_request(body: bytes) -> ParsedRequest:
     if items is not None and not isinstance(items, str | list):
         raise InvalidRequest("'input' must be a string or a list of items", param="input")
     for position, item in enumerate(items if isinstance(items, list) else ()):
-        if not isinstance(item, dict) or not (isinstance(item.get("type"), str) or isinstance(item.get("role"), str)):
+        if item_kind(item) is None:  # an item reference may leave its type out: `{"id": ...}`
             raise InvalidRequest(
-                f"input[{position}] must be an object with a string 'type' or 'role'", param=f"input[{position}]"
+                f"input[{position}] must be an object with a string 'type', 'role' or 'id'", param=f"input[{position}]"
             )
     instructions = payload.get("instructions")
     if instructions is not None and not isinstance(instructions, str | list):
@@ -159,6 +159,10 @@ class ResponsesDialect:
 
     name = "responses"
     echoes_tools = True  # its answers repeat the request's tools (so one is never relayed untouched)
+
+    @staticmethod
+    def hosted(payload: dict[str, Any]) -> tuple[str, ...]:
+        return ()  # its answers show the calls of the tools the upstream runs (their splitter's `brought`)
 
     @staticmethod
     def chained(payload: dict[str, Any]) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from .base import Turn, add_usage
-from .responses_input import call_names
+from .responses_input import brought, calls
 from .responses_items import client_response, hop_turn, visible
 
 
@@ -44,10 +44,20 @@ class ResponsesAnswers:
         return orjson.dumps(client_response(first, self._last, self._output, self._usage, self.hidden, self.previous))
 
     @property
-    def called(self) -> tuple[str, ...]:
-        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
-        their results."""
-        return call_names(self._output)
+    def called(self) -> tuple[tuple[str, str], ...]:
+        """The calls the client's response made, ``(call id, tool)`` (its own calls, built-in tools), and what it
+        brought in: a chained request holds only their results."""
+        return calls(self._output)
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """What the hops read so far brought in from outside (the tools the upstream ran itself)."""
+        return brought(self._output)
+
+    def glance(self, body: bytes) -> None:
+        """An answer that went back untouched is read now: its ids and what it brought in are the session's."""
+        if self._first is None:
+            self.read(body)
 
     @property
     def rewrites(self) -> bool:

@@ -1,12 +1,14 @@
 """A Responses request's ``input`` as the rest of the proxy reads it, and where memory goes in it.
 
-Recall, sessions and transcripts read every format as chat-shaped messages. :func:`view` gives them
-``instructions`` as a leading system message and one message per item it knows: message items by role,
-calls (``function_call``, ``custom_tool_call``, the built-in ``web_search_call`` ..., ``mcp_call`` as
-``server__tool``) as assistant ``tool_calls`` so provenance sees every tool, their outputs as ``tool``
-messages. Each view message remembers its item's position, so a note placed before the view's newest
-user message lands before that item. Memory travels in ``developer`` message items of its own: the block
-after the leading instruction items, notes before their user item (DESIGN "The memory block"). Pure.
+Recall, sessions and transcripts read every format as chat-shaped messages. :func:`view` gives them ``instructions``
+as a leading system message and one message per item it knows: message items by role, calls (``function_call``,
+``custom_tool_call``, the built-in ``web_search_call`` ..., ``mcp_call`` as ``server__tool``) as assistant
+``tool_calls`` so provenance sees every tool, their outputs as ``tool`` messages. An item whose content the proxy
+cannot read or attribute to a call (an ``item_reference``, an encrypted ``compaction``, ``mcp_list_tools``, a type
+it does not know) is an assistant message with no content that names it in ``outside``: provenance counts it as
+outside content (:mod:`proxy.episodes.evidence`). Each view message remembers its item's position, so a note placed
+before the view's newest user message lands before that item. Memory travels in ``developer`` message items of its
+own: the block after the leading instruction items, notes before their user item (DESIGN "The memory block"). Pure.
 """
 
 from __future__ import annotations
@@ -29,12 +31,21 @@ def input_items(payload: dict[str, Any]) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+# Items that are the client's, the model's or the user's own: nothing from outside is in them.
+OWN_ITEMS = frozenset(
+    {"message", "reasoning", "mcp_approval_request", "mcp_approval_response", "compaction_trigger", "additional_tools"}
+)
+RESULT_ITEMS = frozenset({"program_output", "tool_search_output"})  # results not named `*_call_output`
+
+
 def item_kind(item: Any) -> str | None:
     if not isinstance(item, dict):
         return None
     kind = item.get("type")
     if kind is None and isinstance(item.get("role"), str):
         return "message"  # an "easy" input message: role and content only
+    if kind is None and isinstance(item.get("id"), str):
+        return "item_reference"  # its type is optional: `{"id": ...}` names a stored item
     return kind if isinstance(kind, str) else None
 
 
@@ -62,11 +73,13 @@ def _messages_of(item: Any) -> list[dict[str, Any]]:
         return []
     if kind == "message":
         return [{"role": item.get("role"), "content": item.get("content")}]
-    if kind.endswith("_call_output"):
-        output = item.get("output")
+    if kind.endswith("_call_output") or kind in RESULT_ITEMS:
+        output = item.get("output", item.get("tools"))
         return [{"role": "tool", "tool_call_id": item.get("call_id"), "content": output}]
-    if not kind.endswith("_call"):
-        return []  # reasoning, item references, approvals: nothing recall or a transcript reads
+    if kind in OWN_ITEMS:
+        return []  # reasoning, approvals: nothing recall or a transcript reads, nothing from outside
+    if not kind.endswith("_call") and kind != "program":
+        return [outside(kind, item)]
     call_id = item.get("call_id") or item.get("id")
     if kind == "custom_tool_call":
         call = {"id": call_id, "type": "custom", "custom": {"name": item.get("name"), "input": item.get("input")}}
@@ -79,22 +92,70 @@ def _messages_of(item: Any) -> list[dict[str, Any]]:
     return messages
 
 
+def outside(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    """An item the proxy cannot read or attribute to a call in sight, as provenance reads it."""
+    name = f"{item.get('server_label')}__list_tools" if kind == "mcp_list_tools" else kind
+    return {"role": "assistant", "content": None, "outside": [name]}
+
+
 def said(items: Iterable[Any]) -> list[dict[str, Any]]:
     """A response's output items as the session keeps them: chat-shaped, as :func:`view` reads the same items in a
     later request's input. Its calls keep their ids: a chained request's results name only those."""
     return [message for item in items for message in _messages_of(item)]
 
 
-def call_names(items: Iterable[Any]) -> tuple[str, ...]:
-    """The tools the items call, named as :func:`view` names them (built-in tools by kind, MCP as ``server__tool``)."""
-    names: list[str] = []
+def calls(items: Iterable[Any]) -> tuple[tuple[str, str], ...]:
+    """The calls the items make, ``(call id, tool)``, named as :func:`view` names them (built-in tools by kind, MCP
+    as ``server__tool``), and what they bring from outside, ``("", name)``: a request chaining from them holds only
+    the calls' results, so provenance learns the calls here."""
+    found: list[tuple[str, str]] = []
     for item in items:
+        if item_kind(item) in OWN_ITEMS:  # most answers: a message, reasoning
+            continue
         for message in _messages_of(item):
             for call in message.get("tool_calls") or ():
                 name = call.get("function", call.get("custom", {})).get("name")
-                if isinstance(name, str) and name not in names:
-                    names.append(name)
-    return tuple(names)
+                call_id = call.get("id")
+                if isinstance(name, str) and (pair := (call_id if isinstance(call_id, str) else "", name)) not in found:
+                    found.append(pair)
+            found += [("", name) for name in message.get("outside") or () if ("", name) not in found]
+    return tuple(found)
+
+
+# Output items the client acts on, or the model's own: everything else in an answer the upstream made by itself.
+ANSWER_OWN = frozenset(
+    {
+        "message",
+        "reasoning",
+        "compaction",  # the model's compaction of the context it was given
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+        "mcp_approval_request",
+    }
+)
+
+
+def brought(items: Iterable[Any]) -> tuple[str, ...]:
+    """What an answer's items brought in from outside: the tools the upstream ran itself (``web_search_call``,
+    ``file_search_call``, ``code_interpreter_call``, ``mcp_call``, ``image_generation_call``, ...), the lists of
+    tools an MCP server sent, and any item this proxy does not know, named as :func:`view` names them."""
+    names: list[str] = []
+    for item in items:
+        kind = item_kind(item)
+        if kind is None or kind in ANSWER_OWN:
+            continue
+        if kind.endswith("_call_output") or kind in RESULT_ITEMS:  # a result the upstream made itself
+            names.append(kind)
+            continue
+        for message in _messages_of(item):
+            for call in message.get("tool_calls") or ():
+                names.append(str(call.get("function", call.get("custom", {})).get("name")))
+            names += [str(name) for name in message.get("outside") or ()]
+    return tuple(dict.fromkeys(names))
 
 
 def _call_name(kind: str, item: dict[str, Any]) -> Any:

@@ -41,7 +41,7 @@ from ..pipe.sse import LF, StreamProtocolError
 from .base import Turn, add_usage
 from .named_sse import load_event, named_event, relay_event
 from .responses_echo import ECHOES, ToolEchoes, holds_proxy_tools
-from .responses_input import call_names, said
+from .responses_input import brought, calls, said
 from .responses_items import client_response, hop_turn, is_memory_call, visible
 from .responses_starts import HEADS, STARTS, StartEcho, client_start, response_first, start_frame
 
@@ -109,10 +109,15 @@ class ResponseEvents:
         return said(self._visible_items())
 
     @property
-    def called(self) -> tuple[str, ...]:
-        """The tools the client's response called (its own calls, built-in tools): a chained request holds only
-        their results."""
-        return call_names(self._visible_items())
+    def called(self) -> tuple[tuple[str, str], ...]:
+        """The calls the client's response made, ``(call id, tool)`` (its own calls, built-in tools), and what it
+        brought in: a chained request holds only their results."""
+        return calls(self._visible_items())
+
+    @property
+    def brought(self) -> tuple[str, ...]:
+        """What the hops so far brought in from outside (the tools the upstream ran itself)."""
+        return brought(self._visible_items())
 
     def _visible_items(self) -> list[Any]:
         return [*self._output, *self._hop_visible()]

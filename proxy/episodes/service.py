@@ -11,10 +11,12 @@ their oldest is dropped), so one user's sessions never hold everyone else's back
 with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
 
-Provenance (seed 002): a session that called a tool named in ``extraction.untrusted_tools`` or an MCP tool
-(``server__tool``) yields an untrusted episode, kept for audit but never injected, searched, or turned into
-memories until a person approves it; approving it approves its facts. The same session's own memory writes
-are held from the first request that shows the call (:meth:`EpisodeService.observe` says so).
+Provenance (seed 002): a session that took in content from a tool ``extraction.trusted_tools`` does not name (a
+call, a result, a hosted tool of the upstream's, a result whose call is not in sight) yields an untrusted episode,
+kept for audit but never injected, searched, or turned into memories until a person approves it; approving it
+approves its facts. The same session's own memory writes are held from the first request that shows it
+(:meth:`EpisodeService.trust`). A session's taint is shared through the store, so an episode made by any replica,
+or after the session was let go, knows it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ..config import Settings
@@ -41,12 +44,14 @@ from ..memory.store import Owner
 from ..memory.versions import Actor
 from ..metrics import Metrics
 from ..scanning import redact, scan
+from .evidence import tools_seen
 from .extraction import ExtractionFailed, Extractor
 from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
 from .sessions import Followed, Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
+from .trust import SessionTrust
 from .untrusted import UntrustedTools
 
 log = logging.getLogger("proxy.episodes")
@@ -93,7 +98,9 @@ class EpisodeService:
         self.extractor = extractor
         self.metrics = metrics
         self.proxy_tools = proxy_tools
-        self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
+        self.untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
+        self.sessions = SessionTracker(untrusted=self.untrusted)
+        self._sharing: set[asyncio.Task[None]] = set()  # taints and chain links on their way to the store
         self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
         self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
         self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
@@ -106,15 +113,66 @@ class EpisodeService:
     # -- the chat path ----------------------------------------------------------------------------------------
 
     def observe(
-        self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]], chain: Followed | None = None
+        self,
+        caller: Identity,
+        session_id: str,
+        messages: Sequence[dict[str, Any]],
+        chain: Followed | None = None,
+        hosted: tuple[str, ...] = (),
     ) -> Provenance:
-        """Note a request of a session; returns the session's provenance, which its memory writes carry.
+        """Note a request of a session; returns the session's provenance, which its memory writes carry."""
+        return self.note(caller, session_id, messages, chain, hosted).provenance
 
-        ``chain``: where a chained request goes on from (the conversation before its items, the tools it called).
-        No I/O: requests never wait on sessions or extraction.
+    def trust(
+        self,
+        caller: Identity,
+        session_id: str,
+        messages: Sequence[dict[str, Any]],
+        chain: Followed | None = None,
+        hosted: tuple[str, ...] = (),
+    ) -> SessionTrust:
+        """A request's view of its session's provenance (:class:`SessionTrust`): the session is noted when it is
+        first asked for (while the upstream works), then widened by what the answer brings in."""
+        take = partial(self.note, caller, session_id, messages, chain, hosted)
+        return SessionTrust(self.sessions, self.memory.sessions, caller, session_id, take, self._sharing)
+
+    async def follow(self, caller: Identity, answer_id: str) -> Followed | None:
+        """The chain a ``previous_response_id`` continues: this process's, else one an untrusted session's answer
+        left in the store (another replica's, or one this process let go). Its sources come with it: the session
+        it continues is untrusted."""
+        found = self.sessions.follow(caller.user, caller.workspace, answer_id)
+        if found is not None:
+            return found
+        try:
+            shared = await self.memory.sessions.get_link((caller.user, caller.workspace), answer_id)
+        except StoreUnavailable as exc:  # the request goes on, its chain unknown: results of unseen calls are held
+            log.warning("chain %s not looked up: %s", answer_id[:100], exc.message)
+            return None
+        found = Followed.from_json(shared)
+        if found is not None:
+            sources = shared.get("sources") if isinstance(shared, dict) else None
+            extra = tuple(("", str(name)) for name in sources) if isinstance(sources, list) else ()
+            found = replace(found, called=(*found.called, *extra))
+        return found
+
+    def note(
+        self,
+        caller: Identity,
+        session_id: str,
+        messages: Sequence[dict[str, Any]],
+        chain: Followed | None = None,
+        hosted: tuple[str, ...] = (),
+    ) -> Session:
+        """Note a request of a session: its turn, the tools it shows (:meth:`SessionTracker.observe`), its history.
+
+        ``chain``: where a chained request goes on from (the conversation before its items, the calls it made);
+        ``hosted``: tools the upstream runs for it out of sight (:meth:`Dialect.hosted`). No I/O: requests never
+        wait on sessions or extraction.
         """
         now = time.time()
-        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, chain=chain)
+        observed = self.sessions.observe(
+            caller.user, caller.workspace, session_id, messages, now=now, chain=chain, hosted=hosted
+        )
         if self._history_turns is not None:  # queued: rendered and written in the background
             self._history_turns.note(observed, observed.messages, now)
         if len(self.sessions) > self.sessions.limit:
@@ -124,7 +182,7 @@ class EpisodeService:
                 else:  # the common case under load (one-shot requests): no task, no I/O
                     self._history_ended(session)
                     self.metrics.sessions_ended.labels("no_extraction").inc()
-        return observed.provenance
+        return observed
 
     def confirm(
         self,
@@ -178,6 +236,14 @@ class EpisodeService:
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
             return Ended(session, None, reason)
+        try:  # what other replicas (or this one, before it let the session go) saw it take in
+            shared = await self.memory.sessions.taint((session.user, session.workspace), session.id)
+        except StoreUnavailable:
+            self._keep(session)
+            raise
+        self.sessions.taint(session, shared)
+        # The last answer the session kept is in its transcript: what its hops brought in counts.
+        self.sessions.taint(session, tools_seen(session.conversation(), len(session.messages)))
         untrusted, sources = session.provenance.untrusted, session.provenance.sources
         # Milliseconds for a long session (redacting every message): off the event loop.
         transcript = await asyncio.to_thread(build_transcript, session.conversation(), proxy_tools=self.proxy_tools)
@@ -526,7 +592,7 @@ class EpisodeService:
         """Stop the worker (a job it was running stays queued) and end every live session: their jobs are kept."""
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._ending, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._ending, *self._sharing, return_exceptions=True)
         self._tasks = []
         await self.extractor.aclose()
         kept = await self._end_all(self.sessions.end_all(), "shutdown")

@@ -6,12 +6,15 @@ user message) are the same on every request of one conversation. A turn is a req
 a new user message; a retry of the same request, or a follow-up carrying tool results, is not one.
 
 A session is *untrusted* from the first request whose conversation holds a call to (or a result of) an
-untrusted tool (:mod:`proxy.episodes.untrusted`), and stays so while it lives, even if the client later
-trims that call from the conversation: its memory writes are held and its episode is held (DESIGN
-"Provenance"). Only messages not seen before are looked at, so a request costs a glance at what is new.
+untrusted tool (:mod:`proxy.episodes.untrusted`), a result whose call is not in sight or content the proxy cannot
+attribute (:mod:`proxy.episodes.evidence`), and from the first answer that brought outside content in (a hosted
+tool's, :meth:`SessionTracker.taint`); it stays so while it lives, even if the client later trims that call from
+the conversation: its memory writes are held and its episode is held (DESIGN "Provenance"). Only messages not seen
+before are looked at, so a request costs a glance at what is new. What outlives this process (the taint, the chain
+links of untrusted sessions) is shared through the store (:mod:`proxy.episodes.trust`).
 A chained Responses request (``previous_response_id``) carries only its new items: the conversation before them
 is stored upstream. The session's conversation is what the answer it chains from went on from, that answer and the
-new items, so history and the extraction transcript see every turn; and the tools that answer called count too
+new items, so history and the extraction transcript see every turn; and the calls that answer made count too
 (the request holds only their results).
 """
 
@@ -28,7 +31,7 @@ import orjson
 from ..config import ExtractionSettings
 from ..memory.provenance import TRUSTED, Provenance, untrusted_by
 from ..memory.records import format_ts
-from .transcript import tool_names
+from .evidence import tools_seen
 from .untrusted import UntrustedTools
 
 if TYPE_CHECKING:
@@ -40,7 +43,6 @@ MAX_SESSIONS = 5_000  # live sessions held; past it the least recently seen ends
 
 SessionKey = tuple[str, str, str]  # user, workspace, session id
 MAX_CHAINS = 50_000  # answer ids remembered for chained requests
-MAX_UNRESOLVED = 8  # per caller: answers whose ids are read when a chained request first needs them
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,15 @@ class ChainLink:
 
     client: str | None  # the answer's id as the client got it
     chain: str | None  # the id its upstream stored the whole tool loop under
-    called: tuple[str, ...] = ()  # tools it called that the client got: a chained request holds only their results
+    # (call id, tool) of the calls it made that the client got, ("", name) of what it brought in from outside: a
+    # chained request holds only the calls' results
+    called: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self, session: str) -> dict[str, Any]:
+        """As the store shares it with other replicas (:meth:`SessionState.put_link`); NUL-free, as PostgreSQL's
+        JSON must be (ids and names come from the model)."""
+        called = [[part.replace("\x00", "") for part in pair] for pair in self.called]
+        return {"session": session, "chain": self.chain or self.client, "called": called}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +68,21 @@ class Followed:
 
     session: str
     chain: str
-    called: tuple[str, ...] = ()
+    called: tuple[tuple[str, str], ...] = ()
     after: int | None = None  # how many of the session's messages the answer followed (None: the session was gone)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Followed | None:
+        """A link another replica shared (:meth:`ChainLink.to_json`); None when it is not one."""
+        if not isinstance(obj, dict) or not all(isinstance(obj.get(key), str) for key in ("session", "chain")):
+            return None
+        called = obj.get("called")
+        pairs = [
+            (pair[0], pair[1])
+            for pair in (called if isinstance(called, list) else ())
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+        ]
+        return cls(obj["session"], obj["chain"], tuple(pairs))
 
 
 def derive_session_id(messages: Sequence[dict[str, Any]]) -> str:
@@ -84,6 +107,7 @@ class Session:
     messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
     tools: frozenset[str] = frozenset()  # every tool the model called in it (frozen: most sessions call none)
     provenance: Provenance = TRUSTED  # untrusted (sticky) once an untrusted tool was among `tools`
+    shared: tuple[str, ...] = ()  # the sources this process last wrote to the store (proxy.episodes.trust)
     last_turn: bytes | None = None  # the newest user message counted, so a retry is not a turn
     scanned: int = 0  # messages already looked at for tool calls
     # The newest answer the client got, chat-shaped (Dialect.answer), read when needed.
@@ -133,9 +157,8 @@ class SessionTracker:
         self.limit = limit
         self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
-        # Responses chains: (user, workspace, response id) -> where it goes on from; answers still streaming when seen
+        # Responses chains: (user, workspace, response id) -> where it goes on from
         self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
-        self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], ChainLink], str, int | None]]] = {}
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -163,33 +186,23 @@ class SessionTracker:
             n += 1
             candidate = f"{fingerprint}-{n}"
 
-    def link(self, user: str, workspace: str, session_id: str, ids: Callable[[], ChainLink]) -> None:
-        """An answer a later request may chain from (``previous_response_id``) belongs to this session.
-
-        ``ids``: the answer's ids and calls (:class:`ChainLink`), read when first needed (a stream knows them only
-        once it has ended).
-        """
+    def link(self, user: str, workspace: str, session_id: str, link: ChainLink) -> None:
+        """An answer a later request may chain from (``previous_response_id``) belongs to this session: noted
+        before the client has all of it, so its next request always finds it."""
+        if not link.client:
+            return
         session = self._sessions.get((user, workspace, session_id))
         after = len(session.messages) if session is not None else None
-        pending = self._unresolved.setdefault((user, workspace), [])
-        pending.append((ids, session_id, after))
-        del pending[:-MAX_UNRESOLVED]
+        key = (user, workspace, link.client)
+        self._chains.pop(key, None)
+        self._chains[key] = Followed(session_id, link.chain or link.client, link.called, after)
+        while len(self._chains) > MAX_CHAINS:
+            self._chains.popitem(last=False)
 
     def follow(self, user: str, workspace: str, answer_id: str) -> Followed | None:
-        """The session a chained request continues, the upstream id to chain from and the tools the chain called,
-        when one of its answers had that id."""
-        key = (user, workspace, answer_id)
-        found = self._chains.get(key)
-        if found is None:
-            for read, session_id, after in self._unresolved.pop((user, workspace), ()):
-                link = read()
-                if link.client:
-                    followed = Followed(session_id, link.chain or link.client, link.called, after)
-                    self._chains[(user, workspace, link.client)] = followed
-            while len(self._chains) > MAX_CHAINS:
-                self._chains.popitem(last=False)
-            found = self._chains.get(key)
-        return found
+        """The session a chained request continues, the upstream id to chain from and the calls the chain made,
+        when one of its answers had that id (here: another replica's are in the store)."""
+        return self._chains.get((user, workspace, answer_id))
 
     def get(self, user: str, workspace: str, session_id: str) -> Session | None:
         return self._sessions.get((user, workspace, session_id))
@@ -203,10 +216,12 @@ class SessionTracker:
         *,
         now: float,
         chain: Followed | None = None,
+        hosted: tuple[str, ...] = (),
     ) -> Session:
         """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
 
-        ``chain``: where a chained request goes on from (its messages are only the new ones).
+        ``chain``: where a chained request goes on from (its messages are only the new ones); ``hosted``: tools the
+        upstream runs for it whose calls its answer never shows (:meth:`Dialect.hosted`).
         """
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
@@ -215,7 +230,7 @@ class SessionTracker:
         else:
             self._sessions.move_to_end(key)
         session.last_seen = now
-        called: Iterable[str] = ()
+        called: Iterable[tuple[str, str]] = ()
         if chain is not None:
             called = chain.called
             if chain.after is not None:
@@ -225,12 +240,11 @@ class SessionTracker:
             session.answer = None  # not a retry: the answer to it is not known yet (a failed request gets none)
         if len(messages) < session.scanned or messages[:1] != seen[:1]:
             session.scanned = 0  # not the conversation seen last: look at all of it
-        names = tool_names(messages[session.scanned :]) | set(called)
-        if names - session.tools:
-            session.tools |= names
-            sources = self.untrusted.sources(session.tools)
-            if sources != session.provenance.sources:
-                session.provenance = untrusted_by(sources)
+        known = [call_id for call_id, _ in called if call_id]
+        names = tools_seen(messages, session.scanned, known)
+        names.update(name for _, name in called)
+        names.update(hosted)
+        self.taint(session, names)
         session.scanned = len(messages)
         session.messages = messages
         if messages and messages[-1].get("role") == "user":
@@ -241,6 +255,19 @@ class SessionTracker:
                 users = sum(1 for m in messages if m.get("role") == "user")
                 session.turns = max(session.turns + 1, users)
         return session
+
+    def taint(self, session: Session, names: Iterable[str]) -> bool:
+        """``session`` called, or took in the results of, the tools ``names``; returns whether its provenance
+        changed (a new untrusted source). The taint never goes: what was read was read."""
+        new = set(names) - session.tools
+        if not new:
+            return False
+        session.tools |= new
+        sources = self.untrusted.sources(session.tools)
+        if sources == session.provenance.sources:
+            return False
+        session.provenance = untrusted_by(sources)
+        return True
 
     def overflow(self) -> list[Session]:
         """Sessions past the limit, least recently seen first: they end now."""
@@ -269,7 +296,7 @@ class SessionTracker:
         current = self._sessions.get(session.key)
         if current is not None:
             current.turns = max(current.turns, session.turns)
-            current.tools |= session.tools
+            self.taint(current, session.tools)  # what either took in taints both
             current.started_at = min(current.started_at, session.started_at)
             current.model = current.model or session.model
             return
@@ -288,6 +315,8 @@ class SessionTracker:
         keys = [key for key, s in self._sessions.items() if s.user == user and s.workspace == workspace]
         for key in keys:
             del self._sessions[key]
+        for chain in [chain for chain in self._chains if chain[:2] == (user, workspace)]:
+            del self._chains[chain]
         return len(keys)
 
     def of(self, user: str, workspace: str) -> list[Session]:

@@ -68,6 +68,11 @@ def build_transcript(
     return _cap("\n".join(lines), max_chars)
 
 
+def called_names(message: dict[str, Any]) -> Iterator[str]:
+    """The tools a message calls (``tool_calls``, the legacy ``function_call``), by name."""
+    return (name for _, name, _ in _calls(message) if name)
+
+
 def tool_names(messages: Sequence[dict[str, Any]]) -> set[str]:
     """Every tool called, whatever role carries the call, and every tool whose result names it (a call the client
     trimmed away leaves its result): for provenance a missed call is worse than an extra one."""

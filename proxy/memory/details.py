@@ -42,7 +42,7 @@ class Detail:
     arguments: str  # the call's arguments as the model sent them (redacted)
     content: str  # the output (redacted)
     created_at: float
-    untrusted: bool = False  # the tool brings outside content in (extraction.untrusted_tools, MCP)
+    untrusted: bool = False  # the tool brings outside content in (not on extraction.trusted_tools, or out of sight)
     sources: tuple[str, ...] = ()
     session: str | None = None
 

@@ -1,5 +1,6 @@
 """A minimal Anthropic Messages API (``POST /v1/messages``), so litellm's ``anthropic/...`` provider can be pointed
-at the fake too; it answers from the same reply queue as the OpenAI routes."""
+at the fake too; it answers from the same reply queue as the OpenAI routes. A reply's scripted ``items`` (server
+tools' ``server_tool_use`` and ``*_tool_result`` blocks, the MCP connector's) lead its content."""
 
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ class AnthropicRoutes(FakeCore):
         if stream:
             events = _anthropic_stream_events(reply, mid, model, prompt, output, stop_reason)
             return FakeStream(self, events, reply, timed(headers, started))
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.content}] if reply.content else []
+        blocks: list[dict[str, Any]] = [dict(block) for block in reply.items]
+        blocks += [{"type": "text", "text": reply.content}] if reply.content else []
         for i, tc in enumerate(reply.tool_calls):
             blocks.append({"type": "tool_use", "id": tc.id or f"toolu_{i}", "name": tc.name, "input": _tool_input(tc)})
         message = {
@@ -114,6 +116,15 @@ def _anthropic_stream_events(
     message |= {"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": prompt, "output_tokens": 1}}
     events = [_sse("message_start", message=message)]
     index = 0
+    for block in reply.items:  # server tools' blocks, as scripted: a call's input streamed, a result whole
+        calls = block.get("type") in ("server_tool_use", "mcp_tool_use")
+        start = {**block, "input": {}} if calls else block
+        events.append(_sse("content_block_start", index=index, content_block=start))
+        if calls:
+            delta = {"type": "input_json_delta", "partial_json": orjson.dumps(block.get("input", {})).decode()}
+            events.append(_sse("content_block_delta", index=index, delta=delta))
+        events.append(_sse("content_block_stop", index=index))
+        index += 1
     if reply.content:
         events.append(_sse("content_block_start", index=index, content_block={"type": "text", "text": ""}))
         events.append(_sse("ping"))

@@ -30,6 +30,10 @@ class Reply:
 
     content: str | None = DEFAULT_CONTENT
     tool_calls: list[ToolCall] = field(default_factory=list)
+    # What the upstream's own tools made, first in the answer: Responses output items (`web_search_call`, `mcp_call`,
+    # ...) or Anthropic content blocks (`server_tool_use`, `web_fetch_tool_result`, ...), sent as given (streamed as
+    # their item's or block's events). Chat completions have no such place: they ignore it.
+    items: list[dict] = field(default_factory=list)
     finish_reason: str | None = None  # default: "tool_calls" if tool_calls else "stop"
     usage: dict | None = None  # default: word counts of prompt and completion
     status: int = 200  # non-200: an error response carrying `error` and `headers`

@@ -1,8 +1,9 @@
 """OpenAI's Responses API on the fake (``POST /v1/responses``), answering from the same reply queue as chat, so a
 test scripts one queue whichever API its client speaks.
 
-A reply's text becomes a ``message`` output item with one ``output_text`` part, each tool call a
-``function_call`` item (``call_id``, ``name``, ``arguments``), in that order; usage is ``input_tokens``,
+A reply's scripted ``items`` (hosted tools' ``web_search_call``, ``mcp_call``, ...) come first, as given; its text
+becomes a ``message`` output item with one ``output_text`` part, each tool call a ``function_call`` item
+(``call_id``, ``name``, ``arguments``), in that order; usage is ``input_tokens``,
 ``output_tokens`` and ``total_tokens`` with their details. The response echoes what the request set
 (``model``, ``instructions``, ``tools``, ``tool_choice``, ``store``, ``previous_response_id``, ...), as
 OpenAI's does, so a proxy that must hide its own tools from the echo has something to hide. Streams use the
@@ -71,7 +72,8 @@ class ResponsesRoutes(FakeCore):
 
 def _response(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
     """The whole response object a reply makes, as ``response.completed`` carries it too."""
-    output: list[dict[str, Any]] = [message_item(f"msg_fake_{n}", reply.content)] if reply.content else []
+    output: list[dict[str, Any]] = [dict(item) for item in reply.items]
+    output += [message_item(f"msg_fake_{n}", reply.content)] if reply.content else []
     output += [call_item(f"fc_fake_{n}_{i}", tc, i) for i, tc in enumerate(reply.tool_calls)]
     incomplete = finish_reason(reply) == "length"
     now = int(time.time())
@@ -167,6 +169,12 @@ def _item_events(index: int, item: dict[str, Any], pieces: int) -> list[dict[str
             *deltas,
             _event("response.output_text.done", **ids, text=text, logprobs=[]),
             _event("response.content_part.done", **ids, part=item["content"][0]),
+            _event("response.output_item.done", output_index=index, item=item),
+        ]
+    if item["type"] != "function_call":  # a hosted tool's item, as scripted: added, then done
+        added = {**item, "status": "in_progress"}
+        return [
+            _event("response.output_item.added", output_index=index, item=added),
             _event("response.output_item.done", output_index=index, item=item),
         ]
     arguments = item["arguments"]

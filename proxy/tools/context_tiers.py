@@ -30,6 +30,7 @@ from ..dialects.base import Dialect
 from ..dialects.views import View
 from ..memory.caller import Identity
 from ..memory.details import Detail, DetailStore, detail_id
+from ..memory.provenance import UNSEEN_CALL
 from ..memory.store import Owner
 from ..scanning import redact
 
@@ -151,7 +152,7 @@ class ContextTiers:
         details = []
         for ref, output in outputs.items():
             untrusted = not output.tool or self.untrusted(output.tool)  # an output of an unseen call: outside
-            sources = (output.tool,) if untrusted and output.tool else ()
+            sources = ((output.tool or UNSEEN_CALL),) if untrusted else ()
             content, arguments = redact(output.content), redact(output.arguments)
             details.append(Detail(ref, output.tool, arguments, content, created, untrusted, sources, session or None))
         return details

@@ -14,22 +14,40 @@ becomes the stream's error event (COMPAT I1, I2).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.responses import Response
 
 from ..dialects.base import AnswerReader, Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
-from ..errors import BadUpstreamResponse
+from ..errors import BadUpstreamResponse, StoreUnavailable
 from ..memory.caller import Identity
-from ..memory.provenance import TRUSTED, Provenance
+from ..memory.provenance import Provenance
 from ..metrics import Metrics
 from ..pipe.headers import RawHeaders
 from ..pipe.hops import Answer, Hops
 from ..pipe.relay import Continue, Fail, Finish, buffered_response, stream_response
 from .hidden import HiddenTurns
-from .memory_tools import MemoryTools
+from .memory_tools import WRITES, MemoryTools
+
+Settle = Callable[[], Awaitable[None] | None]  # the answer's last step before its end reaches the client
+
+
+class Trust(Protocol):
+    """The session's provenance as the loop needs it (:class:`proxy.episodes.trust.SessionTrust`)."""
+
+    def __call__(self) -> Provenance:
+        """As this process knows it now."""
+        ...
+
+    async def checked(self) -> Provenance:
+        """As a memory write must take it: this process's, and the store's when this one holds it trusted."""
+        ...
+
+    def saw(self, names: Iterable[str]) -> None:
+        """The session took in what these tools brought (the upstream ran them, or a detail read back said so)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -44,17 +62,27 @@ class ToolLoop:
     max_hops: int
     metrics: Metrics
     session: str
-    # The session's, from the tools seen on the wire (its writes are held if untrusted); asked for when a tool runs.
-    provenance: Callable[[], Provenance] = lambda: TRUSTED
+    # The session's, from what was seen on the wire (its writes are held if untrusted); asked for when a tool runs.
+    trust: Trust
     steps: list[HiddenStep] = field(default_factory=list)  # the hidden turns and their results so far
     hop: int = 0  # upstream calls made after the first
 
-    async def run(self, calls: list[Call]) -> list[str]:
-        """Run the memory calls in order (a store then a search sees the store); one result each."""
-        return [
-            await self.tools.run(self.caller, self.session, call.name, call.arguments, self.provenance())
-            for call in calls
-        ]
+    async def run(self, calls: list[Call], brought: Iterable[str] = ()) -> list[str]:
+        """Run the memory calls in order (a store then a search sees the store); one result each. ``brought``: what
+        the answer so far brought in from outside (hosted tools): the calls come after it, so it taints them."""
+        trust = self.trust
+        trust.saw(brought)
+        results = []
+        for call in calls:
+            try:
+                provenance = await trust.checked() if call.name in WRITES else trust()
+            except StoreUnavailable as exc:  # nothing written that the store could not vouch for
+                results.append(self.tools.refuse(call.name, f"memory is unavailable right now: {exc.message}"))
+                continue
+            results.append(
+                await self.tools.run(self.caller, self.session, call.name, call.arguments, provenance, trust.saw)
+            )
+        return results
 
     async def keep(self, turn: Turn, results: list[str]) -> None:
         """Keep a mixed turn's memory calls for the follow-up, shared with other replicas before the answer goes."""
@@ -85,7 +113,8 @@ async def complete(
     loop: ToolLoop | None,
     extra: RawHeaders,
 ) -> Response:
-    """A whole (non-streamed) answer, through the loop when there is one, assembled by ``reader``."""
+    """A whole (non-streamed) answer, through the loop when there is one, assembled by ``reader``. What the session
+    keeps of it (its ids, what it brought in) the caller takes from ``reader`` afterwards."""
     first = await hops.answer(payload, body)
     untouched = first.status >= 400 or (not reader.rewrites and (loop is None or not loop.mentioned_in(first.body)))
     turn = None if untouched else reader.read(first.body)
@@ -100,7 +129,7 @@ async def complete(
             break
         if not loop.offers_tools or turn.cut:
             break  # calls made without the tools on offer, or cut short: dropped, never run
-        results = await loop.run(turn.hidden)
+        results = await loop.run(turn.hidden, reader.brought)
         if turn.relayed:
             await loop.keep(turn, results)
             break
@@ -122,34 +151,46 @@ async def stream(
     loop: ToolLoop | None,
     extra: RawHeaders,
     ended: Callable[[], None] | None = None,
+    settle: Settle | None = None,
 ) -> Response:
     """A streamed answer: every upstream call of the loop relayed into one client stream by ``splitter``;
-    ``ended`` called once it is over."""
+    ``settle`` run before its end goes out (what the session keeps of it), ``ended`` called once it is over."""
     first = await hops.stream(payload, body)
     if isinstance(first, Answer):
         return buffered_response(first.status, first.headers + extra, first.body)
     after = None
-    if loop is not None:
+    if loop is not None or settle is not None:
         tool_loop = loop
 
         def after() -> Awaitable[Continue | Finish | Fail] | None:
-            if not splitter.made_memory_calls():
-                return None
-            end = splitter.hop_end()
-            return _after_hop(hops, payload, tool_loop, splitter, end) if end.hidden else None
+            if tool_loop is not None and splitter.made_memory_calls():
+                end = splitter.hop_end()
+                if end.hidden:
+                    return _after_hop(hops, payload, tool_loop, splitter, end, settle)
+            waiting = settle() if settle is not None else None
+            return _settled(waiting) if waiting is not None else None
 
     return stream_response(first.batches, splitter, first.headers + extra, first.close, after, ended)
 
 
+async def _settled(waiting: Awaitable[None], tail: bytes = b"") -> Finish:
+    await waiting
+    return Finish(tail)
+
+
 async def _after_hop(
-    hops: Hops, payload: dict[str, Any], loop: ToolLoop, splitter: Splitter, end: Turn
+    hops: Hops, payload: dict[str, Any], loop: ToolLoop, splitter: Splitter, end: Turn, settle: Settle | None
 ) -> Continue | Finish | Fail:
     if not loop.offers_tools or end.cut:
-        return Finish(splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed)))
-    results = await loop.run(end.hidden)
+        tail = splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed))
+        waiting = settle() if settle is not None else None
+        return await _settled(waiting, tail) if waiting is not None else Finish(tail)
+    results = await loop.run(end.hidden, splitter.brought)
     if end.relayed:
         await loop.keep(end, results)
-        return Finish(splitter.finish_chunk(end.reason))
+        waiting = settle() if settle is not None else None
+        tail = splitter.finish_chunk(end.reason)
+        return await _settled(waiting, tail) if waiting is not None else Finish(tail)
     following = await hops.stream(loop.next_payload(payload, end, results))
     if isinstance(following, Answer):
         return Fail(splitter.upstream_error(following.status, following.body))

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from proxy.dialects.base import Turn, add_usage
-from proxy.dialects.responses_input import call_names, said
+from proxy.dialects.responses_input import calls, said
 from proxy.dialects.responses_items import (
     client_echo,
     client_response,
@@ -66,8 +66,8 @@ class ReferenceEvents:
         return said(self._visible_items())
 
     @property
-    def called(self) -> tuple[str, ...]:
-        return call_names(self._visible_items())
+    def called(self) -> tuple[tuple[str, str], ...]:
+        return calls(self._visible_items())
 
     def push(self, data: bytes) -> bytes:
         if data.strip() == b"[DONE]":

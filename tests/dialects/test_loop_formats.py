@@ -8,7 +8,7 @@ The loop does not pass :attr:`Turn.state` on yet, so hidden turns go back in the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,9 @@ import pytest
 from proxy.dialects.base import Dialect
 from proxy.dialects.messages import MESSAGES
 from proxy.dialects.responses import RESPONSES, tool_schema
+from proxy.errors import StoreUnavailable
 from proxy.memory.caller import Identity
+from proxy.memory.provenance import TRUSTED, Provenance
 from proxy.metrics import Metrics
 from proxy.pipe.hops import Answer, Stream
 from proxy.pipe.sse import Event
@@ -38,9 +40,27 @@ class FakeTools:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
 
-    async def run(self, caller: Identity, session: str, name: str, arguments: str, provenance: object = None) -> str:
+    async def run(
+        self, caller: Identity, session: str, name: str, arguments: str, provenance: object = None, taint: object = None
+    ) -> str:
         self.calls.append((name, arguments))
         return '{"count":0,"memories":[]}'
+
+    def refuse(self, name: str, error: str) -> str:
+        return '{"ok":false}'
+
+
+class Trusted:
+    """A session that took in nothing from outside, as the loop asks it."""
+
+    def __call__(self) -> Provenance:
+        return TRUSTED
+
+    async def checked(self) -> Provenance:
+        return TRUSTED
+
+    def saw(self, names: Iterable[str]) -> None:
+        return None
 
 
 @dataclass
@@ -73,7 +93,8 @@ def prepared(dialect: Dialect, payload: dict[str, Any], max_hops: int = 4) -> tu
     """The request with the memory tools offered, and its loop (memory tools faked)."""
     plan = dialect.plan_tools(payload, tuple(SCHEMAS.values()))
     assert plan is not None
-    loop = ToolLoop(dialect, plan, FakeTools(), HiddenTurns(), Identity("ada"), max_hops, Metrics(), "s-1")  # type: ignore[arg-type]
+    tools = FakeTools()
+    loop = ToolLoop(dialect, plan, tools, HiddenTurns(), Identity("ada"), max_hops, Metrics(), "s-1", Trusted())  # type: ignore[arg-type]
     return dialect.offer(payload, plan), loop
 
 
@@ -133,6 +154,22 @@ async def test_a_whole_responses_answer_goes_through_the_loop() -> None:
         "call_id": "call_m1",
         "output": '{"count":0,"memories":[]}',
     }
+
+
+async def test_a_memory_write_whose_provenance_the_store_cannot_say_is_refused_and_the_loop_goes_on() -> None:
+    class Unknown(Trusted):
+        async def checked(self) -> Provenance:
+            raise StoreUnavailable("the session store is down")
+
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "weather?"})
+    loop.trust = Unknown()
+    hidden, final = responses_hops()
+    hidden["output"][1] = rw.call_item("fc_m1", "call_m1", "memory_store", '{"text": "x"}')
+    hops = FakeHops([hidden, final])
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert orjson.loads(response.body)["output"][-1]["id"] == "msg_2"  # the client still gets its answer
+    assert loop.tools.calls == []  # type: ignore[attr-defined]  # nothing was written
+    assert hops.payloads[1]["input"][-1]["output"] == '{"ok":false}'  # the model reads why
 
 
 async def test_a_whole_responses_answer_without_memory_calls_hides_the_tools_echo() -> None:

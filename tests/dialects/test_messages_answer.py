@@ -89,3 +89,38 @@ def test_anthropics_sdk_reads_the_assembled_answer() -> None:
     parsed = client.messages.create(model="claude", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
     assert parsed.id == "msg_1" and parsed.stop_reason == "end_turn"
     assert [block.type for block in parsed.content] == ["thinking", "text", "text"]
+
+
+# -- what the answer brought in from outside (DESIGN "Provenance") ------------------------------------------------
+
+FETCH = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {"url": "x"}}
+FETCHED = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": {"type": "web_fetch_result"}}
+MCP_CALL = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "read", "server_name": "fs", "input": {}}
+
+
+def test_the_server_tools_the_upstream_ran_are_what_the_answer_brought_in() -> None:
+    reader = MESSAGES.reader(NAMES)
+    reader.read(orjson.dumps(hidden(FETCH, FETCHED)))
+    reader.read(orjson.dumps(message("msg_2", [MCP_CALL, text("ok")], "end_turn", usage(1, 1))))
+    assert reader.brought == ("web_fetch", "fs__read")
+
+
+def test_a_server_tools_result_or_an_unknown_block_alone_is_outside_content() -> None:
+    reader = MESSAGES.reader(NAMES)
+    reader.read(orjson.dumps(message("msg_1", [FETCHED, {"type": "container_upload"}], "end_turn", usage(1, 1))))
+    assert reader.brought == ("web_fetch", "container_upload")
+
+
+def test_an_untouched_answers_server_tool_blocks_are_found() -> None:
+    plain, reader = MESSAGES.reader(NAMES), MESSAGES.reader(NAMES)
+    plain.glance(orjson.dumps(final()))
+    assert plain.brought == ()
+    reader.glance(orjson.dumps(message("msg_1", [FETCH, FETCHED, text("ok")], "end_turn", usage(1, 1))))
+    assert reader.brought == ("web_fetch",)
+
+
+def test_the_view_names_a_server_tools_result_whose_call_is_not_in_the_message() -> None:
+    payload = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [FETCHED]}]}
+    assert MESSAGES.messages(payload)[-1] == {"role": "assistant", "content": [], "outside": ["web_fetch"]}
+    whole = {"messages": [{"role": "assistant", "content": [FETCH, FETCHED]}]}
+    assert "outside" not in MESSAGES.messages(whole)[-1]  # its call is there, named web_fetch

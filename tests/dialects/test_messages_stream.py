@@ -314,3 +314,11 @@ def test_the_loop_is_told_whether_a_hop_made_memory_calls() -> None:
         made[name] = splitter.made_memory_calls()
         assert made[name] == bool(splitter.hop_end().hidden)
     assert made == {"text": False, "client call": False, "memory call": True}
+
+
+def test_what_a_server_tool_brought_in_is_known_over_the_hops() -> None:
+    fetch = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {"url": "x"}}
+    fetched = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": {"type": "web_fetch_result"}}
+    splitter, _ = run([hop_events(hidden_hop(fetch, fetched)), hop_events(final_hop())])
+    assert splitter.brought == ("web_fetch",)
+    assert run([hop_events(hidden_hop()), hop_events(final_hop())])[0].brought == ()

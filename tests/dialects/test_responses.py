@@ -49,7 +49,9 @@ def full_plan(payload: dict[str, Any] | None = None) -> ToolPlan:
 
 
 def test_a_request_with_string_or_list_input_parses() -> None:
-    for value in ("hi", [user("hi")], [item("user", "hi"), {"type": "function_call_output", "call_id": "c"}]):
+    reference = {"id": "msg_stored"}  # an item reference may leave its type out
+    output = {"type": "function_call_output", "call_id": "c"}
+    for value in ("hi", [user("hi")], [item("user", "hi"), output, reference]):
         body = orjson.dumps({"model": "m", "input": value, "stream": True})
         parsed = parse_responses_request(body)
         assert parsed.payload["input"] == value and parsed.stream and parsed.body == body
@@ -81,6 +83,12 @@ def test_instructions_lead_the_view_and_a_string_input_is_one_user_message() -> 
     assert RESPONSES.messages({"instructions": "Be brief.", "input": "hi"}) == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "hi"},
+    ]
+
+
+def test_an_item_reference_without_its_type_is_out_of_sight_too() -> None:
+    assert RESPONSES.messages({"input": [{"id": "fco_1"}]}) == [
+        {"role": "assistant", "content": None, "outside": ["item_reference"]}
     ]
 
 
@@ -127,6 +135,7 @@ def test_items_become_messages_calls_and_tool_results() -> None:
             "tool_calls": [{"id": "mcp_1", "type": "function", "function": {"name": "fs__read", "arguments": "{}"}}],
         },
         {"role": "tool", "tool_call_id": "mcp_1", "content": "x"},
+        {"role": "assistant", "content": None, "outside": ["item_reference"]},  # stored upstream, out of sight
     ]
 
 

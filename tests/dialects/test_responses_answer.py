@@ -90,7 +90,7 @@ def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_m
     reader = RESPONSES.reader(NAMES)
     reader.read(orjson.dumps(hidden(True, builtin)))
     reader.read(orjson.dumps({**final(), "output": [client_call]}))
-    assert reader.called == ("web_search", "web_fetch")
+    assert reader.called == (("ws_1", "web_search"), ("call_c1", "web_fetch"))
     assert RESPONSES.reader(NAMES).called == ()
 
 
@@ -133,3 +133,36 @@ def test_openais_sdk_reads_the_assembled_answer() -> None:
     parsed = client.responses.create(model="gpt-5", input="hi")
     assert parsed.output_text == "Done." and parsed.id == "resp_1"
     assert parsed.usage is not None and parsed.usage.input_tokens == 250
+
+
+# -- what the answer brought in from outside (DESIGN "Provenance") ------------------------------------------------
+
+SEARCHED = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"query": "x"}}
+MCP = {"id": "mcp_1", "type": "mcp_call", "server_label": "web", "name": "fetch", "arguments": "{}", "output": "x"}
+
+
+def test_the_tools_the_upstream_ran_itself_are_what_the_answer_brought_in() -> None:
+    reader = RESPONSES.reader(NAMES)
+    reader.read(orjson.dumps(hidden(True, SEARCHED)))
+    assert reader.brought == ("web_search",)
+    reader.read(orjson.dumps({**final(), "output": [MCP, {"type": "shell_call_output", "call_id": "c", "output": []}]}))
+    assert reader.brought == ("web_search", "web__fetch", "shell_call_output")
+
+
+def test_the_models_own_items_and_the_clients_calls_bring_nothing_in() -> None:
+    reader = RESPONSES.reader(NAMES)
+    reader.read(orjson.dumps({**final(), "output": [call_item("fc_c1", "call_c1", "web_fetch", "{}")]}))
+    assert reader.brought == ()  # the client runs web_fetch: its result comes back in a request, judged there
+
+
+def test_an_item_this_proxy_does_not_know_is_outside_content() -> None:
+    reader = RESPONSES.reader(NAMES)
+    reader.read(orjson.dumps({**final(), "output": [{"type": "tool_search_output", "id": "ts_1", "tools": []}]}))
+    assert reader.brought == ("tool_search_output",)
+
+
+def test_an_untouched_answer_is_read_when_the_session_needs_it() -> None:
+    reader = RESPONSES.reader(NAMES)
+    body = orjson.dumps({**final(), "output": [SEARCHED]})
+    reader.glance(body)
+    assert (reader.response_id, reader.brought) == ("resp_2", ("web_search",))

@@ -198,7 +198,7 @@ def test_a_chained_stream_echoes_the_id_the_client_chained_from_not_the_proxys()
 def test_the_tools_the_client_got_calls_of_are_named_for_a_chain_but_never_the_memory_tools() -> None:
     client_call = call_item("fc_c1", "call_c1", "web_fetch", '{"url":"x"}')
     splitter, _ = run([hop_events(hidden_hop()), hop_events({**final_hop(), "output": [client_call]})])
-    assert splitter.called == ("web_fetch",)
+    assert splitter.called == (("call_c1", "web_fetch"),)
     assert two_hops()[0].called == ()
 
 
@@ -426,3 +426,10 @@ def test_openais_accumulator_reads_a_client_call_relayed_after_a_hidden_one() ->
         ("reasoning", None),
         ("function_call", "get_weather"),
     ]
+
+
+def test_what_a_hosted_tool_brought_in_is_known_over_the_hops() -> None:
+    searched = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"query": "x"}}
+    splitter, _ = run([hop_events(hidden_hop(extra=[searched])), hop_events(final_hop())])
+    assert splitter.brought == ("web_search",)
+    assert two_hops()[0].brought == ()

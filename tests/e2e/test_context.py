@@ -81,7 +81,8 @@ def test_an_earlier_40kb_tool_output_goes_upstream_as_one_placeholder_the_model_
     assert all(r["ok"] and r["tool"] == "read_log" for r in results)
     assert "".join(r["text"] for r in results) == LOG
     assert results[-1]["next_offset"] is None and results[0]["total_chars"] == len(LOG)
-    assert "untrusted" not in results[0]  # read_log is not a tool that brings outside content in
+    # read_log is not on extraction.trusted_tools: a build log is outside content, and its detail says so
+    assert results[0]["untrusted"] is True and results[0]["sources"] == ["read_log"]
 
 
 def test_a_detail_is_the_owners_alone_and_forget_all_removes_it(

@@ -142,18 +142,31 @@ def test_agent_tools_that_read_the_outside_world_taint_the_session(
     assert held["sources"] == [tool]
 
 
-def test_a_tool_of_the_agents_own_does_not_taint(memproxy: str, fake_upstream: FakeUpstream, user: str) -> None:
-    result = read_page(sdk(memproxy, user), fake_upstream, "get_weather")
+@pytest.mark.parametrize("tool", ["apply_patch", "TodoWrite"])
+def test_a_tool_that_only_acts_does_not_taint(memproxy: str, fake_upstream: FakeUpstream, user: str, tool: str) -> None:
+    """Trusted by default (extraction.trusted_tools): its result is a status, not outside content."""
+    result = read_page(sdk(memproxy, user), fake_upstream, tool)
     assert "held" not in result and listed(memproxy, user, held="true") == []
+
+
+def test_a_tool_of_the_agents_own_taints_unless_the_configuration_trusts_it(
+    fake_upstream: FakeUpstream, start_proxy: RunProxy, user: str
+) -> None:
+    with start_proxy(fake_upstream.base_url, {"extraction.trusted_tools": ["get_weather"]}) as url:
+        result = read_page(sdk(url, user), fake_upstream, "get_weather")
+        assert "held" not in result and listed(url, user, held="true") == []
+        result = read_page(sdk(url, f"{user}-2"), fake_upstream, "lookup_order")
+        assert result["held"] is True
 
 
 def test_untrusted_by_default_taints_with_any_client_tool(
     fake_upstream: FakeUpstream, start_proxy: RunProxy, user: str
 ) -> None:
+    """Even one the trusted list names."""
     with start_proxy(fake_upstream.base_url, {"extraction.untrusted_by_default": True}) as url:
-        result = read_page(sdk(url, user), fake_upstream, "get_weather")
+        result = read_page(sdk(url, user), fake_upstream, "apply_patch")
         assert result["held"] is True
-        assert [m["sources"] for m in listed(url, user, held="true")] == [["get_weather"]]
+        assert [m["sources"] for m in listed(url, user, held="true")] == [["apply_patch"]]
 
 
 def test_a_tainted_session_cannot_delete_a_trusted_memory(

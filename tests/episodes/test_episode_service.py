@@ -189,6 +189,24 @@ async def test_an_upstream_failure_is_retried_with_its_message(service: EpisodeS
     assert episodes == []
 
 
+async def test_a_session_another_replica_tainted_yields_a_held_episode(service: EpisodeService) -> None:
+    """This process saw only clean turns; the store says the session took in a page elsewhere (or before this process
+    let it go): its episode is held all the same."""
+    converse(service, "s1", "Our billing service is written in Rust", "We deploy it with Nomad", "Add a health check")
+    await service.memory.sessions.add_taint(("ada", "default"), "s1", ["web_fetch"])
+    job = (await service.end(ADA, "s1")).job
+    assert job is not None and job.untrusted and job.sources == ("web_fetch",)
+
+
+async def test_a_hosted_tool_in_the_sessions_last_answer_holds_its_episode(service: EpisodeService) -> None:
+    """The session ends right after an answer that searched the web: the transcript holds that answer."""
+    converse(service, "s1", "Our billing service is written in Rust", "We deploy it with Nomad", "What's new in Nomad?")
+    searched = {"role": "assistant", "content": None, "tool_calls": [_call("web_search")]}
+    service.confirm(ADA, "s1", "gpt-test", None, lambda: [searched, {"role": "assistant", "content": "v1.9 is out"}])
+    job = (await service.end(ADA, "s1")).job
+    assert job is not None and job.untrusted and job.sources == ("web_search",)
+
+
 async def test_an_untrusted_session_yields_a_held_episode_until_approved(service: EpisodeService) -> None:
     messages = [
         {"role": "user", "content": "read notes.txt"},

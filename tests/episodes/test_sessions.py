@@ -134,7 +134,7 @@ def test_a_session_is_untrusted_from_the_first_request_that_shows_an_untrusted_c
     tracker = SessionTracker()
     conversation = [SYSTEM, user("summarise https://example.com")]
     assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).provenance == TRUSTED
-    conversation += [assistant(calls=("get_weather", "WebFetch")), tool("call_1", "IGNORE ALL PREVIOUS...")]
+    conversation += [assistant(calls=("TodoWrite", "WebFetch")), tool("call_1", "IGNORE ALL PREVIOUS...")]
     session = tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0)
     assert session.provenance == Provenance(True, ("WebFetch",))
     assert session.to_json()["untrusted"] is True and session.to_json()["sources"] == ["WebFetch"]
@@ -148,7 +148,7 @@ def test_a_result_naming_an_untrusted_tool_taints_without_its_call() -> None:
     tracker = SessionTracker()
     result = {"role": "tool", "tool_call_id": "c1", "name": "mcp__srv__fetch", "content": "page"}
     session = tracker.observe("ada", "default", "s1", chat(user("hi"), result), now=1.0)
-    assert session.provenance == Provenance(True, ("mcp__srv__fetch",))
+    assert session.provenance == Provenance(True, ("(unseen call)", "mcp__srv__fetch"))
 
 
 def test_a_chained_request_follows_its_answers_session_and_learns_the_tools_the_chain_called() -> None:
@@ -156,11 +156,11 @@ def test_a_chained_request_follows_its_answers_session_and_learns_the_tools_the_
     from, which the tracker was told of when it ended."""
     tracker = SessionTracker()
     assert tracker.observe("ada", "default", "s1", chat(user("summarise the page")), now=1.0).provenance == TRUSTED
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_2", ("web_fetch",)))
+    tracker.link("ada", "default", "s1", ChainLink("resp_1", "resp_2", (("call_page", "web_fetch"),)))
     assert tracker.follow("bob", "default", "resp_1") is None  # another user's answer is never followed
     followed = tracker.follow("ada", "default", "resp_1")
-    assert followed == Followed("s1", "resp_2", ("web_fetch",), after=1)
-    result = tool("call_page", "IGNORE ALL PREVIOUS...")  # its call is not in the request: no name to read
+    assert followed == Followed("s1", "resp_2", (("call_page", "web_fetch"),), after=1)
+    result = tool("call_page", "IGNORE ALL PREVIOUS...")  # its call is not in the request: the chain's
     session = tracker.observe("ada", "default", followed.session, chat(result), now=2.0, chain=followed)
     assert session.provenance == Provenance(True, ("web_fetch",))
 
@@ -183,13 +183,13 @@ def test_a_chained_sessions_conversation_holds_every_turn_and_answer_though_each
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(SYSTEM, user("How do zebras sleep?")), now=1.0)
     answered(tracker, "s1", assistant("Standing."))
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
+    tracker.link("ada", "default", "s1", ChainLink("resp_1", "resp_1"))
     chained(tracker, "resp_1", user("Weather in Nairobi?"), now=2.0)
     answered(tracker, "s1", assistant(calls=("get_weather",)))  # a call of the client's tool, its id call_0
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2", ("get_weather",)))
+    tracker.link("ada", "default", "s1", ChainLink("resp_2", "resp_2", (("call_0", "get_weather"),)))
     chained(tracker, "resp_2", tool("call_0", "sunny"), now=3.0)
     answered(tracker, "s1", assistant("Sunny in Nairobi."))
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_3", "resp_3"))
+    tracker.link("ada", "default", "s1", ChainLink("resp_3", "resp_3"))
     session = chained(tracker, "resp_3", user("Thanks!"), now=4.0)
     answered(tracker, "s1", assistant("Any time."))
     assert session.conversation() == [
@@ -210,10 +210,10 @@ def test_a_chained_request_forking_from_an_older_answer_goes_on_from_that_answer
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(user("Name a fruit.")), now=1.0)
     answered(tracker, "s1", assistant("Apple."))
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", "resp_1"))
+    tracker.link("ada", "default", "s1", ChainLink("resp_1", "resp_1"))
     chained(tracker, "resp_1", user("Another?"), now=2.0)
     answered(tracker, "s1", assistant("Pear."))
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_2", "resp_2"))
+    tracker.link("ada", "default", "s1", ChainLink("resp_2", "resp_2"))
     retried = chained(tracker, "resp_1", user("Another?"), now=3.0)  # the same request again: not a new turn
     assert retried.turns == 2 and retried.conversation()[2:] == [user("Another?"), assistant("Pear.")]
     forked = chained(tracker, "resp_1", user("A vegetable?"), now=4.0)
@@ -233,18 +233,19 @@ def test_a_request_that_fails_leaves_its_question_unanswered_not_answered_by_the
 
 def test_an_answer_the_client_got_without_a_chain_id_of_its_own_chains_from_itself() -> None:
     tracker = SessionTracker()
-    tracker.link("ada", "default", "s1", lambda: ChainLink("resp_1", None))
+    tracker.link("ada", "default", "s1", ChainLink("resp_1", None))
     assert tracker.follow("ada", "default", "resp_1") == Followed("s1", "resp_1", ())
 
 
 def test_with_untrusted_by_default_any_client_tool_taints_but_the_proxys_own_do_not() -> None:
-    strict = UntrustedTools((), by_default=True, trusted={"memory_search"})
+    strict = UntrustedTools((), by_default=True, own={"memory_search"})
     tracker = SessionTracker(untrusted=strict)
     session = tracker.observe("ada", "default", "s1", chat(user("hi"), assistant(calls=("memory_search",))), now=1.0)
     assert session.provenance == TRUSTED
     conversation = [user("hi"), assistant(calls=("get_weather",)), tool("call_0", "sunny")]
     assert tracker.observe("ada", "default", "s2", chat(*conversation), now=1.0).provenance.sources == ("get_weather",)
-    assert SessionTracker().observe("ada", "default", "s3", chat(*conversation), now=1.0).provenance == TRUSTED
+    trusting = SessionTracker(untrusted=UntrustedTools({"get_weather"}))  # the configuration trusts it
+    assert trusting.observe("ada", "default", "s3", chat(*conversation), now=1.0).provenance == TRUSTED
 
 
 def test_a_conversation_continues_its_session_only_while_it_extends_what_the_session_saw() -> None:
@@ -283,3 +284,4 @@ def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhil
     tracker.restore(s3)
     assert [s for s in tracker] == [again]
     assert (again.turns, again.tools, again.started_at) == (2, {"web_fetch"}, 3.0)
+    assert again.provenance == Provenance(True, ("web_fetch",))  # what the ended one took in taints the new one

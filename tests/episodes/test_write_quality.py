@@ -242,7 +242,7 @@ async def test_approving_an_untrusted_episode_asks_no_model_and_keeps_both(servi
     messages = [{"role": "system", "content": "agent"}]
     for text in ("read the notes", "what else", "thanks"):
         messages = [*messages, {"role": "user", "content": text}]
-        service.observe(ADA, "s2", messages, Followed("s2", "resp_0", ("read_file",)))
+        service.observe(ADA, "s2", messages, Followed("s2", "resp_0", (("", "read_file"),)))
         messages = [*messages, {"role": "assistant", "content": "ok"}]
     await service.end(ADA, "s2")
     model(service).answer("Read the notes.", KUBERNETES)

@@ -12,13 +12,16 @@ import orjson
 import pytest
 
 from proxy.config import MemorySettings
+from proxy.episodes.untrusted import UntrustedTools
 from proxy.memory import service as service_module
+from proxy.memory.backends.detail_files import FilesDetails
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
+from proxy.memory.details import Detail, detail_id
 from proxy.memory.provenance import TRUSTED, Provenance, untrusted_by
 from proxy.memory.records import CATEGORIES
 from proxy.memory.service import MemoryService
-from proxy.memory.store import GLOBAL
+from proxy.memory.store import GLOBAL, Owner
 from proxy.tools.memory_tools import SCHEMAS, MemoryTools
 
 pytestmark = pytest.mark.anyio
@@ -457,3 +460,42 @@ async def test_an_untrusted_sessions_pin_is_held(tools: Tools) -> None:
     result = await tools.raw("memory_store", arguments, provenance=untrusted_by(["web_fetch"]))
     assert result["ok"] is True and result["held"] is True and "approval" in result["note"]
     assert all(not place.memories for place in await tools.service.pinned(ADA))
+
+
+# -- memory_retrieve of an offloaded detail: reading outside content again taints the reader -----------------------
+
+
+async def retrieve_detail(tmp_path: Path, fields: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+    """A detail stored for ADA, read back through the tools (their rule: only apply_patch is trusted); what the
+    result said, and what the reading session was told it took in."""
+    details = FilesDetails(tmp_path / "details")
+    service = MemoryService(FilesStore(tmp_path / "data"), MemorySettings(), tools=True, details=details)
+    owner = Owner("ada", "repo")
+    content = "page text " * 100
+    fields = {"tool": "web_fetch", "arguments": "{}", "created_at": 1.0, **fields}
+    await details.put(owner, [Detail(detail_id(owner, content), content=content, **fields)])
+    tainted: list[tuple[str, ...]] = []
+    tools = MemoryTools(service, untrusted=UntrustedTools({"apply_patch"}))
+    arguments = orjson.dumps({"id": detail_id(owner, content), "limit": 10}).decode()
+    text = await tools.run(ADA, SESSION, "memory_retrieve", arguments, TRUSTED, lambda n: tainted.append(tuple(n)))
+    await service.aclose()
+    return orjson.loads(text), tainted
+
+
+async def test_reading_an_untrusted_detail_taints_the_session_with_its_sources(tmp_path: Path) -> None:
+    result, tainted = await retrieve_detail(tmp_path, {"untrusted": True, "sources": ("web_fetch",)})
+    assert result["untrusted"] is True and result["sources"] == ["web_fetch"]
+    assert tainted == [("web_fetch",)]
+
+
+async def test_a_detail_stored_as_trusted_is_judged_again_by_todays_rule(tmp_path: Path) -> None:
+    """Written when its tool was trusted (the old deny-list missed fetch_url_content): it is outside content."""
+    result, tainted = await retrieve_detail(tmp_path, {"tool": "fetch_url_content", "untrusted": False})
+    assert result["untrusted"] is True and tainted == [("fetch_url_content",)]
+
+
+async def test_a_detail_of_an_unseen_call_or_a_trusted_tool(tmp_path: Path) -> None:
+    result, tainted = await retrieve_detail(tmp_path, {"tool": "", "untrusted": True})
+    assert result["sources"] == ["(unseen call)"] and tainted == [("(unseen call)",)]
+    result, tainted = await retrieve_detail(tmp_path / "2", {"tool": "apply_patch", "untrusted": False})
+    assert "untrusted" not in result and tainted == []

@@ -182,4 +182,25 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX console_sessions_expires ON console_sessions (expires);
         """,
     ),
+    (
+        "0013_provenance_taint_and_chains",
+        """
+        CREATE TABLE session_taint (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            session text NOT NULL,
+            sources jsonb NOT NULL,  -- the untrusted sources the session took in, sorted: a write adds to them
+            expires_at double precision NOT NULL,  -- as long as the conversation can be continued
+            PRIMARY KEY (owner_key, session)
+        );
+        CREATE INDEX session_taint_expires ON session_taint (expires_at);
+        CREATE TABLE chain_links (
+            owner_key text NOT NULL,
+            response_id text NOT NULL,  -- the answer's id as the client got it (its previous_response_id)
+            link jsonb NOT NULL,  -- ChainLink.to_json(): the session, the upstream id to chain from, the calls made
+            expires_at double precision NOT NULL,
+            PRIMARY KEY (owner_key, response_id)
+        );
+        CREATE INDEX chain_links_expires ON chain_links (expires_at);
+        """,
+    ),
 )

@@ -5,17 +5,22 @@ working copy it read or wrote at version ``v`` until a notification announces a 
 down since (``Database.trusts``); then its next request of that session reads the row again. Rows expire
 ``ttl_s`` after their last write (a replica still using a session rewrites it when half of that has passed);
 expired rows are ignored on read and deleted by a later write (at most once a minute per process).
+
+Provenance has two tables of its own (:mod:`..session_state`): ``session_taint``, the untrusted sources each tainted
+session took in (a write adds to them, in one statement), and ``chain_links``, which session an untrusted session's
+answer continues; both kept ``TRUST_TTL_S`` after their last write, read by any replica that lacks them.
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
-from ..session_state import SessionKey, State
+from ..session_state import TRUST_TTL_S, SessionKey, State, clean_sources
 from ..store import Owner
 from .pg_owners import owner_key
 from .postgres import CHANNEL, Database, tag_of
@@ -44,6 +49,7 @@ class PostgresSessionState:
         self._announced: OrderedDict[str, None] = OrderedDict()  # tags of sessions with turns kept elsewhere
         self._tags: dict[SessionKey, str] = {}
         self._swept = 0.0  # when this process last deleted expired rows
+        self._trust_swept = 0.0  # ... of the provenance tables
         database.retain()
         database.subscribe(SESSION_KIND, self._session_notified)
         database.subscribe(KEPT_KIND, self._kept_notified)
@@ -126,6 +132,61 @@ class PostgresSessionState:
             )
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{KEPT_KIND}:{_tag(owner, session)}:0")
 
+    # -- provenance -----------------------------------------------------------------------------------------
+
+    async def add_taint(self, owner: tuple[str, str], session: str, sources: Sequence[str]) -> None:
+        async with self.db.connection() as conn:
+            await self._sweep_trust(conn)
+            await conn.execute(
+                "INSERT INTO session_taint (owner_key, session, sources, expires_at) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (owner_key, session) DO UPDATE SET expires_at = $4, sources = ("
+                "  SELECT jsonb_agg(DISTINCT source ORDER BY source)"
+                "  FROM jsonb_array_elements_text(session_taint.sources || EXCLUDED.sources) AS source)",
+                _key(owner),
+                session,
+                clean_sources(sources),
+                time.time() + TRUST_TTL_S,
+            )
+
+    async def taint(self, owner: tuple[str, str], session: str) -> tuple[str, ...]:
+        async with self.db.connection() as conn:
+            sources = await conn.fetchval(
+                "SELECT sources FROM session_taint WHERE owner_key = $1 AND session = $2 AND expires_at > $3",
+                _key(owner),
+                session,
+                time.time(),
+            )
+        return tuple(str(source) for source in sources) if isinstance(sources, list) else ()
+
+    async def put_link(self, owner: tuple[str, str], response_id: str, link: dict[str, Any]) -> None:
+        async with self.db.connection() as conn:
+            await self._sweep_trust(conn)
+            await conn.execute(
+                "INSERT INTO chain_links (owner_key, response_id, link, expires_at) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (owner_key, response_id) DO UPDATE SET link = $3, expires_at = $4",
+                _key(owner),
+                response_id.replace("\x00", ""),
+                link,
+                time.time() + TRUST_TTL_S,
+            )
+
+    async def get_link(self, owner: tuple[str, str], response_id: str) -> dict[str, Any] | None:
+        async with self.db.connection() as conn:
+            link = await conn.fetchval(
+                "SELECT link FROM chain_links WHERE owner_key = $1 AND response_id = $2 AND expires_at > $3",
+                _key(owner),
+                response_id.replace("\x00", ""),
+                time.time(),
+            )
+        return link if isinstance(link, dict) else None
+
+    async def _sweep_trust(self, conn: Any) -> None:
+        now = time.time()
+        if now - self._trust_swept >= SWEEP_S:
+            self._trust_swept = now
+            await conn.execute("DELETE FROM session_taint WHERE expires_at < $1", now)
+            await conn.execute("DELETE FROM chain_links WHERE expires_at < $1", now)
+
     # -- forgetting -----------------------------------------------------------------------------------------
 
     async def count(self, owner: tuple[str, str]) -> tuple[int, int]:
@@ -143,6 +204,8 @@ class PostgresSessionState:
                 "DELETE FROM session_state WHERE owner_key = $1 RETURNING session, version", _key(owner)
             )
             kept = await conn.execute("DELETE FROM kept_turns WHERE owner_key = $1", _key(owner))
+            await conn.execute("DELETE FROM session_taint WHERE owner_key = $1", _key(owner))
+            await conn.execute("DELETE FROM chain_links WHERE owner_key = $1", _key(owner))
             for row in sessions:
                 tag = _tag(owner, row["session"])
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{SESSION_KIND}:{tag}:{row['version'] + 1}")
