@@ -340,7 +340,8 @@ def memories_import(source: Any, **who: Any) -> None:
     report = _run(who, lambda service, caller: service.import_lines(caller, data, bounded=False))
     for error in report.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
-    click.echo(f"imported {len(report.imported)}, skipped {len(report.errors)}")
+    unchanged = f", unchanged {len(report.unchanged)} (already there)" if report.unchanged else ""
+    click.echo(f"imported {len(report.imported)}{unchanged}, skipped {len(report.errors)}")
 
 
 @memories.command("forget-all")

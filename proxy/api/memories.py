@@ -103,7 +103,8 @@ def memory_routes(services: Services) -> list[Route]:
     async def import_memories(request: Request) -> Response:
         who = caller(request)
         report = await memory.import_lines(who, await read_body(request, services.settings.server.max_body_bytes))
-        return _json({"ok": not report.errors, "imported": report.imported, "errors": report.errors})
+        body = {"ok": not report.errors, "imported": report.imported, "unchanged": report.unchanged}
+        return _json(body | {"errors": report.errors})
 
     async def forget_all(request: Request) -> Response:
         who = caller(request)

@@ -151,6 +151,12 @@ _SCHEMAS: dict[str, Any] = {
         {
             "ok": {"type": "boolean", "description": "every line was imported"},
             "imported": {"type": "array", "items": {"type": "string"}},
+            "unchanged": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "lines already there (same text, scope and category): the ids they matched, left as "
+                "they were, so importing an export twice changes nothing",
+            },
             "errors": {
                 "type": "array",
                 "items": _object({"line": {"type": "integer", "minimum": 1}, "error": {"type": "string"}}),
