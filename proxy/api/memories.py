@@ -53,6 +53,8 @@ def memory_routes(services: Services) -> list[Route]:
         body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
         if stored.superseded is not None:
             body["superseded"] = stored.superseded.id
+        if stored.memory.held:  # stored, but not replayed until a person approves it: say so, and why
+            body |= {"held": True, "reason": stored.memory.provenance.reason}
         return _json(body, status=200 if stored.unchanged else 201)
 
     async def delete_memory(request: Request) -> Response:

@@ -88,6 +88,11 @@ _SCHEMAS: dict[str, Any] = {
             "untrusted": {"type": "boolean", "description": "written by a session that took in untrusted content"},
             "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it saw"},
             "user_approved": {"type": "boolean", "description": "a person approved it: an untrusted one is held till"},
+            "reason": {
+                "type": ["string", "null"],
+                "description": "why the scanner held it: its text only looks like a secret or an instruction to the "
+                "assistant (held till a person approves it)",
+            },
             "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
         }
     ),
@@ -143,6 +148,11 @@ _SCHEMAS: dict[str, Any] = {
             "id": {"type": "string"},
             "memory": _ref("Memory"),
             "superseded": {"type": "string", "description": "the near-duplicate this memory replaced"},
+            "held": {
+                "const": True,
+                "description": "stored, but held for review: never injected or searched until approved",
+            },
+            "reason": {"type": ["string", "null"], "description": "why it is held (the scanner's reason)"},
         },
         required=("ok", "id", "memory"),
     ),

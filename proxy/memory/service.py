@@ -443,6 +443,8 @@ class MemoryService:
                 self.metrics.writes.labels("rejected").inc()
                 raise
             edited = replace(memory, text=draft.text, tags=draft.tags, category=draft.category, pinned=draft.pinned)
+            if edited.text != memory.text or draft.provenance.reason is not None:  # the scanner's verdict on the edit
+                edited = replace(edited, provenance=_rescanned(memory.provenance, draft.provenance.reason))
             if edited.text != memory.text:  # the old vector would rank the new words: embed them again
                 [embedded] = await self._embedded([draft])
                 edited = replace(edited, embedding=embedded.embedding)
@@ -809,6 +811,13 @@ def _same_memory(memory: Memory, draft: Memory | MemoryDraft) -> bool:
         and memory.category == draft.category
         and set(draft.tags) <= set(memory.tags)
     )
+
+
+def _rescanned(provenance: Provenance, reason: str | None) -> Provenance:
+    """A memory's provenance after a person's edit: held for what the scanner suspects in the new text, and no longer
+    for what it suspected in the old one (a person fixed it). An untrusted memory stays held by where it came from."""
+    cleared = replace(provenance, reason=None) if provenance.reason is not None and reason is None else provenance
+    return cleared.flagged(reason) if reason is not None else cleared
 
 
 def _words(text: str) -> str:

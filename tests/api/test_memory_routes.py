@@ -116,3 +116,22 @@ async def test_an_import_line_nested_too_deep_is_reported_not_a_500(client, fiel
     assert response.status_code == 200
     [error] = response.json()["errors"]
     assert error["line"] == 1 and "levels deep" in error["error"]
+
+
+@pytest.mark.anyio
+async def test_an_added_memory_that_only_looks_like_a_secret_is_held_and_the_answer_says_why(client) -> None:
+    text = "Bank account for the salary: IBAN DE89 3704 0044 0532 0130 00"
+    added = await client.post("/memory/memories", json={"text": text}, headers=ADA)
+    assert added.status_code == 201
+    body = added.json()
+    assert body["held"] is True and "an IBAN" in body["reason"] and body["memory"]["reason"] == body["reason"]
+    assert (await client.get("/memory/memories", headers=ADA)).json()["count"] == 0
+    held = (await client.get("/memory/memories", params={"held": "true"}, headers=ADA)).json()["memories"]
+    assert [m["id"] for m in held] == [body["id"]] and held[0]["reason"] == body["reason"]
+    approved = await client.post(f"/memory/memories/{body['id']}/approve", headers=ADA)
+    assert approved.json()["memory"]["user_approved"] is True
+    assert [m["id"] for m in (await client.get("/memory/memories", headers=ADA)).json()["memories"]] == [body["id"]]
+    refused = await client.post("/memory/memories", json={"text": "My debit card PIN is 4821."}, headers=ADA)
+    assert refused.status_code == 400 and "not stored" in refused.json()["error"]["message"]
+    plain = await client.post("/memory/memories", json={"text": "User prefers tabs"}, headers=ADA)
+    assert "held" not in plain.json() and plain.json()["memory"]["reason"] is None

@@ -85,11 +85,14 @@ class Outcomes:
     def count(self, kind: str, outcome: str) -> int:
         return len(self.by_kind[kind][outcome])
 
+    def total(self, kind: str) -> int:
+        return sum(len(texts) for texts in self.by_kind[kind].values())
+
     def summary(self) -> str:
         parts = []
         for kind in KINDS:
             counts = ", ".join(f"{o} {self.count(kind, o)}" for o in ("refused", "held", "live"))
-            parts.append(f"{kind} {sum(len(v) for v in self.by_kind[kind].values())}: {counts}")
+            parts.append(f"{kind} {self.total(kind)}: {counts}")
         return f"{self.split}: " + "; ".join(parts)
 
 
