@@ -163,13 +163,15 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "logs in with jira-bot / NtY7#kLp9vQz"
         "a password",
         re.compile(
-            r"(?P<keep>(?<![A-Za-z])(?:log(?:s|ged)?|sign(?:s|ed)?)[ \t]+in[ \t]+(?:with|as|using)[ \t]+"
+            r"(?P<keep>(?<![A-Za-z])(?:logs|logged|signs|signed)[ \t]+in[ \t]+(?:with|as|using)[ \t]+"
             r"[^\s/:]{1,64}[ \t]*[/:][ \t]*)(?P<secret>\S{4,64})",
             re.I,
         ),
         _is_chosen_password,
-        gate=("log", "sign"),
-        sieves=tuple((word, word + r"(?:s|ged|ed)?[ \t]+in[ \t]+(?:with|as|using)[ \t]") for word in ("log", "sign")),
+        gate=("logs", "logged", "signs", "signed"),
+        sieves=tuple(
+            (word, word + r"[ \t]+in[ \t]+(?:with|as|using)[ \t]") for word in ("logs", "logged", "signs", "signed")
+        ),
     ),
     Rule(  # "Gmail app password: qzvx tplm wrbn kdse": four groups of four letters
         "an app password",
@@ -178,8 +180,8 @@ NAMED: tuple[Rule, ...] = (
             r"(?P<secret>(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"  # and any more on the line
             r"(?:[^\n]{0,40}?(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4})*)(?![a-z])"
         ),
-        gate=("app",),
-        sieves=(("app", r"app(?:lication)?[ \t-]?(?:specific[ \t-])?passw"),),
+        gate=("pass",),  # a word the other password rules look for already: no more words to look for in every text
+        sieves=(("pass", r"passwords?[^\n]{0,60}?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"),),
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",
