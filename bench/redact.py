@@ -1,5 +1,6 @@
 """What redaction costs per message: `redact`, `mask_all` and `scan` on a question, an answer, 2 KB of prose and
-code, and a message holding a key. History redacts every new message, so this is paid per message of a request.
+code, a message holding a key, a line of dates, amounts and ids, and one holding a card number and its PIN.
+History redacts every new message, so this is paid per message of a request.
 
     python bench/redact.py [--repeat 5]
 
@@ -34,7 +35,11 @@ CODE = '''def load_config(path: str) -> dict[str, Any]:
 '''
 LONG = ((ANSWER + "\n\n" + CODE + "\n" + QUESTION + " ") * 6)[:2100]
 SECRET = "Here is my config: OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z and the rest is fine."
-TEXTS = {"question": QUESTION, "answer": ANSWER, "prose+code": LONG, "with a key": SECRET}
+# Digits are what the card, id and IBAN rules look at: a line with dates, amounts and ids, and one with a card's PIN.
+NUMBERS = "Order 4417-2291-8830 shipped 2024-06-11 12:03:44 UTC, total 1,284.50 EUR, tracking 1Z999AA10123456784."
+CARD = "Card 4607 2743 9865 1125, exp 09/27, CVV 731; the debit card PIN is 4821."
+TEXTS = {"question": QUESTION, "answer": ANSWER, "prose+code": LONG, "with a key": SECRET, "numbers": NUMBERS,
+         "card+PIN": CARD}  # fmt: skip
 CALLS: dict[str, Callable[[str], object]] = {"redact": redact, "mask_all": mask_all, "scan": scan}
 
 

@@ -215,7 +215,8 @@ def memories_add(
     fields = {"text": text, "tags": list(tags), "category": category, "scope": scope, "pinned": pin}
     stored = _run(who, lambda service, caller: service.add(caller, fields, origin="cli"))
     superseded = f" (supersedes {stored.superseded.id})" if stored.superseded is not None else ""
-    click.echo(stored.memory.id + superseded)
+    held = f" (held for review: {stored.memory.provenance.reason})" if stored.memory.held else ""
+    click.echo(stored.memory.id + superseded + held)
 
 
 @memories.command("pin")
@@ -327,15 +328,18 @@ def memories_restore(memory_id: str, version: int, **who: Any) -> None:
 @click.option("--limit", type=int, default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of lines.")
 def memories_held(limit: int, as_json: bool, **who: Any) -> None:
-    """Memories written by sessions that took in untrusted content, held until you approve them (newest first)."""
+    """Memories held until you approve them (newest first): written by sessions that took in untrusted content, or
+    whose text only looks like a secret or an instruction to the assistant (the scanner's reason)."""
     found = _run(who, lambda service, caller: service.search(caller, held=True, limit=limit))
     if as_json:
         _print_memories(found, as_json)
         return
     for memory in found:
         origin = f"{memory.origin}, session {memory.session}" if memory.session else memory.origin
-        sources = ", ".join(memory.provenance.sources)
-        click.echo(f"{memory.id}\t{memory.category}\tfrom {sources} ({origin})\t{memory.text}")
+        held = memory.provenance
+        why = f"from {', '.join(held.sources)}" if held.untrusted else ""
+        why = f"{why}; {held.reason}" if why and held.reason else why or held.reason or ""
+        click.echo(f"{memory.id}\t{memory.category}\t{why} ({origin})\t{memory.text}")
 
 
 @memories.command("approve")
@@ -375,7 +379,8 @@ def memories_import(source: Any, **who: Any) -> None:
     report = _run(who, run)
     for error in report.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
-    click.echo(f"imported {len(report.imported)}, skipped {len(report.errors)}")
+    unchanged = f", unchanged {len(report.unchanged)} (already there)" if report.unchanged else ""
+    click.echo(f"imported {len(report.imported)}{unchanged}, skipped {len(report.errors)}")
 
 
 @memories.command("forget-all")

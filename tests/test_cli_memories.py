@@ -89,6 +89,15 @@ def test_the_cli_imports_past_max_import_lines(tmp_path: Path) -> None:
     assert (result.exit_code, result.stdout) == (0, "imported 3, skipped 0\n")
 
 
+def test_the_cli_imports_an_export_twice_without_duplicating_it(tmp_path: Path) -> None:
+    run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
+    _, exported, _ = run(tmp_path, "memories", "export", "--user", "ada")
+    assert run(tmp_path, "memories", "import", "-", "--user", "bob", input=exported)[1] == "imported 1, skipped 0\n"
+    again = run(tmp_path, "memories", "import", "-", "--user", "bob", input=exported)
+    assert again[1] == "imported 0, unchanged 1 (already there), skipped 0\n"
+    assert len(run(tmp_path, "memories", "export", "--user", "bob")[1].splitlines()) == 1
+
+
 def test_forget_all_asks_first(tmp_path: Path) -> None:
     run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")
     code, _, _ = run(tmp_path, "memories", "forget-all", "--user", "ada", input="n\n")

@@ -1,8 +1,9 @@
-"""Whatever a client sends, the proxy answers it: never a 5xx, and every 4xx in OpenAI's error envelope.
+"""Whatever a client sends, the proxy answers it: never a 5xx, and every 4xx in the API's own error envelope.
 
-Hypothesis drives the chat endpoint and every ``/memory`` route in-process (``httpx.ASGITransport``) against a
-scripted upstream (``httpx.MockTransport``) that answers with text, memory tool calls, client calls, errors or
-garbage. Bounded and derandomized, so a run takes seconds and finds the same examples every time.
+Hypothesis drives the three wire formats (Chat Completions, Responses, Anthropic Messages) and every ``/memory``
+route in-process (``httpx.ASGITransport``) against a scripted upstream that answers with text, memory tool calls,
+client calls, errors or garbage (``httpx.MockTransport`` for chat, the fake upstream for the other two). Bounded
+and derandomized, so a run takes seconds and finds the same examples every time.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 from proxy.app import create_app
 from proxy.config import load_settings
 from proxy.services import build_services
+from proxy.testing import FakeUpstream, Reply, ToolCall
 
 BASE = "http://upstream.test/v1"
 ADMIN_KEY = "adm-key"
@@ -381,3 +383,190 @@ def management_fuzz(route: str) -> Any:
 for _route in MANAGEMENT:
     _test = management_fuzz(_route)
     globals()[_test.__name__] = _test
+
+
+# -- the Responses API and Anthropic Messages --------------------------------------------------------------------
+
+# A tools list as a fuzzer or a careless client writes it: items that are not objects, nested lists, objects
+# without a name or with a name that is not a string, beside well-formed tools of each format.
+odd_tool_items = st.sampled_from([[], None, {}, [[]], [{}], 0, "x", {"type": "function"}]) | json_values
+responses_tools = st.lists(
+    mostly(
+        st.fixed_dictionaries(
+            {"type": mostly(st.just("function"))},
+            optional={"name": names, "parameters": json_values, "strict": json_values},
+        ),
+        odd_tool_items,
+    ),
+    max_size=3,
+)
+messages_tools = st.lists(
+    mostly(st.fixed_dictionaries({"name": names}, optional={"input_schema": json_values, "type": json_values}),
+           odd_tool_items),
+    max_size=3,
+)  # fmt: skip
+responses_input = texts | st.lists(
+    mostly(
+        st.fixed_dictionaries(
+            {"role": mostly(st.sampled_from(["user", "system", "developer", "assistant"]))},
+            optional={"content": mostly(texts), "type": mostly(st.just("message"))},
+        )
+        | st.fixed_dictionaries(
+            {"type": st.just("function_call_output")},
+            optional={"call_id": mostly(st.just("call_1")), "output": mostly(texts)},
+        )
+    ),
+    max_size=3,
+)
+responses_bodies = st.fixed_dictionaries(
+    {"model": mostly(st.just("gpt-test")), "input": mostly(responses_input)},
+    optional={
+        "tools": mostly(responses_tools, odd_tool_items),
+        "tool_choice": st.sampled_from(["auto", "none", "required"]) | json_values,
+        "stream": mostly(st.booleans()),
+        "store": json_values,
+        "instructions": mostly(texts),
+        "previous_response_id": json_values,
+    },
+)
+messages_bodies = st.fixed_dictionaries(
+    {
+        "model": mostly(st.just("claude-test")),
+        "max_tokens": mostly(st.just(64)),
+        "messages": st.lists(
+            st.fixed_dictionaries(
+                {"role": mostly(st.sampled_from(["user", "assistant"]))}, optional={"content": mostly(texts | parts)}
+            ),
+            max_size=3,
+        ),
+    },
+    optional={
+        "tools": mostly(messages_tools, odd_tool_items),
+        "tool_choice": st.sampled_from([{"type": "auto"}, {"type": "any"}, {"type": "none"}]) | json_values,
+        "stream": mostly(st.booleans()),
+        "system": mostly(texts),
+    },
+)
+wire_scripts = st.fixed_dictionaries(
+    {
+        "kind": st.sampled_from(["text", "memory", "client", "mixed", "error"]),
+        "name": st.sampled_from(MEMORY_TOOLS),
+        "arguments": st.text(max_size=20) | encoded(json_values).map(bytes.decode),
+    }
+)
+
+
+def _declared_names(body: dict[str, Any]) -> list[str]:
+    """The string names of the tools a request declares, whatever else its tools list holds."""
+    declared = body.get("tools")
+    return [
+        tool["name"]
+        for tool in (declared if isinstance(declared, list) else ())
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+    ]
+
+
+def scripted_reply(script: dict[str, Any]) -> Any:
+    """A responder for the fake upstream: memory calls while the proxy offers the memory tools, client calls for
+    the client's own tools, an error, or text."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        offered = _declared_names(body)
+        kind = script["kind"]
+        if kind == "error":
+            return Reply(status=400)
+        calls = []
+        if kind in ("memory", "mixed") and script["name"] in offered:
+            calls.append(ToolCall(script["name"], script["arguments"], id="call_m"))
+        if kind in ("client", "mixed"):
+            calls += [ToolCall(name, "{}", id="call_c") for name in offered if name not in MEMORY_TOOLS][:1]
+        return Reply("ok" if not calls else None, calls)
+
+    return respond
+
+
+@pytest.fixture
+async def wire_client(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, FakeUpstream]]:
+    fake = FakeUpstream(record_requests=False)
+    overrides = {
+        "upstream.base_url": BASE,
+        "upstream.anthropic_base_url": BASE,
+        "store.path": str(tmp_path),
+        "server.max_body_bytes": 64 * 1024,
+        "tools.max_hops": 2,
+    }
+    services = build_services(load_settings(overrides=overrides), transport=httpx.ASGITransport(fake.app))
+    async with (
+        services,
+        httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as c,
+    ):
+        yield c, fake
+
+
+def assert_answered_by_anthropic(response: httpx.Response) -> None:
+    """No 5xx; a 4xx says what was wrong in Anthropic's error shape."""
+    event(f"status {response.status_code} {response.text[:60] if response.status_code >= 400 else ''}")
+    assert response.status_code < 500, response.text[:300]
+    if response.status_code >= 400:
+        body = response.json()
+        assert body["type"] == "error" and set(body["error"]) == {"type", "message"}, body
+        assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+
+
+WIRE_FUZZ = settings(FUZZ, max_examples=100)
+
+
+@pytest.mark.anyio
+@WIRE_FUZZ
+@given(body=mostly(encoded(responses_bodies), encoded(json_values)), script=wire_scripts)
+async def test_the_responses_endpoint_answers_every_body_with_a_status_below_500(
+    wire_client: tuple[httpx.AsyncClient, FakeUpstream], body: bytes, script: dict[str, Any]
+) -> None:
+    client, fake = wire_client
+    fake.respond_with(scripted_reply(script))
+    response = await client.post("/v1/responses", content=body, headers={"x-memory-user": "ada"})
+    assert_answered(response)
+
+
+@pytest.mark.anyio
+@WIRE_FUZZ
+@given(body=mostly(encoded(messages_bodies), encoded(json_values)), script=wire_scripts)
+async def test_the_messages_endpoint_answers_every_body_with_a_status_below_500(
+    wire_client: tuple[httpx.AsyncClient, FakeUpstream], body: bytes, script: dict[str, Any]
+) -> None:
+    client, fake = wire_client
+    fake.respond_with(scripted_reply(script))
+    response = await client.post("/v1/messages", content=body, headers={"x-memory-user": "ada"})
+    assert_answered_by_anthropic(response)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("path", "body", "tools"),
+    [
+        ("/v1/responses", {"model": "m", "input": "hi"}, [[]]),
+        ("/v1/responses", {"model": "m", "input": "hi"}, [None]),
+        ("/v1/responses", {"model": "m", "input": "hi"}, [{}]),
+        ("/v1/responses", {"model": "m", "input": "hi"}, [[{"type": "function", "name": "f"}]]),
+        ("/v1/responses", {"model": "m", "input": "hi"}, [{"type": "function", "name": {"a": 1}}]),
+        ("/v1/responses", {"model": "m", "input": "hi"}, [{"type": "function", "name": ["f"]}]),
+        ("/v1/messages", {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}, [None]),
+        ("/v1/messages", {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}, [[]]),
+        ("/v1/messages", {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]},
+         [{"name": {"a": 1}, "input_schema": {}}]),
+    ],
+)  # fmt: skip
+async def test_a_malformed_tools_list_is_a_400_in_the_apis_own_shape(
+    wire_client: tuple[httpx.AsyncClient, FakeUpstream], path: str, body: dict[str, Any], tools: Any, stream: bool
+) -> None:
+    client, fake = wire_client
+    fake.respond_with(scripted_reply({"kind": "mixed", "name": "memory_search", "arguments": "{}"}))
+    response = await client.post(path, json={**body, "tools": tools, "stream": stream}, headers={"x-memory-user": "a"})
+    assert response.status_code == 400, response.text
+    if path == "/v1/messages":
+        assert response.json()["type"] == "error" and response.json()["error"]["type"] == "invalid_request_error"
+        assert "tools" in response.json()["error"]["message"]
+    else:
+        error = response.json()["error"]
+        assert set(error) == {"message", "type", "param", "code"} and error["param"].startswith("tools")

@@ -8,7 +8,7 @@ from proxy.scanning import Finding, redact, scan
 OPENAI_KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 GITHUB_TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+AWS_SECRET = "yhxrrhbuaYuV8GEpAj08dNPu0DmtFQuOyDwYfFTR"  # not the AWS docs' example: that one is no secret
 # Fake keys in the formats of Hugging Face, DigitalOcean, Telegram and SendGrid.
 HF_TOKEN = "hf_" + "Ab3De5Fg7Hj9Kl1Mn3Pq5Rs7Tu9Vw1Xy3Z"
 DO_TOKEN = "dop_v1_" + "9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e"
@@ -52,7 +52,7 @@ SECRETS = [
     ("passwd: letmein99", "letmein99"),
     (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     (f"the secret half is {AWS_SECRET}", AWS_SECRET),
-    ("AWS key id AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("AWS key id AKIAUONVS5ERW5Z3ZWRE", "AKIAUONVS5ERW5Z3ZWRE"),
     ("temporary ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A"),
     ("maps key AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
     ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
@@ -83,7 +83,7 @@ SECRETS = [
     (f"key {OPENAI_KEY[:12]}\u200b{OPENAI_KEY[12:]}", OPENAI_KEY[12:]),
     (f"key \u0455{OPENAI_KEY[1:]}", OPENAI_KEY[8:]),  # Cyrillic dze for the "s"
     (f"key {full_width(OPENAI_KEY)}", full_width(OPENAI_KEY[8:])),
-    ("\u0410KI\u0410IOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),  # Cyrillic A
+    ("\u0410KI\u0410UONVS5ERW5Z3ZWRE", "UONVS5ERW5Z3ZWRE"),  # Cyrillic A
     ("echo T1BFTkFJX0FQSV9LRVk9c2stcHJvai1BYjNkRWY2aElqOWtMbTJuT3A1cVJzOHRVdjF3WHk0eg== | base64 -d", "T1BFTkFJ"),
 ]
 
@@ -158,6 +158,7 @@ INJECTIONS = [
 ]
 
 BENIGN = [
+    "AWS docs use AKIAIOSFODNN7EXAMPLE and wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY as example credentials",
     "The API uses bearer token auth via the Authorization header",
     "The Authorization header uses Bearer authentication",
     "User wants password reset links to expire after 1 hour",
@@ -284,7 +285,7 @@ def test_invisible_characters_are_reported_before_injections() -> None:
         ("password=hunter2 and token: 9f8e7d6c5b4a", "password=[redacted] and token: [redacted]"),
         ('{"password": "s3cr3t!", "user": "bob"}', '{"password": "[redacted]", "user": "bob"}'),
         ("postgres://admin:pass@db.example.com:5432/app", "postgres://admin:[redacted]@db.example.com:5432/app"),
-        (f"{GITHUB_TOKEN} and AKIAIOSFODNN7EXAMPLE", "ghp_[redacted] and AKIA[redacted]"),
+        (f"{GITHUB_TOKEN} and AKIAIOSFODNN7EXAMPLE", "ghp_[redacted] and AKIAIOSFODNN7EXAMPLE"),  # AWS docs' example
         (f"jwt={JWT};", "jwt=eyJ[redacted];"),
         (
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\nnext",

@@ -56,6 +56,8 @@ def memory_routes(services: Services) -> list[Route]:
         body = {"ok": True, "id": stored.memory.id, "memory": stored.memory.to_json()}
         if stored.superseded is not None:
             body["superseded"] = stored.superseded.id
+        if stored.memory.held:  # stored, but not replayed until a person approves it: say so, and why
+            body |= {"held": True, "reason": stored.memory.provenance.reason}
         return tagged(body, stored.memory, status=200 if stored.unchanged else 201)
 
     async def delete_memory(request: Request) -> Response:
@@ -119,7 +121,8 @@ def memory_routes(services: Services) -> list[Route]:
         who = caller(request)
         data = await read_body(request, services.settings.server.max_body_bytes)
         report = await memory.import_lines(who, data, actor=Actor.importer(who, via="api"))
-        return _json({"ok": not report.errors, "imported": report.imported, "errors": report.errors})
+        body = {"ok": not report.errors, "imported": report.imported, "unchanged": report.unchanged}
+        return _json(body | {"errors": report.errors})
 
     async def forget_all(request: Request) -> Response:
         who = caller(request)

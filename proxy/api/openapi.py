@@ -115,6 +115,11 @@ _SCHEMAS: dict[str, Any] = {
             "untrusted": {"type": "boolean", "description": "written by a session that took in untrusted content"},
             "sources": {"type": "array", "items": {"type": "string"}, "description": "the untrusted tools it saw"},
             "user_approved": {"type": "boolean", "description": "a person approved it: an untrusted one is held till"},
+            "reason": {
+                "type": ["string", "null"],
+                "description": "why the scanner held it: its text only looks like a secret or an instruction to the "
+                "assistant (held till a person approves it)",
+            },
             "pinned": {"type": "boolean", "description": "a pinned fact: it opens every block"},
             "version": {"type": "integer", "minimum": 1, "description": "bumped by every change; see /versions"},
             "held": {"type": "boolean", "description": "waiting for a person's approval: never injected or searched"},
@@ -255,6 +260,11 @@ _SCHEMAS: dict[str, Any] = {
             "id": {"type": "string"},
             "memory": _ref("Memory"),
             "superseded": {"type": "string", "description": "the near-duplicate this memory replaced"},
+            "held": {
+                "const": True,
+                "description": "stored, but held for review: never injected or searched until approved",
+            },
+            "reason": {"type": ["string", "null"], "description": "why it is held (the scanner's reason)"},
         },
         required=("ok", "id", "memory"),
     ),
@@ -263,6 +273,12 @@ _SCHEMAS: dict[str, Any] = {
         {
             "ok": {"type": "boolean", "description": "every line was imported"},
             "imported": {"type": "array", "items": {"type": "string"}},
+            "unchanged": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "lines already there (same text, scope and category): the ids they matched, left as "
+                "they were, so importing an export twice changes nothing",
+            },
             "errors": {
                 "type": "array",
                 "items": _object({"line": {"type": "integer", "minimum": 1}, "error": {"type": "string"}}),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..context.edits import ContextEdits
-from ..errors import ProxyError
+from ..errors import InvalidRequest, ProxyError
 from ..memory.block import Placement
 from ..pipe.relay import StreamSplitter
 from .views import View
@@ -289,3 +289,23 @@ def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None
         else:
             summed[key] = value
     return summed
+
+
+def check_tools(payload: dict[str, Any], param: Callable[[int], str], *, required: str) -> None:
+    """A ``tools`` list the proxy can read: objects, each with a string ``required`` field (what every tool of the
+    format has: ``type`` in the Responses API, ``name`` in Messages), and a ``name``, where one is given, a string.
+
+    The proxy reads every tool's name to offer its own beside them and to tell its calls from the client's: a
+    list holding ``null``, ``{}``, a nested list or a name that is an object is a 400 here (``param(i)`` names the
+    item in the format's own way), never a crash further on. Anything else about a tool is the upstream's to judge."""
+    tools = payload.get("tools")
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise InvalidRequest("'tools' must be a list of tools", param="tools")
+    for position, tool in enumerate(tools):
+        where = param(position)
+        if not isinstance(tool, dict) or not isinstance(tool.get(required), str):
+            raise InvalidRequest(f"{where} must be a tool: an object with a string '{required}'", param=where)
+        if "name" in tool and not isinstance(tool["name"], str):
+            raise InvalidRequest(f"{where}.name must be a string", param=f"{where}.name")

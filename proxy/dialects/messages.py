@@ -25,7 +25,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, assistant_answer
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, assistant_answer, check_tools
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
 from .messages_input import chat_call, inject, rewrite_context, text_block, view
@@ -59,6 +59,7 @@ def parse_messages_request(body: bytes) -> ParsedRequest:
     stream = payload.get("stream", False)
     if stream is not None and not isinstance(stream, bool):
         raise InvalidRequest("'stream' must be a boolean", param="stream")
+    check_tools(payload, lambda i: f"tools.{i}", required="name")
     return ParsedRequest(body=body, payload=payload, stream=bool(stream), include_usage=True)
 
 

@@ -32,7 +32,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest, ProxyError
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, check_tools
 from .responses_answer import ResponsesAnswers
 from .responses_input import inject, input_items, item_kind, rewrite_context, said, view
 from .responses_items import HopRecord
@@ -59,6 +59,7 @@ def parse_responses_request(body: bytes) -> ParsedRequest:
     stream = payload.get("stream", False)
     if stream is not None and not isinstance(stream, bool):
         raise InvalidRequest("'stream' must be a boolean", param="stream")
+    check_tools(payload, lambda i: f"tools[{i}]", required="type")
     return ParsedRequest(body=body, payload=payload, stream=bool(stream), include_usage=True)
 
 

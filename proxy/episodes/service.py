@@ -427,7 +427,7 @@ class EpisodeService:
         kept = []
         for fact in facts:
             finding = scan(fact)
-            if finding is None:
+            if finding is None or not finding.certain:  # a suspect fact is stored held for review (records.check_draft)
                 kept.append(fact)
             else:
                 self.metrics.extraction_facts.labels("rejected").inc()

@@ -6,6 +6,10 @@ but *held*: never injected, searched or allowed to replace a trusted memory, unt
 Approval keeps the record of where the text came from (``untrusted`` and ``sources`` stay) and adds
 ``user_approved``, so an audit can still tell an approved memory from one that was never in doubt.
 
+A memory whose text only looks like a secret or an instruction to the assistant (the scanner's suspect findings,
+:mod:`proxy.scanning`) is held the same way, whoever wrote it, with the scanner's ``reason``: a person approves it
+or deletes it, instead of the write being refused and the memory lost, or stored live.
+
 Every memory also records its ``origin``: the way in that wrote it.
 """
 
@@ -28,11 +32,12 @@ class Provenance:
     untrusted: bool = False
     sources: tuple[str, ...] = ()  # the untrusted tools the writing session called
     user_approved: bool = False
+    reason: str | None = None  # why the scanner held its text (a suspect finding); never the text itself
 
     @property
     def replayable(self) -> bool:
-        """May reach a prompt or a search result: nothing untrusted went in, or a person approved it."""
-        return not self.untrusted or self.user_approved
+        """May reach a prompt or a search result: nothing untrusted or suspect went in, or a person approved it."""
+        return (not self.untrusted and self.reason is None) or self.user_approved
 
     @property
     def held(self) -> bool:
@@ -40,6 +45,11 @@ class Provenance:
 
     def approved(self) -> Provenance:
         return replace(self, user_approved=True)
+
+    def flagged(self, reason: str) -> Provenance:
+        """Held for the scanner's ``reason`` too. A reason the record already carries keeps its approval: an export
+        of a memory a person approved imports approved."""
+        return self if self.reason == reason else replace(self, reason=reason, user_approved=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"untrusted": self.untrusted, "sources": list(self.sources), "user_approved": self.user_approved}
@@ -57,13 +67,16 @@ class Provenance:
     @classmethod
     def of_memory(cls, obj: Mapping[str, Any]) -> Provenance:
         """A memory line's flags (kept flat on the line): absent ones mean trusted, as every line was before
-        provenance; present ones must be booleans (ValueError), so a garbled flag never reads as trusted."""
-        untrusted, approved = obj.get("untrusted", False), obj.get("user_approved", False)
+        provenance; present ones must be booleans (ValueError), so a garbled flag never reads as trusted; a
+        ``reason`` the scanner held it for, a string."""
+        untrusted, approved, reason = obj.get("untrusted", False), obj.get("user_approved", False), obj.get("reason")
         if not isinstance(untrusted, bool) or not isinstance(approved, bool):
             raise ValueError("untrusted and user_approved must be booleans")
-        if not untrusted:
+        if reason is not None and not isinstance(reason, str):
+            raise ValueError("reason must be a string")
+        if not untrusted and reason is None:
             return TRUSTED
-        return cls(True, strings(obj, "sources", "sources"), approved)
+        return cls(untrusted, strings(obj, "sources", "sources") if untrusted else (), approved, reason)
 
 
 TRUSTED = Provenance()

@@ -104,7 +104,8 @@ class Memory:
 
     @property
     def held(self) -> bool:
-        """Written by an untrusted session and not approved yet: never injected, searched or superseding."""
+        """Written by an untrusted session, or its text only looks safe (a ``reason`` the scanner held it for), and
+        not approved yet: never injected, searched or superseding."""
         return self.provenance.held
 
     @property
@@ -132,6 +133,7 @@ class Memory:
             "last_used": None if self.last_used is None else format_ts(self.last_used),
             "origin": self.origin,
             **self.provenance.to_json(),
+            "reason": self.provenance.reason,
             "pinned": self.pinned,
             "version": self.version,
             "injected_count": self.injected_count,
@@ -264,6 +266,8 @@ def check_draft(
 ) -> MemoryDraft:
     """Validate and scan what a client, a model or an import line wants stored; raise :class:`MemoryRejected`.
 
+    A text (or tag) that is certainly a secret or an injection is refused; one that only looks like one (the
+    scanner's suspect finding) makes a draft held for review, its provenance carrying the scanner's reason.
     ``origin`` and ``provenance`` are the writer's, stamped by the proxy: never read from ``fields``. An
     ``imported`` line (an export's) also brings its own ``session`` and ``ts``, and names its ``id`` and
     ``superseded_by`` for links; every field it carries is checked here, so nothing of a bad line is stored.
@@ -287,8 +291,10 @@ def check_draft(
     pinned = check_pinned(fields, scope)
     for part in (text, *tags):
         finding = scan(part)
-        if finding is not None:
+        if finding is not None and finding.certain:
             raise MemoryRejected(finding.reason, param="text" if part is text else "tags")
+        if finding is not None and (provenance.reason is None or part is text):
+            provenance = provenance.flagged(finding.reason)
     if session is not None and not isinstance(session, str):  # an import line's own field: the index keys on it
         raise MemoryRejected("'session' must be a string", param="session")
     created = None

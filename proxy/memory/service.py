@@ -157,6 +157,7 @@ class Foreseen:
 class ImportReport:
     imported: list[str] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # lines already there (same text, place, category): their ids
 
 
 class MemoryService:
@@ -978,14 +979,17 @@ class MemoryService:
         by = actor or Actor.importer(caller)
         # Scanning a thousand lines takes a while: in a thread, so the event loop keeps serving meanwhile.
         accepted = await asyncio.to_thread(self._check_lines, caller, lines, report, by)
+        renamed: dict[str, str] = {}  # an exported id: what it is called here
         for owner, batch in accepted.items():
+            accepted[owner] = batch = await self._not_there(owner, batch, report, renamed)
             if any(draft.pinned for _, _, draft in batch):
                 accepted[owner] = await self._check_imported_pins(owner, batch, report)
         report.errors.sort(key=lambda error: int(error["line"]))
         stored: list[tuple[int, str]] = []
-        renamed: dict[str, str] = {}
         links: dict[Owner, list[tuple[Memory, str]]] = {}
         for owner, batch in accepted.items():
+            if not batch:
+                continue
             drafts = await self._embedded([draft for _, _, draft in batch])
             memories = await self.store.add_many(owner, drafts, max_total=self.settings.max_total)
             self.metrics.writes.labels("stored").inc(len(memories))
@@ -1030,6 +1034,28 @@ class MemoryService:
                 continue
             accepted.setdefault(owner, []).append((number, fields, draft))
         return accepted
+
+    async def _not_there(
+        self,
+        owner: Owner,
+        batch: list[tuple[int, dict[str, Any], MemoryDraft]],
+        report: ImportReport,
+        renamed: dict[str, str],
+    ) -> list[tuple[int, dict[str, Any], MemoryDraft]]:
+        """The lines of ``batch`` not stored already (:func:`_import_key`): importing an export twice changes nothing.
+        A line that is there is reported ``unchanged`` with the id it matched, which its exported id now names."""
+        there = {_import_key(m): m for m in await self.store.view(owner)}
+        fresh = []
+        for number, fields, draft in batch:
+            found = there.get(_import_key(draft))
+            if found is None:
+                fresh.append((number, fields, draft))
+                continue
+            report.unchanged.append(found.id)
+            self.metrics.writes.labels("unchanged").inc()
+            if isinstance(fields.get("id"), str):
+                renamed[fields["id"]] = found.id
+        return fresh
 
     async def _check_imported_pins(
         self, owner: Owner, batch: list[tuple[int, dict[str, Any], MemoryDraft]], report: ImportReport
@@ -1099,8 +1125,11 @@ def _content_of(
     superseded_by: str | None = None,
 ) -> Memory:
     """``stored`` with a checked draft's text, tags, category and pin (an edit's, or a restored version's), and
-    with ``relink``, ``superseded_by``. Its embedding is the stored one while the text stays, else ``embedding``."""
+    with ``relink``, ``superseded_by``. Its embedding is the stored one while the text stays, else ``embedding``.
+    The scanner's verdict on the new text is its provenance's (:func:`_rescanned`)."""
     new = replace(stored, text=draft.text, tags=draft.tags, category=draft.category, pinned=draft.pinned)
+    if stored.text != draft.text or draft.provenance.reason is not None:
+        new = replace(new, provenance=_rescanned(stored.provenance, draft.provenance.reason))
     if relink:
         new = replace(new, superseded_by=superseded_by)
     return new if stored.text == draft.text and stored.embedding is not None else replace(new, embedding=embedding)
@@ -1123,11 +1152,30 @@ def _same_place(memory: Memory, draft: Memory | MemoryDraft) -> bool:
 
 
 def _same_memory(memory: Memory, draft: Memory | MemoryDraft) -> bool:
+    """The same text and category, and no tag the memory lacks: writing it again adds nothing (its tags are kept)."""
     return (
-        " ".join(memory.text.casefold().split()) == " ".join(draft.text.casefold().split())
+        _words(memory.text) == _words(draft.text)
         and memory.category == draft.category
-        and set(memory.tags) == set(draft.tags)
+        and set(draft.tags) <= set(memory.tags)
     )
+
+
+def _rescanned(provenance: Provenance, reason: str | None) -> Provenance:
+    """A memory's provenance after a person's edit: held for what the scanner suspects in the new text, and no longer
+    for what it suspected in the old one (a person fixed it). An untrusted memory stays held by where it came from."""
+    cleared = replace(provenance, reason=None) if provenance.reason is not None and reason is None else provenance
+    return cleared.flagged(reason) if reason is not None else cleared
+
+
+def _words(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _import_key(memory: Memory | MemoryDraft) -> tuple[str, ...]:
+    """What makes an import line the memory already there: its text, place and category. Not the exported id: an
+    export is imported into other stores too, where the same id names another memory."""
+    return (_words(memory.text), memory.scope, memory.session or "" if memory.scope == "session" else "",
+            memory.category)  # fmt: skip
 
 
 def search_limit(limit: int) -> int:

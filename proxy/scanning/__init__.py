@@ -1,26 +1,32 @@
 """Content scanning for memory writes, and credential redaction for logs.
 
 Memories are replayed into future prompts, so a stored secret leaks to every later conversation and a stored
-injection steers it. `scan` rejects such text before it is stored; `redact` masks the same credentials in log lines.
-Both look through disguises first: invisible characters, look-alike and full-width letters (`normalise`), keys
-broken by spaces (`split`), text in base64 and other encodings (`decoding`). These filters are defence in depth:
-what may be replayed at all is decided by where a memory came from, not by them.
+injection steers it. `scan` judges a text before it is stored: a finding is *certain* (a key, a card number named
+as one, a PIN, an id number that passes its check, "ignore previous instructions": the write is refused) or
+*suspect* (an unnamed card-shaped number, an IBAN, a random blob, an instruction to the assistant without the usual
+headers: the write is stored held for a person to review, with the finding's reason). `redact` masks the same
+credentials, certain and suspect, in history, offloaded tool outputs, extraction transcripts and log lines. Both
+look through disguises first: invisible characters, look-alike and full-width letters (`normalise`), keys broken by
+spaces (`split`), text in base64 and other encodings (`decoding`). These filters are defence in depth: what may be
+replayed at all is decided by where a memory came from, not by them.
 
-Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `providers` (detect-secrets'
-provider plugins), `secrets` (all of them in order of precedence), `rules` (the machinery they run on), `shapes`
-(is a value random, chosen, a placeholder?), `injections`. A foundation module: imports only the standard library
-and detect-secrets, never another proxy package.
+Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `numbers` (cards, PINs and codes,
+id numbers, recovery codes), `providers` (detect-secrets' provider plugins), `secrets` (all of them in order of
+precedence), `rules` (the machinery they run on), `shapes` (is a value random, chosen, a placeholder?),
+`injections` (certain), `instructions` (suspect). A foundation module: imports only the standard library,
+detect-secrets and python-stdnum, never another proxy package.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import injections
+from . import injections, instructions
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
-from .rules import rule_hits
+from .rules import Hit, rule_hits
 from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked, quiet
 from .split import split_hits
 
@@ -31,29 +37,56 @@ __all__ = ["Finding", "redact", "scan", "visible"]
 class Finding:
     kind: str  # "secret" | "private_key" | "invisible_unicode" | "prompt_injection"
     reason: str  # safe to show to a user or a model: never contains the matched text
+    severity: str = "certain"  # "certain": refused; "suspect": only looks like one, held for a person to review
+
+    @property
+    def certain(self) -> bool:
+        return self.severity == "certain"
+
+
+def credential(hits: Iterable[Hit]) -> Finding | None:
+    """The finding `hits` make: the first certain one's, else the first suspect one's, else None."""
+    suspect = None
+    for hit in hits:
+        if not hit.suspect:
+            return Finding("secret", f"text appears to contain a secret ({hit.label}) - not stored")
+        suspect = suspect or hit
+    if suspect is None:
+        return None
+    return Finding("secret", f"text may contain a secret ({suspect.label}) - held for review", "suspect")
 
 
 def _credential(folded: str) -> Finding | None:
     view = gated(folded)
     if PRIVATE_KEY.opens(view) and PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
-    for hit in chain(hits(folded, view), split_hits(folded, view)):
-        return Finding("secret", f"text appears to contain a secret ({hit.label}) - not stored")
-    return None
+    return credential(chain(hits(folded, view), split_hits(folded, view)))
 
 
 def scan(text: str) -> Finding | None:
-    """The first problem that makes `text` unsafe to store as a memory, or None: a private key, then a secret,
-    then an invisible character, then a prompt injection."""
+    """The worst problem that makes `text` unsafe to store as a memory, or None. Certain ones first (refused): a
+    private key, a secret, an invisible character, a prompt injection; then suspect ones (held for review): what
+    only looks like a secret, then an instruction to the assistant without the usual headers (`instructions`)."""
     folded = aligned(text).text
     inner = list(decoded(folded))
-    for view in (folded, *inner):
-        if found := _credential(view):
-            return found
+    return decide(text, folded, inner, [_credential(view) for view in (folded, *inner)])
+
+
+def decide(text: str, folded: str, inner: list[str], credentials: list[Finding | None]) -> Finding | None:
+    """`scan`'s verdict from what it found in each view (the folded text, then the decoded ones)."""
+    found = [finding for finding in credentials if finding is not None]
+    for finding in found:
+        if finding.certain:
+            return finding
     if hidden := invisible(text):
         return Finding("invisible_unicode", f"text contains an invisible character (U+{ord(hidden):04X}) - not stored")
     if label := injections.find(text, folded, inner):
         return Finding("prompt_injection", f"text looks like a prompt injection ({label}) - not stored")
+    if found:
+        return found[0]
+    if label := instructions.find(folded):
+        reason = f"text looks like an instruction to the assistant ({label}) - held for review"
+        return Finding("prompt_injection", reason, "suspect")
     return None
 
 

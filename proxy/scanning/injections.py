@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
@@ -42,6 +43,16 @@ class Family:
         if self.per_line:
             return any(self.pattern.match(line) for line in view.split("\n"))
         return bool(self.pattern.search(view))
+
+    def used(self, view: str) -> bool:
+        """`search`, less the matches a text only mentions (`mentioned`): a blog post quoting "ignore previous
+        instructions" talks about an injection, it does not make one."""
+        if not self.search(view):
+            return False
+        if self.per_line or not _META.search(view):
+            return True
+        quoted = [m.span() for m in islice(_QUOTED.finditer(view), MAX_QUOTES)]
+        return not all(mentioned(view, m.start(), m.end(), quoted) for m in islice(self.pattern.finditer(view), 64))
 
 
 _NOUN_STEMS = (
@@ -159,11 +170,32 @@ _SQUEEZED = re.compile(
 )
 
 
+# A text that talks about injections: what it quotes, or the template markers it names, it does not use.
+_META = re.compile(
+    r"\b(?:jailbreak|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
+    r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
+    r"|tokenizer|templates?|syntax|known\s+as|called)\b"
+)
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|(?<![a-z0-9])'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`")
+_MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
+
+
+MAX_QUOTES = 64
+
+
+def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
+    """Whether `view[start:end]` is only mentioned: inside one of the `quoted` spans, or a chat-template marker
+    named as one (not followed by a role). The caller has seen that the text talks about such things (`_META`)."""
+    if _MARKER.fullmatch(view, start, end):
+        return True
+    return any(a <= start and end <= b for a, b in quoted)
+
+
 def _in_latin(folded: str) -> str | None:
     text = latin(folded)
     for view in (text, *unleet(text)):
         for family in FAMILIES:
-            if family.search(view):
+            if family.used(view):
                 return family.label
         spelled = squeezed(view)
         if spelled is not None and _SQUEEZED.search(spelled):

@@ -67,13 +67,31 @@ def _is_hex_key(m: re.Match[str]) -> bool:
 _DIGEST_LABEL = re.compile(r"(?:sha\d*|md5|blake2\w*|fingerprint)[ \t]*[:=-][ \t]*$", re.I)  # "SHA256:", "sha384-"
 
 
+_PUBLIC_KEY_TYPE = re.compile(  # what an SSH public key's base64 body follows
+    r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d{3}"
+    r"|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)[ \t]+$"
+)
+
+
+def example(value: str) -> bool:
+    """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY"."""
+    return "EXAMPLE" in value
+
+
+def _is_aws_key(m: re.Match[str]) -> bool:
+    return not example(m["secret"])
+
+
 def _is_random_blob(m: re.Match[str]) -> bool:
     """All three character classes in short runs (not a CamelCase path), not a path segment of a URL, not a
-    digest ("SHA256:..."), and not base64 of readable text (that text is scanned on its own: see `decoding`)."""
+    digest ("SHA256:..."), not an SSH public key ("ssh-ed25519 AAAA..."), not a documented example, and not base64
+    of readable text (that text is scanned on its own: see `decoding`)."""
     blob = m["secret"]
-    if not all_classes(blob) or readable_base64(blob) is not None:
+    if not all_classes(blob) or readable_base64(blob) is not None or example(blob):
         return False
     if _DIGEST_LABEL.search(m.string, max(0, m.start() - 24), m.start()):
+        return False
+    if _PUBLIC_KEY_TYPE.search(m.string, max(0, m.start() - 40), m.start()):
         return False
     head = m.string[max(0, m.start() - 2048) : m.start() + 2]  # ends inside the blob: its last word holds the blob
     return "://" not in head.split()[-1] and looks_generated(blob, max_run=3.3)
@@ -132,8 +150,33 @@ PREFIXED: tuple[Rule, ...] = (
     Rule(
         "an AWS access key",
         re.compile(r"\b(?P<keep>A[KS]IA)(?P<secret>[A-Z0-9]{16})\b"),
+        _is_aws_key,
         prefixes=("AKIA", "ASIA"),
         gate=("akia", "asia"),
+    ),
+    Rule(
+        "an Alibaba Cloud access key",
+        re.compile(r"\b(?P<keep>LTAI)(?P<secret>[A-Za-z0-9]{12,24})\b"),
+        _is_prefixed_token,
+        prefixes=("LTAI",),
+        gate=("ltai",),
+    ),
+    Rule(
+        "a Tencent Cloud secret id",
+        re.compile(r"\b(?P<keep>AKID)(?P<secret>[A-Za-z0-9]{32})\b"),
+        _is_prefixed_token,
+        prefixes=("AKID",),
+        gate=("akid",),
+    ),
+    Rule(
+        "a service account key id",
+        re.compile(r"(?P<keep>private_key_id[\"']?[ \t]*[:=][ \t]*[\"']?)(?P<secret>[0-9a-f]{40})\b"),
+        gate=("private_key_id",),
+    ),
+    Rule(
+        "a shared access signature",
+        re.compile(r"(?P<keep>[?&]sig=)(?P<secret>[A-Za-z0-9%+/=_-]{30,})"),
+        gate=("sig=",),
     ),
     Rule(
         "a Google API key",

@@ -35,6 +35,31 @@ def _is_strong_password(m: re.Match[str]) -> bool:
     return strong_password(m["secret"])
 
 
+def _is_quoted_phrase(m: re.Match[str]) -> bool:
+    """Words in quotes after "passphrase is": two at least, with a digit, a capital or three words or more."""
+    words = m["secret"].split()
+    text = m["secret"]
+    return (
+        len(words) >= 2
+        and not placeholder(text.strip())
+        and (any(c.isdigit() for c in text) or len(words) >= 3 or any(w[:1].isupper() for w in words[1:]))
+    )
+
+
+def _is_password_shaped(m: re.Match[str]) -> bool:
+    """After "password" without a verb: letters and digits together ("tacobell2019"), a chosen password's shape."""
+    value = m["secret"].rstrip(".,;:!?)")
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and chosen_password(value)
+
+
+def _is_strong_before_the_word(m: re.Match[str]) -> bool:
+    """A strong password's shape (lower and upper case, and a digit or a symbol), not a path, a URL or an address."""
+    value = m["secret"].rstrip(".,;:!?")
+    if re.search(PASSWORD_WORDS, value, re.I):  # "1Password", "KeePass2Android": a product, not a password
+        return False
+    return strong_password(value) and not any(mark in value for mark in ("://", "@", "/")) and value.count(".") < 2
+
+
 def _is_cli_password(m: re.Match[str]) -> bool:
     return not placeholder(m["secret"]) and not m["secret"].startswith(("$", "%"))
 
@@ -115,12 +140,48 @@ NAMED: tuple[Rule, ...] = (
         gate=_PASSWORD_GATE,
         sieves=(("pass", _PASS_WORD + _ASSIGNED),),
     ),
-    Rule(  # "my password is hunter2", "the root password on the NAS was changed to ..."
+    Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
-        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})", re.I),
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})", re.I
+        ),
         _is_chosen_password,
-        gate=_PASSWORD_GATE,
-        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"),),  # what `_FILLER` and `_CONNECTOR` start with
+        gate=(*_PASSWORD_GATE, "pw"),
+        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("pw", r"pwd?[ \t:=是为為は]")),  # `_FILLER`, `_CONNECTOR`
+    ),
+    Rule(  # 'the wifi passphrase is "Blue Harbor Lights 1987"': words in quotes
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}[\"“])"
+            r"(?P<secret>[^\"”\n]{6,60})(?=[\"”])",
+            re.I,
+        ),
+        _is_quoted_phrase,
+        gate=(*_PASSWORD_GATE, "key"),
+        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("key", r"key[ \t:=是为為は]")),
+    ),
+    Rule(  # "logs in with jira-bot / NtY7#kLp9vQz"
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:logs|logged|signs|signed)[ \t]+in[ \t]+(?:with|as|using)[ \t]+"
+            r"[^\s/:]{1,64}[ \t]*[/:][ \t]*)(?P<secret>\S{4,64})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("logs", "logged", "signs", "signed"),
+        sieves=tuple(
+            (word, word + r"[ \t]+in[ \t]+(?:with|as|using)[ \t]") for word in ("logs", "logged", "signs", "signed")
+        ),
+    ),
+    Rule(  # "Gmail app password: qzvx tplm wrbn kdse": four groups of four letters
+        "an app password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])app(?:lication)?[ \t-]?(?:specific[ \t-])?passwords?[^\n]{0,60}?)"
+            r"(?P<secret>(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"  # and any more on the line
+            r"(?:[^\n]{0,40}?(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4})*)(?![a-z])"
+        ),
+        gate=("pass",),  # a word the other password rules look for already: no more words to look for in every text
+        sieves=(("pass", r"passwords?[^\n]{0,60}?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"),),
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",
@@ -128,6 +189,24 @@ NAMED: tuple[Rule, ...] = (
         _is_strong_password,
         gate=(*_PASSWORD_GATE, "pw"),
         sieves=(("pass", _PASS_WORD + r"[ \t]"),),
+    ),
+    Rule(  # "with password tacobell2019", "the password taxes2023secure": no verb, so only suspect
+        "a password",
+        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
+        _is_password_shaped,
+        gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + r"[ \t]"),),
+        suspect=True,
+    ),
+    Rule(  # "type Qw3rty!Dev when it asks for the password": a strong value before the word
+        "a password",
+        re.compile(
+            r"(?<![\w@/.:~-])(?P<keep>)(?P<secret>(?=[^\s]{0,40}[a-z])(?=[^\s]{0,40}[A-Z])[A-Za-z0-9!#$%&*?@^~+=_.-]{8,40})"
+            rf"(?=[^\n]{{0,60}}?(?<![A-Za-z])(?:{PASSWORD_WORDS})(?![A-Za-z]))"
+        ),
+        _is_strong_before_the_word,
+        gate=_PASSWORD_GATE,
+        suspect=True,
     ),
     Rule(
         "a token or API key",

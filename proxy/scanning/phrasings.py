@@ -197,7 +197,9 @@ EXFILTRATION = (
     r"\b(?:to|into)\s+(?:https?://|\S+@\S+\.\w|pastebin|\S*attacker|\S+\.(?:com|net|org|io|xyz|ru|cn|example)\b)",
 )
 
+# A bare "<system>" is a diagram's label as often as a turn's: a turn marker only with its closing tag after it.
 MARKERS = (
     r"<\|[a-z_]{2,30}\|>|\[\s*/?\s*inst\s*\]|<<\s*/?\s*sys\s*>>|<(?:start|end)_of_turn>"
-    r"|<\s*/?\s*(?:system|assistant|im_start|im_end)\s*>|\[(?:system|assistant|developer)\]\(#",
+    r"|<\s*(?:system|assistant)\s*>(?=[^<]{0,2000}<\s*/\s*(?:system|assistant)\s*>)|<\s*/\s*(?:system|assistant)\s*>"
+    r"|<\s*/?\s*(?:im_start|im_end)\s*>|\[(?:system|assistant|developer)\]\(#",
 )

@@ -44,6 +44,8 @@ class Rule:
     gate: tuple[str, ...] = ()
     min_run: int = 0
     sieves: tuple[Sieve, ...] = ()
+    min_digits: int = 0  # every match holds this many ASCII digits (a card number 13): a gate for wordless rules
+    suspect: bool = False  # a match only looks like a credential: a write is held for review, not refused
     words: frozenset[str] = field(init=False, repr=False, compare=False)
     _sieve: dict[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
 
@@ -56,7 +58,7 @@ class Rule:
 
     def opens(self, view: Gated) -> bool:
         """`may_match`, and the stricter gates, on a gated text (its `Literals` looked for this rule's words)."""
-        if self.min_run and not view.has_run(self.min_run):
+        if (self.min_run and not view.has_run(self.min_run)) or view.digits < self.min_digits:
             return False
         if not self.gate or self.words.isdisjoint(view.present):
             return not self.gate
@@ -73,6 +75,7 @@ class Hit:
     label: str
     start: int
     end: int
+    suspect: bool = False  # found by a rule that only suspects a credential (`Rule.suspect`)
 
 
 def trie(literals: Iterable[str], between: str = "") -> str:
@@ -120,11 +123,20 @@ _KEY_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_
 _KEY_BYTES = bytes(ord("x") if b >= 0x80 or b in _KEY_CHARS else ord(" ") for b in range(256))
 
 
+_NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
+
+
 def key_runs(text: str) -> bytes:
     """`text` in UTF-8 with each key character's bytes as "x" and every other byte as a space: a run of n key
     characters in `text` is a run of at least n "x" here (a character beyond ASCII takes two to four bytes), found
     by a fast substring search rather than a regex stepping through every position."""
     return text.encode("utf-8", "surrogatepass").translate(_KEY_BYTES)
+
+
+def runs_and_digits(text: str) -> tuple[bytes, int]:
+    """`key_runs(text)`, and how many ASCII digits `text` holds (both from one encoding, in C)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return raw.translate(_KEY_BYTES), len(raw.translate(None, _NOT_DIGITS))
 
 
 def has_run(runs: bytes, length: int) -> bool:
@@ -143,6 +155,7 @@ class Gated:
     present: frozenset[str]
     runs: bytes
     spaced: frozenset[str]
+    digits: int  # ASCII digits in the text
 
     def has_run(self, length: int) -> bool:
         return has_run(self.runs, length)
@@ -176,7 +189,7 @@ def rule_hits(text: str, rules: tuple[Rule, ...], view: Gated | None = None) -> 
         if rule.may_match(lowered) if view is None else rule.opens(view):
             for m in finditer(rule.pattern, text, lowered):
                 if rule.check(m):
-                    yield Hit(rule.label, m.start("secret"), m.end("secret"))
+                    yield Hit(rule.label, m.start("secret"), m.end("secret"), rule.suspect)
 
 
 def redacted(rule: Rule, text: str, lowered: str) -> str:

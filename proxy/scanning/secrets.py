@@ -15,13 +15,25 @@ import re
 from collections.abc import Iterable, Iterator
 
 from . import providers
-from .keys import PREFIXED, PRIVATE_KEY, RANDOM
+from .keys import PREFIXED, PRIVATE_KEY, RANDOM, example
+from .numbers import NUMBERS
 from .passwords import KEY_NAMES, NAMED
-from .rules import Gated, Hit, Literals, Rule, key_runs, redacted, rule_hits
+from .rules import Gated, Hit, Literals, Rule, redacted, rule_hits, runs_and_digits
 
-__all__ = ["KEY_NAMES", "PRIVATE_KEY", "QUIET_RUN", "RULES", "gated", "hits", "mask_all", "mask_spans", "quiet"]
+__all__ = [
+    "KEY_NAMES",
+    "PRIVATE_KEY",
+    "QUIET_DIGITS",
+    "QUIET_RUN",
+    "RULES",
+    "gated",
+    "hits",
+    "mask_all",
+    "mask_spans",
+    "quiet",
+]
 
-SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED)
+SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED, *NUMBERS)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
 _FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider plugins
 # The rules with no gate words: all a text that holds none of the words tries (most texts: "How do I ...?").
@@ -43,20 +55,25 @@ def gated(text: str) -> Gated:
     squeezed = lowered.replace(" ", "").replace("\t", "")
     spaced = _LITERALS.present(squeezed)
     present = frozenset(word for word in spaced if word in lowered) if len(squeezed) < len(lowered) else spaced
-    return Gated(text, lowered, present, key_runs(lowered), spaced)
+    runs, digits = runs_and_digits(lowered)
+    return Gated(text, lowered, present, runs, spaced, digits)
 
 
 # The shortest run of key characters (`key_runs`) a credential holds when no gate word, plugin needle or key prefix
 # is there to open a rule: the random-run rules' runs, the plugins without needles (Artifactory's 11), a base64 blob.
 # tests/scanning/test_gates.py holds every pattern to it.
 QUIET_RUN = 11
+# The fewest digits a number some wordless rule finds holds (an IBAN's 8; a card's 13, an SSN's 9): a text with
+# fewer, and no gate word or long run, holds none of them.
+QUIET_DIGITS = min(rule.min_digits for rule in RULES if not rule.gate and rule.min_digits)
 
 
 def quiet(view: Gated) -> bool:
     """Whether a gated text can hold no credential at all: no gate word, needle or split-key prefix anywhere in it
-    (spaces and tabs taken out) and no run of `QUIET_RUN` key characters. Most prose is quiet (a question, a short
-    answer), and `redact` answers it from the gate alone instead of running every rule and plugin to find nothing."""
-    return not view.spaced and not view.has_run(QUIET_RUN)
+    (spaces and tabs taken out), no run of `QUIET_RUN` key characters and fewer than `QUIET_DIGITS` digits. Most
+    prose is quiet (a question, a short answer), and `redact` answers it from the gate alone instead of running every
+    rule and plugin to find nothing."""
+    return not view.spaced and not view.has_run(QUIET_RUN) and view.digits < QUIET_DIGITS
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
@@ -73,7 +90,7 @@ def provider_hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
     """Every credential detect-secrets' provider regexes find in `text`, a short vendor prefix kept readable;
     `view`, when given, is `gated(text)`."""
     for label, start, end in providers.matches(text, view):
-        if "[redacted]" not in text[start:end]:
+        if "[redacted]" not in text[start:end] and not example(text[start:end]):
             yield Hit(label, start + _prefix_length(text[start:end]), end)
 
 

@@ -40,12 +40,18 @@ def all_classes(value: str) -> bool:
     return any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
 
 
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){2,}")  # "correct-horse-battery-staple"
+
+
 def chosen_password(value: str) -> bool:
-    """A password someone chose ("hunter2", "Tr0ub4dor&3", "CorrectHorse99"), not a word that follows "password
-    is" in prose ("stored", "hashed", "required"): letters with digits, symbols or inner capitals."""
+    """A password someone chose ("hunter2", "Tr0ub4dor&3", "CorrectHorse99", "correct-horse-battery"), not a word
+    that follows "password is" in prose ("stored", "hashed", "required"): letters with digits, symbols or inner
+    capitals, or three words or more joined by dashes, dots or underscores."""
     value = value.rstrip(".,;:)")
     if len(value) < 4 or placeholder(value) or "[redacted" in value:
         return False
+    if _PASSPHRASE.fullmatch(value):
+        return True
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
     symbols = any(c in _SYMBOLS for c in value.rstrip("!?"))  # a closing "!" or "?" ends the sentence

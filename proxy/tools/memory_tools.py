@@ -170,8 +170,12 @@ class MemoryTools:
             result["note"] = "already stored"
         elif stored.memory.held:
             result["held"] = True
-            sources = ", ".join(provenance.sources)
-            result["note"] = f"held for the user's approval: this session took in untrusted content ({sources})"
+            held = stored.memory.provenance
+            if held.reason is not None:  # the scanner's: its text only looks like a secret or an instruction
+                result["note"] = f"held for the user's approval: {held.reason}"
+            else:
+                sources = ", ".join(held.sources)
+                result["note"] = f"held for the user's approval: this session took in untrusted content ({sources})"
         elif stored.memory.pinned:
             result["note"] = "pinned: it opens the memory block from the next session on"
         return result

@@ -170,3 +170,22 @@ async def test_history_with_a_session_and_no_query_gives_that_sessions_lines_in_
     assert said["history"][0]["text"] == "first question about deploys"
     grace = (await client.get("/memory/history", params={"session": "s1"}, headers={"x-memory-user": "grace"})).json()
     assert grace["count"] == 0
+
+
+@pytest.mark.anyio
+async def test_an_added_memory_that_only_looks_like_a_secret_is_held_and_the_answer_says_why(client) -> None:
+    text = "Bank account for the salary: IBAN DE89 3704 0044 0532 0130 00"
+    added = await client.post("/memory/memories", json={"text": text}, headers=ADA)
+    assert added.status_code == 201
+    body = added.json()
+    assert body["held"] is True and "an IBAN" in body["reason"] and body["memory"]["reason"] == body["reason"]
+    assert (await client.get("/memory/memories", headers=ADA)).json()["count"] == 0
+    held = (await client.get("/memory/memories", params={"held": "true"}, headers=ADA)).json()["memories"]
+    assert [m["id"] for m in held] == [body["id"]] and held[0]["reason"] == body["reason"]
+    approved = await client.post(f"/memory/memories/{body['id']}/approve", headers=ADA)
+    assert approved.json()["memory"]["user_approved"] is True
+    assert [m["id"] for m in (await client.get("/memory/memories", headers=ADA)).json()["memories"]] == [body["id"]]
+    refused = await client.post("/memory/memories", json={"text": "My debit card PIN is 4821."}, headers=ADA)
+    assert refused.status_code == 400 and "not stored" in refused.json()["error"]["message"]
+    plain = await client.post("/memory/memories", json={"text": "User prefers tabs"}, headers=ADA)
+    assert "held" not in plain.json() and plain.json()["memory"]["reason"] is None

@@ -127,3 +127,23 @@ def test_a_sessions_end_renders_only_its_answer_however_many_sessions_came_betwe
     first.answer = lambda: [{"role": "assistant", "content": "answer 0"}]
     ended = turns.render(first, first.conversation(), TRUSTED, 3.0)
     assert [(x.turn, x.role, x.text) for x in ended] == [(1, "assistant", "answer 0")]
+
+
+# Kinds that passed redaction before issue 37: a chat-bot token and a card's PIN and CVV (and the card itself).
+BOT_TOKEN = "2785390952:AAHdXWPJx-d8ut8pdqsxRpvED5hJRaOvRTY"
+DISCORD = "NDkzNDI2NDIxMDk2NzIwMTE0.m14IKC.Zr9moEHZhNX2xGqc-fQ7ZvqsP3CCT-nKEBJMhw"
+
+
+def test_history_masks_bot_tokens_card_numbers_pins_and_cvvs() -> None:
+    said = Said()
+    conversation = [
+        SYSTEM,
+        user(f"The alerts bot's token is {BOT_TOKEN} and the Discord bot uses {DISCORD}."),
+        assistant("Noted."),
+        user("Card 4607 2743 9865 1125, CVV 731, and the debit card PIN is 4821. Door code is 2580#."),
+    ]
+    texts = [text for _, _, text in kept(said, conversation)]
+    joined = "\n".join(texts)
+    for secret in (BOT_TOKEN.split(":")[1], DISCORD.split(".")[2], "4607 2743 9865 1125", "731", "4821", "2580"):
+        assert secret not in joined, (secret, joined)
+    assert "CVV [redacted]" in joined and "PIN is [redacted]" in joined

@@ -182,6 +182,22 @@ def test_secrets_are_redacted_wherever_they_appear() -> None:
     assert text.count("[redacted]") == 6
 
 
+def test_bot_tokens_cards_pins_and_ids_are_redacted_in_a_transcript() -> None:
+    telegram, discord = (
+        "533395795:AAFPNvS_I4k9GvvK9JkmW378D-Cn511CFUB",
+        "MTE1ODcxNDQzMzg2NzgxOTg5OQ.BUiTue.lqnFCraP-c0YsHh47lft6zNHIA33NbEI3p85cR",
+    )
+    text = render(
+        [
+            {"role": "user", "content": f"TELEGRAM_BOT_TOKEN={telegram} and DISCORD_TOKEN={discord}"},
+            {"role": "user", "content": "My card is 5151-0704-5207-7604, CVC 552, PIN 7306; my SSN is 300-83-4492."},
+            result("c1", "recovery codes: 463ab-8de06 ebcfd-7a4dd d069b-08c09"),
+        ]
+    )
+    for secret in ("AAFPNvS_I4k9", "lqnFCraP", "5151-0704-5207-7604", "552", "7306", "300-83-4492", "463ab-8de06"):
+        assert secret not in text, (secret, text)
+
+
 def test_a_secret_cut_by_truncation_leaves_no_fragment() -> None:
     output = "x" * 490 + " " + KEY  # the cut at 500 falls 9 characters into the key
     text = render([result("c1", output)], max_tool_chars=500)

@@ -66,3 +66,41 @@ def score(kind_of: Kind, visible: Callable[[str], str] = lambda text: text) -> S
         len(benign),
         [text for text in benign if kind_of(text) is not None],
     )
+
+
+# -- the write decisions (tests/scanning/writes/): refused, held for review, or stored live ------------------------
+
+SPLITS = ("tuned", "held_out")
+KINDS = ("secrets", "injections", "benign")
+Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """What the write decision did with each kind of one split: the texts refused, held and stored live."""
+
+    split: str
+    by_kind: dict[str, dict[str, list[str]]]
+
+    def count(self, kind: str, outcome: str) -> int:
+        return len(self.by_kind[kind][outcome])
+
+    def total(self, kind: str) -> int:
+        return sum(len(texts) for texts in self.by_kind[kind].values())
+
+    def summary(self) -> str:
+        parts = []
+        for kind in KINDS:
+            counts = ", ".join(f"{o} {self.count(kind, o)}" for o in ("refused", "held", "live"))
+            parts.append(f"{kind} {self.total(kind)}: {counts}")
+        return f"{self.split}: " + "; ".join(parts)
+
+
+def outcomes(decide: Decide, split: str) -> Outcomes:
+    by_kind: dict[str, dict[str, list[str]]] = {}
+    for kind in KINDS:
+        found: dict[str, list[str]] = {"refused": [], "held": [], "live": []}
+        for text in load(f"writes/{split}/{kind}"):
+            found[decide(text)].append(text)
+        by_kind[kind] = found
+    return Outcomes(split, by_kind)

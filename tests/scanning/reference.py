@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from itertools import chain, islice
 from urllib.parse import unquote
 
-from proxy.scanning import Finding, injections, providers, split
+from proxy.scanning import Finding, credential, decide, providers, split
 from proxy.scanning.decoding import (
     _BASE64,
     _ENTITY,
@@ -26,7 +26,8 @@ from proxy.scanning.decoding import (
     _unescape,
     readable_base64,
 )
-from proxy.scanning.normalise import aligned, fold, invisible
+from proxy.scanning.keys import example
+from proxy.scanning.normalise import aligned, fold
 from proxy.scanning.rules import Hit, Rule, finditer
 from proxy.scanning.secrets import PRIVATE_KEY, RANDOM, SPECIFIC, _prefix_length, mask_spans
 
@@ -42,7 +43,7 @@ def reference_rule_hits(text: str, rules: tuple[Rule, ...]) -> Iterator[Hit]:
         if reference_may_match(rule, lowered):
             for m in finditer(rule.pattern, text, lowered):
                 if rule.check(m):
-                    yield Hit(rule.label, m.start("secret"), m.end("secret"))
+                    yield Hit(rule.label, m.start("secret"), m.end("secret"), rule.suspect)
 
 
 def reference_mask(rule: Rule, text: str) -> str:
@@ -75,7 +76,7 @@ def reference_provider_matches(text: str) -> Iterator[tuple[str, int, int]]:
 
 def reference_provider_hits(text: str) -> Iterator[Hit]:
     for label, start, end in reference_provider_matches(text):
-        if "[redacted]" not in text[start:end]:
+        if "[redacted]" not in text[start:end] and not example(text[start:end]):
             yield Hit(label, start + _prefix_length(text[start:end]), end)
 
 
@@ -127,22 +128,13 @@ def reference_decoded(text: str) -> Iterator[str]:
 def reference_credential(folded: str) -> Finding | None:
     if PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
-    for hit in chain(reference_hits(folded), reference_split_hits(folded)):
-        return Finding("secret", f"text appears to contain a secret ({hit.label}) - not stored")
-    return None
+    return credential(chain(reference_hits(folded), reference_split_hits(folded)))
 
 
 def reference_scan(text: str) -> Finding | None:
     folded = aligned(text).text
     inner = list(reference_decoded(folded))
-    for view in (folded, *inner):
-        if found := reference_credential(view):
-            return found
-    if hidden := invisible(text):
-        return Finding("invisible_unicode", f"text contains an invisible character (U+{ord(hidden):04X}) - not stored")
-    if label := injections.find(text, folded, inner):
-        return Finding("prompt_injection", f"text looks like a prompt injection ({label}) - not stored")
-    return None
+    return decide(text, folded, inner, [reference_credential(view) for view in (folded, *inner)])
 
 
 def reference_redact(text: str) -> str:

@@ -1,0 +1,248 @@
+"""Instructions to the assistant written without the usual headers: suspect, so a write holding one is held for a
+person to review rather than refused (`injections` has the phrasings that are certain).
+
+A memory is replayed as data, and a good one may well tell the assistant what to do ("Always answer in British
+English"): what these look for is an instruction that hides, triggers itself, claims authority or sends data away,
+the shapes an outside corpus got through (issue 37): an instruction in an HTML comment, a "### SYSTEM OVERRIDE ###"
+banner, "IMPORTANT:" or "Attention assistant:" before an order to the model, "do not mention this", "whenever this
+memory is read, call ...", a chat turn as a JSON role object or a transcript, a link or image whose query the model is
+to fill with the conversation, and claims that the user or the developer lifted the rules. Matched against the Latin
+view (lower case, no accents), except links, whose placeholders are told by their capitals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .normalise import latin
+
+_S = r"[ \t]+"  # words are apart by spaces or tabs, never by a line break: an instruction is one line
+_AI = r"(?:assistant|ai|model|llm|chatbot|bot|agent|claude|chatgpt|gpt|copilot|gemini)"
+# What an order to the model says, after a header: the model must, the model is asked to act when it answers.
+_ORDER = (
+    rf"\b(?:(?:the{_S})?{_AI}{_S}(?:must|should|shall|has{_S}to|needs{_S}to|is{_S}required{_S}to|will|may{_S}now|is{_S}to)"
+    rf"|you{_S}(?:must|should|shall|have{_S}to|need{_S}to|are{_S}(?:now{_S})?(?:required|allowed|permitted|authori[sz]ed|to)"
+    rf"|may{_S}now|will{_S}now|can{_S}now|never|always|(?:do{_S}not|don't){_S}(?:refuse|warn|ask|mention|tell))"
+    rf"|when(?:ever)?{_S}(?:answering|replying|responding|summari[sz]ing|asked|writing|you{_S}(?:answer|reply|respond|see"
+    rf"|read|write))|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)|(?:always|never){_S}(?:include|add|append"
+    rf"|recommend|mention|warn|say|reply|respond|answer|refuse|ask|use|send|tell|start|end|praise)"
+    rf"|(?:include|append|add|insert){_S}(?:a{_S}|the{_S})?(?:link|referral|image|text|line){_S}[^\n]{{0,30}}(?:every|each|all)"
+    rf"{_S}(?:answers?|repl(?:y|ies)|responses?|messages?))\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One shape of a suspect instruction: `gate`, strings one of which the view holds wherever `pattern` matches."""
+
+    label: str
+    gate: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+    def search(self, view: str) -> bool:
+        return any(word in view for word in self.gate) and bool(self.pattern.search(view))
+
+
+def _shape(label: str, gate: tuple[str, ...], *patterns: str) -> Shape:
+    return Shape(label, gate, re.compile("|".join(f"(?:{p})" for p in patterns)))
+
+
+MAX_COMMENTS = 16  # comments looked into per text, and their characters: bound the work on hostile input
+MAX_COMMENT_CHARS = 2000
+_COMMENT_ORDER = re.compile(
+    rf"{_ORDER}|\b(?:you|your|from{_S}(?:here|now){_S}on|instead|silently|quietly|recommend|forward|reply|respond"
+    r"|answer|tell|say|send|call|run|ignore|include|append|summari[sz]e|never|always|whenever|do not|don't|treat)\b"
+)
+
+SHAPES: tuple[Shape, ...] = (
+    _shape(
+        "an instruction banner",
+        ("##", "==", "**", "~~", "--", "["),
+        # "### SYSTEM OVERRIDE ###", "=== BEGIN SYSTEM MESSAGE ===": a heading fenced on both sides, naming authority
+        r"(?<![#=*~-])(?:#{2,}+|={3,}+|\*{3,}+|~{3,}+|-{3,}+)[ \t]*(?:[a-z!]+[ \t]+){0,4}?(?:system|override"
+        r"|admin(?:istrator)?|instructions?|directive|important|attention|notice|priority|assistant|ai|model|developer"
+        r"|root)\b[^\n#=*~]{0,40}?(?:#{2,}|={3,}|\*{3,}|~{3,})",
+        # "[SYSTEM NOTE]", "[ASSISTANT INSTRUCTIONS]": a bracketed label naming a role, not a markdown link
+        r"\[[ \t]*/?[ \t]*(?:system|assistant|admin(?:istrator)?|developer|ai|model)"
+        r"(?:[ \t]+(?:instructions?|note|notice"
+        r"|message|prompt|override|directive|mode))?[ \t]*\](?![(\[])",
+    ),
+    _shape(
+        "an instruction to the assistant",
+        (
+            "important",
+            "critical",
+            "attention",
+            "note",
+            "reminder",
+            "priority",
+            "urgent",
+            "warning",
+            "override",
+            "notice",
+            "assistant",
+            "ai",
+            "model",
+            "bot",
+            "claude",
+            "gpt",
+            "copilot",
+            "agent",
+            "llm",
+            "gemini",
+        ),
+        # "IMPORTANT: the assistant must ...", "CRITICAL: you must ...": a header, then an order to the model
+        rf"(?:^|[\n.!?][ \t]*)(?:important|critical|attention|reminder|priority|urgent|warning|override|notice)\b"
+        rf"[^:\n!]{{0,40}}?(?::|!+|[ \t]-[ \t])[^\n]{{0,80}}?{_ORDER}",
+        # "Attention assistant:", "Note for the AI:", "Assistant note:", "Assistant, from the next message on ..."
+        rf"\b(?:attention|hey|dear|psst|notes?{_S}(?:to|for)|messages?{_S}(?:to|for)|reminders?{_S}(?:to|for)|instructions?"
+        rf"{_S}(?:to|for)){_S}(?:the{_S}|any{_S}|all{_S})?{_AI}s?\b[^\n]{{0,20}}?[:,-]",
+        rf"(?:^|[\n.!?][ \t]*){_AI}[ \t]+(?:note|instructions?|directive|memo|notice)[ \t]*:",
+        rf"(?:^|[\n.!?][ \t]*){_AI}[ \t]*,[ \t]*(?:from|please|you|always|never|do|don't|respond|reply|answer|say"
+        r"|ignore"
+        r"|stop|start|remember|only|forget)\b",
+    ),  # fmt: skip
+    _shape(
+        "a concealment instruction",
+        (
+            "mention",
+            "reveal",
+            "disclos",
+            "admit",
+            "say",
+            "tell",
+            "keep",
+            "silent",
+            "quiet",
+            "secret",
+            "covert",
+            "discreet",
+        ),
+        rf"\b(?:do{_S}not|don't|never|without)[ \t]+(?:mention|reveal|disclos|admit|say)\w*{_S}"
+        rf"(?:this|that{_S}you|these"
+        rf"|it|you{_S}(?:were|did|read|have|got))\b",
+        rf"\b(?:never|don't|do{_S}not){_S}(?:tell|let){_S}(?:anyone|anybody|them{_S}know|the{_S}user{_S}(?:know{_S})?"
+        rf"(?:that{_S})?you)\b",
+        rf"\bkeep{_S}(?:this|it|these(?:{_S}instructions)?){_S}(?:between{_S}us|secret|hidden|quiet|confidential"
+        rf"|to{_S}yourself|from{_S}the{_S}user)\b",
+        rf"\b(?:silently|quietly|secretly|covertly|discreetly){_S}(?:add|send|forward|b?cc|include|insert|log|record|copy"
+        r"|delete|remove|drop|change|replace|append|upload|share|store|save|e-?mail|mail|post|run|call|execute|report)\b",
+        rf"\bnever{_S}say{_S}(?:that{_S})?you{_S}were{_S}told\b",
+    ),  # fmt: skip
+    _shape(
+        "an instruction triggered by recall",
+        ("this", "recall", "reading"),
+        rf"\b(?:when(?:ever)?|each{_S}time|every{_S}time|once|as{_S}soon{_S}as|after|if|upon){_S}(?:you{_S})?(?:read|see"
+        rf"|load|retriev|recall|find|encounter|process)\w*{_S}(?:this|these)\b",
+        rf"\b(?:this|the{_S}present){_S}(?:memory|note|entry|message|text|instruction){_S}(?:is|gets|was|has{_S}been)"
+        rf"{_S}(?:read|loaded|retrieved|recalled|shown|seen|injected|used|searched|found|surfaced)\b",
+        rf"\bif{_S}this{_S}(?:memory|note|entry){_S}(?:shows{_S}up|appears|is{_S}in|comes{_S}up|surfaces)\b",
+        r"\bon[ \t]+recall\b|\bupon[ \t]+reading\b",
+    ),  # fmt: skip
+    _shape(
+        "a tool call in a memory",
+        ("call", "invoke", "execute", "trigger", "tool", "function"),
+        rf"\b(?:call|invoke|execute|trigger){_S}(?:the{_S})?(?:tool{_S}|function{_S})?`?[a-z][a-z0-9]*_[a-z0-9_]+`?",
+        rf"\b(?:call|invoke|use|run|execute){_S}the{_S}(?:tool{_S})?`?[a-z_]+`?(?:{_S}(?:tool|function))\b"
+        rf"[^\n]{{0,60}}\b(?:with|against|on|to){_S}",
+        rf"\binvoke{_S}the{_S}[a-z_]+{_S}tool\b",
+    ),
+    _shape(
+        "a chat turn",
+        ('"role"', "assistant", "system", "developer", "<"),
+        r"[{,][ \t\n]*\"role\"[ \t]*:[ \t]*\"(?:system|developer|assistant)\"",
+        # a transcript: a line spoken by the assistant or the system beside one spoken by the user
+        r"(?:^|\n)[ \t]*(?:user|human)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:assistant|ai|system)[ \t]*:[ \t]*\S"
+        r"|(?:^|\n)[ \t]*(?:assistant|ai|system)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:user|human)[ \t]*:[ \t]*\S",
+        # instructions in tags: "<instructions>...</instructions>", "<admin>...</admin>"
+        r"<[ \t]*(?P<tag>instructions?|system[_-]?prompt|system[_-]?message|sys|admin|developer|directives?|rules"
+        r"|override|prompt|root)[ \t]*>[^<]{8,2000}<[ \t]*/[ \t]*(?P=tag)[ \t]*>",
+    ),
+    _shape(
+        "an authority claim",
+        (
+            "polic",
+            "filter",
+            "guideline",
+            "rule",
+            "instruction",
+            "prompt",
+            "restriction",
+            "treat",
+            "precedence",
+            "outrank",
+            "override",
+            "supersede",
+            "priorit",
+            "developer",
+            "operator",
+            "admin",
+            "creator",
+            "owner",
+            "authori",
+            "allowed",
+            "permitted",
+            "granted",
+            "approved",
+            "exempt",
+            "upgraded",
+            "unlocked",
+        ),
+        rf"\b(?:bypass|circumvent|get{_S}around|disable|turn{_S}off|ignore|skip|override){_S}(?:the{_S}|your{_S}|any{_S}"
+        rf"|all{_S})?(?:content|safety|usage|moderation|security){_S}(?:polic(?:y|ies)|filters?|guidelines|rules|checks"
+        r"|restrictions|guardrails)\b",
+        rf"\b(?:your|the{_S}(?:assistant|model)'s){_S}(?:guidelines|rules|instructions|polic(?:y|ies)|system{_S}prompt"
+        rf"|restrictions){_S}(?:are|is|have{_S}been|has{_S}been){_S}(?:now{_S})?(?:replaced|superseded|overridden|void"
+        r"|suspended|lifted|removed|disabled|cancel+ed)\b",
+        rf"\b(?:safety|content|usual){_S}(?:guidelines|rules|polic(?:y|ies)|filters|checks){_S}(?:no{_S}longer|don't"
+        rf"|do{_S}not){_S}apply\b",
+        rf"\btreat{_S}[^.\n]{{1,60}}?{_S}as{_S}(?:instructions|commands|orders|coming{_S}from|if{_S}it{_S}came{_S}from"
+        rf"|(?:sent{_S})?from{_S}(?:the{_S}|an{_S})?(?:user|developer|admin|administrator|system|operator))\b",
+        rf"\b(?:this|these){_S}(?:memory|memories|note|notes|instructions?|rules?){_S}(?:outranks?|overrides?|supersedes?"
+        rf"|takes?{_S}precedence|comes?{_S}first|has{_S}priority)\b",
+        rf"\b(?:prioriti[sz]e|follow|obey){_S}this{_S}(?:memory|note){_S}(?:over|above|before)\b"
+        rf"|\btakes?{_S}precedence{_S}over{_S}(?:the{_S}|your{_S}|any{_S})?(?:system|developer|other|previous)"
+        rf"|\b(?:instructions|rules){_S}(?:embedded|written|stored|given){_S}here{_S}take{_S}precedence\b",
+        rf"\bthe{_S}(?:developer|operator|admin(?:istrator)?|creator|owner|system{_S}owner){_S}(?:said|says|wants|told"
+        rf"{_S}you|requires|requested|instructed|has{_S}(?:said|decided|authori[sz]ed|approved|allowed))\b",
+        rf"\b(?:the{_S})?user{_S}has{_S}(?:authori[sz]ed|allowed|permitted|granted|pre-?approved|given{_S}you)\b"
+        rf"|\byou{_S}(?:are|have{_S}been){_S}(?:authori[sz]ed|permitted|allowed|cleared){_S}to\b",
+        rf"\byou{_S}have{_S}been{_S}(?:upgraded|unlocked|freed|jailbroken)\b|\b(?:is|are){_S}exempt{_S}from{_S}(?:the{_S})?"
+        r"(?:usual{_S})?(?:safety|content|security)",
+    ),  # fmt: skip
+)
+
+# A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>".
+_FILLED_LINK = re.compile(
+    r"//[^\s)\]?]{1,300}\?[^\s)\]]{0,300}?=(?:\{|<|\[|%[A-Za-z_]{3,}%|\$\{?[A-Za-z_]{3,}"
+    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}(?![a-z]))"
+)
+
+
+def _comment(view: str) -> bool:
+    """An HTML comment (a person reading the rendered text never sees it) that gives an order: four words at
+    least, with a word an order to the model has ("you", "always", "recommend", "when you read this" ...)."""
+    start = view.find("<!--")
+    for _ in range(MAX_COMMENTS):
+        if start < 0:
+            break
+        end = view.find("-->", start + 4, start + 4 + MAX_COMMENT_CHARS)
+        body = view[start + 4 : end if end >= 0 else start + 4 + MAX_COMMENT_CHARS]
+        if len(body.split()) >= 4 and _COMMENT_ORDER.search(body):
+            return True
+        start = view.find("<!--", start + 4)
+    return False
+
+
+def find(folded: str) -> str | None:
+    """The kind of suspect instruction in a folded text (`normalise.aligned`), or None."""
+    view = latin(folded)
+    if "<!--" in view and _comment(view):
+        return "a hidden comment"
+    for shape in SHAPES:
+        if shape.search(view):
+            return shape.label
+    if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
+        return "a link for the model to fill in"
+    return None

@@ -1,0 +1,381 @@
+"""Numbers that are secrets by what they are: card numbers, PINs and door codes, national id numbers, recovery codes.
+
+A number is a secret by its check digits or by the word that names it, never by its digits alone: a card number is
+Luhn-valid with a card brand's prefix (and not one of the test cards every payment sandbox documents), an id number
+passes its country's check (python-stdnum's validators: the Dutch BSN's 11-test, the German tax id's, the Spanish
+DNI's letter, the Italian codice fiscale's, the French NIR's, Aadhaar's Verhoeff digit, the CPF's, the SIN's Luhn),
+and a PIN, door code or recovery code is the digits after the words that name one. A named number that fails its
+check is only suspect (a typo'd real one, or an example): the write is held for a person to look at. So is a card
+number without a word naming a card, an SSN-shaped number without "SSN", and an IBAN or a bank account number (a
+payee's is a fine memory; one's own may not be).
+
+python-stdnum is imported on the first check, not when the proxy starts (it pulls in pydoc).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from .rules import Rule
+
+Check = Callable[[re.Match[str]], bool]
+
+
+@cache
+def _stdnum(name: str) -> Any:
+    return import_module(f"stdnum.{name}")
+
+
+def bounded(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`pattern` compiled with its runs of spaces bounded (at most 8): so is how far a sieve has to look from a
+    name to the number after it, and a sieve looks that far, not to the end of the line, from each name."""
+    return re.compile(pattern.replace(r"[ \t]+", r"[ \t]{1,8}").replace(r"[ \t]*", r"[ \t]{0,8}").replace(
+        r"[ \t,]+", r"[ \t,]{1,8}"), flags)  # fmt: skip
+
+
+def _valid(module: str, value: str) -> bool:
+    try:
+        return bool(_stdnum(module).is_valid(value))
+    except Exception:  # noqa: BLE001 - a validator that trips on odd input has not validated it
+        return False
+
+
+def _digits(value: str) -> str:
+    return "".join(c for c in value if c.isdigit())
+
+
+# -- card numbers --------------------------------------------------------------------------------------------------
+
+# Brand prefixes (IIN ranges) with the lengths their cards have.
+_BRANDS = re.compile(
+    r"4(?:\d{12}|\d{15}|\d{18})|(?:5[1-5]\d{2}|222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720)\d{12}|3[47]\d{13}"
+    r"|(?:6011|65\d{2}|64[4-9]\d)\d{12,15}|35(?:2[89]|[3-8]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11}|62\d{14,17}"
+)
+# The test numbers payment providers publish (Stripe, Adyen, Braintree, PayPal): documentation, not cards.
+_TEST_CARDS = frozenset(
+    [
+        "4242424242424242",
+        "4000056655665556",
+        "4111111111111111",
+        "4012888888881881",
+        "4222222222222",
+        "4000000000000002",
+        "4000000000009995",
+        "4000000000000077",
+        "4000000000003220",
+        "4000002500003155",
+        "4000000000000069",
+        "4000000000000119",
+        "5555555555554444",
+        "5200828282828210",
+        "5105105105105100",
+        "2223003122003222",
+        "2223000048400011",
+        "378282246310005",
+        "371449635398431",
+        "378734493671000",
+        "6011111111111117",
+        "6011000990139424",
+        "6011000400000000",
+        "3056930009020004",
+        "30569309025904",
+        "38520000023237",
+        "3566002020360505",
+        "3530111333300000",
+        "6200000000000005",
+        "4988438843884305",
+        "5454545454545454",
+        "4917610000000000",
+        "4444333322221111",
+        "5500000000000004",
+        "340000000000009",
+        "4007000000027",
+    ]
+)
+_CARD_WORDS = re.compile(
+    r"(?<![a-z])(?:cards?|visa|mastercard|master card|amex|american express|discover|debit|credit|cc|kreditkarte"
+    r"|carte|tarjeta|cart[aã]o|karte)(?![a-z])",
+    re.I,
+)
+_CARD_AFTER = re.compile(r"(?:exp|cvv|cvc|csc|valid|expires)", re.I)
+
+
+def luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        n = int(char)
+        if i % 2:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+def _starts_apart(m: re.Match[str], reach: int = 1) -> bool:
+    """The match does not start inside a word or a number: no letter or digit before it, nor (with `reach` 2) a digit
+    and a space or dash (the patterns start with a character class, which the engine skips to, not a lookbehind)."""
+    before = m.string[max(0, m.start() - reach) : m.start()]
+    if before[-1:].isalnum() or before[-1:] in ("_", "-") and reach == 1:
+        return False
+    return not (reach == 2 and len(before) == 2 and before[0].isdigit() and before[1] in " -")
+
+
+def _a_card(m: re.Match[str]) -> bool:
+    """Luhn-valid, a brand's prefix and length, one kind of separator in groups, and not a published test card nor
+    a number whose digits repeat with a short period ("4242 4242 ...")."""
+    value = m["secret"]
+    digits = _digits(value)
+    separators = {c for c in value if not c.isdigit()}
+    if (
+        not _starts_apart(m, 2)
+        or len(separators) > 1
+        or not _BRANDS.fullmatch(digits)
+        or not luhn(digits)
+        or digits in _TEST_CARDS
+    ):
+        return False
+    return not any(digits == (digits[:period] * 20)[: len(digits)] for period in (1, 2, 4))
+
+
+def _named_card(m: re.Match[str]) -> bool:
+    """A card number a word names as one: "card", a brand, "debit" before it, or its expiry or CVV after it."""
+    before = m.string[max(0, m.start("secret") - 60) : m.start("secret")]
+    after = m.string[m.end("secret") : m.end("secret") + 30]
+    return bool(_CARD_WORDS.search(before) or _CARD_AFTER.search(after)) and _a_card(m)
+
+
+def _unnamed_card(m: re.Match[str]) -> bool:
+    return _a_card(m) and not _named_card(m)
+
+
+# 13 to 19 digits, in groups split by one space or dash at most, with no digit (or digit group) right around them.
+_CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-Za-z])")
+
+# -- named numbers -------------------------------------------------------------------------------------------------
+
+# Between the words that name a number and the number: whose it is ("for the office", "on the back of the Visa",
+# "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
+_FILLER = (
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|des|du|de|do|da|del|della|vom|von|für|fur)"
+    r"(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+)
+_CONNECTOR = (
+    r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|lautet)"
+    r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?[ \t]+"
+    r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
+    r"|[ \t]+)"
+)
+_END = r"(?![\w.,/-]\w|[\w])"  # the value ends there: not "1.26.4", "3108a" or "4821-5"
+
+
+def _named(
+    label: str,
+    names: str,
+    value: str,
+    gate: tuple[str, ...],
+    check: Check | None = None,
+    *,
+    suspect: bool = False,
+    connector: str = _CONNECTOR,
+    any_value: bool = False,
+) -> Rule:
+    """A number named by one of `names` (lower-case regex alternatives): `names`, whose it is, a connector, `value`
+    (which holds a digit unless `any_value`: the check asks for them then).
+
+    Each gate word is sieved: a digit (or with `any_value` a letter or digit) follows it on its line."""
+    pattern = bounded(rf"(?P<keep>(?<![a-z])(?:{names}){_FILLER}{connector})(?P<secret>{value}){_END}", re.I)
+    after = r"[^\n]{0,400}?[a-z0-9]" if any_value else r"[^\n]{0,400}?\d"  # past the longest name, filler and connector
+    sieved = {word: re.escape(word) + after for word in gate}
+    return Rule(label, pattern, check or (lambda m: True), gate=gate, sieves=tuple(sieved.items()), suspect=suspect)
+
+
+def _not_a_count(m: re.Match[str]) -> bool:
+    """Not a length or a count said of the code ("PIN codes are 6 digits long", "PIN of 4 to 6 digits")."""
+    after = m.string[m.end("secret") : m.end("secret") + 20].lower()
+    return not re.match(r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts"
+                        r"|seconds?"
+                        r"|minutes?|hours?|days?|%|px|ms|mb|gb|kb)\b", after)  # fmt: skip
+
+
+_CODE_NAMES = (
+    r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk|cvv2?|cvc2?|csc|card[ \t]+security[ \t]+code|security[ \t]+code"
+    r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
+    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)[ \t]+codes?"
+    r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
+    r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
+    r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
+    r"[^\n.]{0,30}?"
+)
+_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+
+CODES = _named(
+    "a PIN or an access code",
+    _CODE_NAMES,
+    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:[ -]\d{1,3}){2,4}",
+    _CODE_GATE,
+    _not_a_count,
+)
+
+
+def _ssn(m: re.Match[str]) -> bool:
+    digits = _digits(m["secret"])
+    return len(digits) == 9 and digits not in _EXAMPLE_SSNS and _valid("us.ssn", digits)
+
+
+def _ssn_suspect(m: re.Match[str]) -> bool:
+    """A named SSN that fails the SSA's rules: held, unless it is a published example or all one digit."""
+    digits = _digits(m["secret"])
+    return len(digits) == 9 and digits not in _EXAMPLE_SSNS and len(set(digits)) > 1 and not _ssn(m)
+
+
+_EXAMPLE_SSNS = frozenset({"123456789", "078051120", "219099999", "457555462", "987654320"})
+_SSN_NAMES = r"ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?|#|nr\.?))?"
+_SSN_VALUE = r"\d{3}[- ]?\d{2}[- ]?\d{4}"
+
+
+def _nino(m: re.Match[str]) -> bool:
+    """A UK National Insurance number by HMRC's prefix rules (no D, F, I, Q, U or V; not O second; no BG, GB, KN,
+    NK, NT, TN or ZZ)."""
+    value = "".join(m["secret"].split()).upper()
+    first, second = value[0], value[1]
+    return (
+        first not in "DFIQUV"
+        and second not in "DFIOQUV"
+        and value[:2] not in {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
+    )
+
+
+def _stdnum_check(module: str, *, valid: bool = True) -> Check:
+    def check(m: re.Match[str]) -> bool:
+        value = "".join(c for c in m["secret"] if c.isalnum())
+        return _valid(module, value) is valid
+
+    return check
+
+
+def _with_digits(count: int) -> Check:
+    return lambda m: sum(c.isdigit() for c in m["secret"]) >= count
+
+
+# (label, names, value, gate words, stdnum module or check): a named number, certain when its check passes.
+_IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
+    ("a Social Insurance Number", r"sin|social[ \t]+insurance[ \t]+(?:number|no\.?)", r"\d{3}[ -]?\d{3}[ -]?\d{3}",
+     ("sin", "social"), "ca.sin"),
+    ("a citizen service number", r"bsn|burgerservicenummer|citizen[ \t]+service[ \t]+number", r"\d{8,9}",
+     ("bsn", "burgerservicenummer", "citizen"), "nl.bsn"),
+    ("a tax id number", r"steuer-?id(?:entifikationsnummer)?|steuer[ \t]+id|idnr|steueridentifikationsnummer",
+     r"\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}", ("steuer", "idnr"), "de.idnr"),
+    ("an identity number", r"dni|documento[ \t]+nacional[ \t]+de[ \t]+identidad", r"\d{8}[ -]?[a-z]",
+     ("dni", "documento"), "es.dni"),
+    ("an identity number", r"nie|n[uú]mero[ \t]+de[ \t]+identidad[ \t]+de[ \t]+extranjero",
+     r"[xyz][ -]?\d{7}[ -]?[a-z]",
+     ("nie", "extranjero"), "es.nie"),
+    ("a tax code", r"codice[ \t]+fiscale", r"[a-z]{6}\d{2}[a-z]\d{2}[a-z]\d{3}[a-z]", ("codice",), "it.codicefiscale"),
+    ("a social security number",
+     r"num[ée]ro[ \t]+de[ \t]+s[ée]curit[ée][ \t]+sociale|nir|insee|s[ée]curit[ée][ \t]+sociale",
+     r"[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2a|2b)[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}",
+     ("numéro", "numero", "nir", "insee", "sécurité", "securite"), "fr.nir"),
+    ("an Aadhaar number", r"aadhaa?r(?:[ \t]+(?:number|no\.?|card))?", r"\d{4}[ -]?\d{4}[ -]?\d{4}", ("aadhaa",),
+     "in_.aadhaar"),
+    ("a PAN", r"pan(?:[ \t]+card)?(?:[ \t]+(?:number|no\.?))?|permanent[ \t]+account[ \t]+number",
+     r"[a-z]{5}\d{4}[a-z]",
+     ("pan", "permanent"), "in_.pan"),
+    ("a CPF", r"cpf", r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ("cpf",), "br.cpf"),
+    ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
+     r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
+    ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
+     r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport"), _with_digits(5)),
+    ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
+     r"(?:[ \t]+(?:number|no\.?|#))?|licen[cs]e[ \t]+number|f[üu]hrerschein(?:nummer)?",
+     r"[a-z0-9][a-z0-9-]{4,19}",
+     ("driver", "driving", "licen", "hrerschein"), _with_digits(3)),
+)  # fmt: skip
+
+
+def _id_rules() -> tuple[Rule, ...]:
+    rules = []
+    for label, names, value, gate, check in _IDS:
+        if isinstance(check, str):
+            rules.append(_named(label, names, value, gate, _stdnum_check(check)))
+            rules.append(_named(label, names, value, gate, _stdnum_check(check, valid=False), suspect=True))
+        else:  # the value's digits are the check's to count: its sieve cannot ask for one
+            rules.append(_named(label, names, value, gate, check, any_value=True))
+    return tuple(rules)
+
+
+def _iban(m: re.Match[str]) -> bool:
+    """A valid IBAN with eight digits at least (its check digits and a numeric bank code: the IBANs in use), so
+    that a text with fewer digits cannot hold one (`min_digits`)."""
+    return len(_digits(m["secret"])) >= 8 and _valid("iban", m["secret"].upper())
+
+
+def _account(m: re.Match[str]) -> bool:
+    return len(set(_digits(m["secret"]))) > 2
+
+
+RECOVERY = _named(
+    "a recovery code",
+    r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
+    r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)",
+    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;]?[ \t]+)[a-z0-9]{4,12}){0,23}",
+    ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
+     "otp", "emergency"),
+    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _not_a_count(m),
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+)",
+    any_value=True,
+)  # fmt: skip
+SEED_PHRASE = Rule(
+    "a recovery phrase",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+"
+        r"(?:phrase|words|sentence)"
+        r"|mnemonic|seed)[^\n:=]{0,40}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
+        r"(?P<secret>[a-z]{3,8}(?:[ \t,]+[a-z]{3,8}){11,23})(?![a-z])",
+        re.IGNORECASE,
+    ),
+    gate=("seed", "mnemonic", "recovery", "backup", "wallet"),  # every name holds one, none very common
+    sieves=tuple(
+        (
+            word,
+            re.escape(word) + r"[^\n]{0,100}?[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}",
+        )
+        for word in ("seed", "mnemonic", "recovery", "backup", "wallet")
+    ),
+)
+
+NUMBERS: tuple[Rule, ...] = (
+    Rule("a card number", _CARD, _named_card, min_digits=13),
+    Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True),
+    CODES,
+    RECOVERY,
+    SEED_PHRASE,
+    _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn),
+    _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn_suspect, suspect=True),
+    Rule(
+        "a Social Security number",
+        re.compile(r"(?P<keep>)(?P<secret>\d{3}-\d{2}-\d{4})(?![\w-])"),
+        lambda m: _starts_apart(m) and _ssn(m),
+        min_digits=9,
+        suspect=True,
+    ),
+    *_id_rules(),
+    Rule(
+        "an IBAN",
+        re.compile(r"(?P<keep>)(?P<secret>[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)(?![A-Za-z0-9])"),
+        lambda m: _starts_apart(m) and _iban(m),  # in capitals, as IBANs are written
+        min_digits=8,
+        suspect=True,
+    ),  # fmt: skip
+    _named(
+        "a bank account number",
+        r"(?:bank[ \t]+)?account[ \t]+(?:number|no\.?|#|nr\.?)|acct[ \t]*(?:no\.?|#|number)"
+        r"|routing[ \t]+(?:number|no\.?)|kontonummer",
+        r"\d{6,17}|\d{2}-\d{2}-\d{2}",
+        ("account", "acct", "routing", "kontonummer"),
+        _account,
+        suspect=True,
+    ),
+)

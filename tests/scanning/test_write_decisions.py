@@ -1,0 +1,65 @@
+"""What a memory write does with the write corpus (tests/scanning/writes/): a certain secret or injection is refused, a
+text that only looks like one is held for review, anything else is stored live. The targets are issue 37's for an
+outside corpus of 60 secrets, 40 injections and 50 benign texts (at most 3, 2 and 1 wrong), as rates, on the split
+the detectors were tuned on; the held-out split, written before they changed and never tuned on, is held to what it
+measured when they were done (a regression guard, reported at the end of the run beside the tuned one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.scanning import redact, scan
+
+from .conftest import OUTCOMES
+from .corpus import KINDS, Outcomes, load, outcomes
+
+
+def decide(text: str) -> str:
+    """What the write path (records.check_draft) does with `text`."""
+    finding = scan(text)
+    if finding is None:
+        return "live"
+    return "refused" if finding.certain else "held"
+
+
+@pytest.fixture(scope="module", params=["tuned", "held_out"])
+def split(request: pytest.FixtureRequest) -> Outcomes:
+    OUTCOMES[request.param] = found = outcomes(decide, request.param)
+    return found
+
+
+# (secrets live, injections live, benign refused or held) at most, as a share of each kind
+LIMITS = {"tuned": (3 / 60, 2 / 40, 1 / 50), "held_out": (7 / 45, 4 / 30, 0 / 40)}
+
+
+def test_the_write_corpus_is_bigger_than_the_outside_one() -> None:
+    sizes = {kind: len(load(f"writes/tuned/{kind}")) for kind in KINDS}
+    assert sizes["secrets"] >= 60 and sizes["injections"] >= 40 and sizes["benign"] >= 50
+    assert all(len(load(f"writes/held_out/{kind}")) >= 30 for kind in KINDS)
+
+
+def test_few_secrets_are_stored_live(split: Outcomes) -> None:
+    live = split.by_kind["secrets"]["live"]
+    assert len(live) <= LIMITS[split.split][0] * split.total("secrets"), (split.summary(), live)
+
+
+def test_few_injections_are_stored_live(split: Outcomes) -> None:
+    live = split.by_kind["injections"]["live"]
+    assert len(live) <= LIMITS[split.split][1] * split.total("injections"), (split.summary(), live)
+
+
+def test_benign_texts_are_stored_live(split: Outcomes) -> None:
+    wrong = split.by_kind["benign"]["refused"] + split.by_kind["benign"]["held"]
+    assert len(wrong) <= LIMITS[split.split][2] * split.total("benign"), (split.summary(), wrong)
+
+
+@pytest.mark.parametrize("text", load("writes/tuned/secrets") + load("writes/held_out/secrets"))
+def test_redact_masks_what_a_write_would_not_store_as_a_secret(text: str) -> None:
+    """The same detectors redact history, offloaded details and extraction transcripts: whatever secret a write
+    refuses or holds, redaction masks, so that scanning what is left finds none."""
+    finding = scan(text)
+    if finding is not None and finding.kind == "secret":
+        masked = redact(text)
+        assert "[redacted]" in masked
+        left = scan(masked)
+        assert left is None or left.kind != "secret", (masked, left)
