@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,6 +36,13 @@ _READ_FIRST_BYTES = 1024 * 1024
 def _anthropic(path: str) -> bool:
     """Anthropic's API: ``/v1/messages`` and what lies under it (``count_tokens``, ``batches``)."""
     return path.startswith(("/v1/messages", "/messages"))
+
+
+def _wire_path(scope: Scope) -> str:
+    """The path as the client sent it, percent-encoding intact: what the upstream gets is checked in this form
+    (:func:`proxy.pipe.paths.checked_path`). Latin-1 keeps every byte as one character, for the check to refuse."""
+    raw = scope.get("raw_path")
+    return raw.decode("latin-1") if raw else quote(scope["path"], safe="/;:@!$&'()*+,=~")
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -111,13 +119,14 @@ def create_app(services: Services) -> Starlette:
         headers = upstream_request_headers(
             request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
         )
+        path = _wire_path(request.scope)
         declared = request.headers.get("content-length")
         small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
         bodiless = declared is None and "transfer-encoding" not in request.headers
         if small or bodiless:
             content = await request.body() if small else None
             send = upstream.send(
-                request.method, request.url.path, query=request.scope["query_string"], headers=headers, content=content
+                request.method, path, query=request.scope["query_string"], headers=headers, content=content
             )
             try:
                 answer = await unless_disconnected(request.receive, send)
@@ -126,7 +135,7 @@ def create_app(services: Services) -> Starlette:
         else:
             answer = await upstream.send(
                 request.method,
-                request.url.path,
+                path,
                 query=request.scope["query_string"],
                 headers=headers,
                 content=request.stream(),
