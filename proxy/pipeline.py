@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
+from .episodes.extraction_wire import Credential
 from .episodes.sessions import ChainLink, Followed, derive_session_id
 from .memory.block import Placement
 from .memory.caller import Identity
@@ -130,7 +131,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if answer is None and isinstance(whole, bytes) and len(whole) <= MAX_KEPT_ANSWER:
             answer = partial(dialect.answer, whole)  # parsed only when the session's conversation is read
             ids = partial(_whole_link, reader, whole)
-        services.episodes.confirm(caller, session, parsed.payload.get("model"), auth.client_key, answer)
+        credential = Credential(auth.client_key, auth.client_key_header) if auth.client_key is not None else None
+        services.episodes.confirm(caller, session, parsed.payload.get("model"), credential, answer, api=dialect.name)
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
             services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response

@@ -36,6 +36,7 @@ class Caller:
     upstream_key: str | None  # replaces the client's credential upstream; None: the client's own goes
     strip: frozenset[bytes]  # headers that carried memproxy's own key: never sent upstream
     client_key: str | None  # the client's own upstream credential (for extraction on its behalf), if any
+    client_key_header: str = "authorization"  # where it came: "authorization" (a bearer token) or "x-api-key"
 
 
 @dataclass(slots=True)
@@ -83,10 +84,11 @@ class Authenticator:
         headers = read_headers(raw)
         if self.keys_mode:
             return self._by_key(headers)
-        client_key = _bearer(headers.authorization) or headers.api_key
+        bearer = _bearer(headers.authorization)
+        client_key = bearer or headers.api_key
         identity = _open_identity(headers, self.settings.memory.admin_key)
         upstream_key = self.settings.upstream.api_key
-        return Caller(identity, upstream_key, frozenset({KEY_HEADER}), _text(client_key))
+        return Caller(identity, upstream_key, frozenset({KEY_HEADER}), _text(client_key), _carrier(bearer))
 
     def require(self, raw: RawHeaders) -> Identity:
         """The caller's identity, for the management API: memory needs to know whose it is."""
@@ -131,7 +133,13 @@ class Authenticator:
         upstream_key = self.settings.upstream.api_key
         if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
             client_key = _text(bearer or headers.api_key)
-            return Caller(identity, upstream_key if client_key is None else None, frozenset({KEY_HEADER}), client_key)
+            return Caller(
+                identity,
+                upstream_key if client_key is None else None,
+                frozenset({KEY_HEADER}),
+                client_key,
+                _carrier(bearer),
+            )
         if upstream_key is None:
             raise InvalidRequest(
                 "this memproxy has no upstream.api_key, so your provider key must reach the upstream: send the "
@@ -184,6 +192,11 @@ def _bearer(authorization: bytes | None) -> bytes | None:
     scheme, _, token = authorization.partition(b" ")
     token = token.strip()
     return token if scheme.lower() == b"bearer" and token else None
+
+
+def _carrier(bearer: bytes | None) -> str:
+    """The header the client's own credential came in: its bearer token, else ``x-api-key``."""
+    return "authorization" if bearer is not None else "x-api-key"
 
 
 def _text(value: bytes | None) -> str | None:

@@ -33,6 +33,7 @@ import orjson
 from ..errors import StoreUnavailable
 from ..memory.backends.durable import fsync_dir, left_by_a_crash
 from ..memory.records import format_ts
+from .extraction_wire import APIS
 
 log = logging.getLogger("proxy.jobs")
 
@@ -59,6 +60,7 @@ class Job:
     next_at: float = 0.0  # not before this time (epoch seconds)
     last_error: str | None = None
     state: str = "pending"  # "pending" | "failed" (gave up after max_attempts)
+    api: str = "chat"  # the dialect the session's requests spoke: its extraction goes where and as they went
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "sources": list(self.sources)}
@@ -92,7 +94,10 @@ class Job:
             raise ValueError("'sources' must be a list of strings")
         if not _ID.fullmatch(fields["id"]) or fields["state"] not in STATES or fields["attempts"] < 0:
             raise ValueError("bad 'id', 'state' or 'attempts'")
-        return cls(**fields, sources=tuple(sources))
+        api = obj.get("api", "chat")  # jobs written before sessions recorded it were all extracted as chat
+        if api not in APIS:
+            raise ValueError("bad 'api'")
+        return cls(**fields, sources=tuple(sources), api=api)
 
 
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -115,6 +120,7 @@ def new_job(
     untrusted: bool,
     sources: tuple[str, ...],
     now: float,
+    api: str = "chat",
 ) -> Job:
     return Job(
         id=f"j-{uuid.uuid4().hex}",
@@ -127,6 +133,7 @@ def new_job(
         untrusted=untrusted,
         sources=tuple(sources),
         created_at=now,
+        api=api,
     )
 
 

@@ -39,8 +39,10 @@ from ..memory.records import Memory
 from ..memory.service import MemoryService
 from ..memory.store import Owner
 from ..metrics import Metrics
+from ..pipe.providers import LiteLLMRoute
 from ..scanning import redact, scan
 from .extraction import ExtractionFailed, Extractor
+from .extraction_wire import OPENAI, Credential, destination
 from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
@@ -95,9 +97,12 @@ class EpisodeService:
         self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
         self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
         self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
-        self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
+        # (user, destination) -> the credential their latest accepted request there carried; never written
+        self._keys: OrderedDict[tuple[str, str], Credential] = OrderedDict()
+        self._route = LiteLLMRoute.of(settings.upstream)  # which chat models went through litellm
         self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
-        self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
+        # (user, destination) whose jobs that upstream refused for want of the user's key
+        self._want_key: set[tuple[str, str]] = set()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._ending: set[asyncio.Task[Any]] = set()
@@ -130,10 +135,13 @@ class EpisodeService:
         caller: Identity,
         session_id: str,
         model: Any,
-        client_key: str | None,
+        credential: Credential | None,
         answer: Callable[[], Sequence[dict[str, Any]]] | None = None,
+        *,
+        api: str = "chat",
     ) -> None:
-        """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
+        """The upstream accepted a request of ``api`` (the dialect's name): its model and format are what the
+        session used, and its credential may pay for extraction on that same upstream, and only there.
 
         Only an accepted request counts, so a caller with a bogus key or a model of its choosing can neither
         break a user's extractions nor choose what they run on.
@@ -142,19 +150,38 @@ class EpisodeService:
         if session is not None:
             if isinstance(model, str):
                 session.model = model
+            session.api = api
             session.answer = answer
-        if client_key is not None and self.settings.upstream.api_key is None:
-            self._keys[caller.user] = client_key
-            self._keys.move_to_end(caller.user)
+        if credential is not None and self.settings.upstream.api_key is None:
+            where = (caller.user, self._destination(api, model if isinstance(model, str) else None))
+            self._keys[where] = credential
+            self._keys.move_to_end(where)
             if len(self._keys) > MAX_KEYS:
                 self._keys.popitem(last=False)
-            if caller.user in self._want_key:
-                self._want_key.discard(caller.user)
+            if where in self._want_key:
+                self._want_key.discard(where)
                 self._wake.set()
 
-    def key_of(self, user: str) -> str | None:
-        """The user's upstream key as their latest accepted request carried it (memory only, never disk)."""
-        return self._keys.get(user)
+    def key_of(self, user: str, destination: str = OPENAI) -> Credential | None:
+        """The user's credential for an upstream (``OPENAI``, ``ANTHROPIC``, ``LITELLM``) as their latest request
+        it accepted carried it (memory only, never disk)."""
+        return self._keys.get((user, destination))
+
+    def _destination(self, api: str, model: str | None) -> str:
+        return destination(api, model, self._route.handles(model))
+
+    def _job_key(self, job: Job) -> tuple[str, str]:
+        return (job.user, self._destination(job.api, job.model))
+
+    def _extract_kwargs(self, job: Job) -> dict[str, Any]:
+        """Where and how a job's calls go: its session's format, and the credential its upstream accepted."""
+        credential = self._keys.get(self._job_key(job))
+        return {
+            "session_model": job.model,
+            "api": job.api,
+            "client_key": credential.value if credential is not None else None,
+            "key_header": credential.header if credential is not None else "authorization",
+        }
 
     # -- ending sessions --------------------------------------------------------------------------------------
 
@@ -190,6 +217,7 @@ class EpisodeService:
             untrusted=untrusted,
             sources=sources,
             now=time.time(),
+            api=session.api,
         )
         try:
             await self.jobs.put(job)
@@ -277,7 +305,8 @@ class EpisodeService:
         pending = [job for job in jobs if job.state == "pending"]
         self.metrics.extraction_pending.labels("pending").set(len(pending))
         self.metrics.extraction_pending.labels("failed").set(len(jobs) - len(pending))
-        waiting = (job.next_at for job in pending if job.user not in self._want_key)  # those wait for a request
+        # Those waiting for a request of their user to bring a key are not due.
+        waiting = (job.next_at for job in pending if self._job_key(job) not in self._want_key)
         return min(waiting, default=None)
 
     async def run_due(self) -> int:
@@ -292,7 +321,7 @@ class EpisodeService:
             due = [
                 job
                 for job in await self.jobs.due(time.time())
-                if job.id not in tried and job.user not in self._want_key  # those wait for their user's key
+                if job.id not in tried and self._job_key(job) not in self._want_key  # those wait for their user's key
             ]
             if not due:
                 return finished
@@ -309,16 +338,12 @@ class EpisodeService:
         episode = (await self.store.view(owner)).get(episode_id(job.user, job.workspace, job.session_id))
         if episode is None or episode.job != job.id:
             try:
-                answer = await self.extractor.extract(
-                    extraction_messages(job.transcript),
-                    session_model=job.model,
-                    client_key=self.key_of(job.user),
-                )
+                answer = await self.extractor.extract(extraction_messages(job.transcript), **self._extract_kwargs(job))
                 extracted = parse_extraction(answer.text)
             except ExtractionFailed as exc:
                 if exc.keyless and exc.upstream_status in (401, 403):
                     # After a restart the user's key is not known yet: wait for it without using up attempts.
-                    self._want_key.add(job.user)
+                    self._want_key.add(self._job_key(job))
                     log.info("extraction job %s waits for a request from its user to bring their key", job.id)
                     return False
                 return await self._retry(job, exc)
@@ -418,9 +443,8 @@ class EpisodeService:
 
         async def judge(fact: str, memory: Memory) -> Verdict:
             try:
-                answer = await self.extractor.extract(
-                    judgement_messages(fact, memory.text), session_model=job.model, client_key=self.key_of(job.user)
-                )
+                messages = judgement_messages(fact, memory.text)
+                answer = await self.extractor.extract(messages, **self._extract_kwargs(job))
             except Exception as exc:  # noqa: BLE001 - the safe fallback, whatever went wrong
                 answer = None
                 self.metrics.extraction_judgements.labels("failed").inc()

@@ -80,6 +80,7 @@ class Session:
     started_at: float
     last_seen: float
     model: str | None = None
+    api: str = "chat"  # the dialect its accepted requests spoke (where its extraction goes)
     turns: int = 0
     messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
     tools: frozenset[str] = frozenset()  # every tool the model called in it (frozen: most sessions call none)

@@ -16,6 +16,7 @@ import pytest
 from proxy.config import load_settings
 from proxy.episodes import jobs as jobs_module
 from proxy.episodes.extraction import Answer, ExtractionFailed
+from proxy.episodes.extraction_wire import Credential
 from proxy.episodes.jobs import JobQueue
 from proxy.episodes.service import EpisodeService, SessionNotFound
 from proxy.errors import MemoryNotFound, StoreUnavailable
@@ -41,9 +42,15 @@ class ScriptedExtractor:
     calls: list[dict[str, Any]] = field(default_factory=list)
 
     async def extract(
-        self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        session_model: str | None,
+        client_key: str | None,
+        api: str = "chat",
+        key_header: str = "authorization",
     ) -> Answer:
-        self.calls.append({"messages": messages, "model": session_model, "key": client_key})
+        self.calls.append({"messages": messages, "model": session_model, "key": client_key, "api": api})
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -85,7 +92,7 @@ def converse(service: EpisodeService, session: str, *said: str, caller: Identity
     for text in said:
         messages = [*messages, {"role": "user", "content": text}]
         service.observe(caller, session, messages)
-        service.confirm(caller, session, "gpt-test", key)  # the upstream accepted it
+        service.confirm(caller, session, "gpt-test", Credential(key) if key else None)  # the upstream accepted it
         messages = [*messages, {"role": "assistant", "content": "ok"}]
 
 
@@ -290,7 +297,7 @@ async def test_the_job_transcript_has_no_proxy_additions_and_no_secrets(
         {"role": "user", "content": "bye"},
     ]
     service.observe(ADA, "s1", messages)
-    service.confirm(ADA, "s1", "m", "sk-client-key-never-on-disk")
+    service.confirm(ADA, "s1", "m", Credential("sk-client-key-never-on-disk"))
     job = (await service.end(ADA, "s1")).job
     assert job is not None
     assert "[Memories]" not in job.transcript and "memory_search" not in job.transcript
@@ -344,7 +351,7 @@ async def test_an_extractor_that_echoes_its_prompt_stores_none_of_it(service: Ep
     converse(service, "s1", "a", "b", "c")
     await service.end(ADA, "s1")
 
-    async def echo(messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None) -> Answer:
+    async def echo(messages: list[dict[str, str]], **route: Any) -> Answer:
         prompt = messages[0]["content"]  # the extraction prompt itself, as a small model parrots it
         example = prompt.split('(e.g. "')[1].split('")')[0]
         return Answer(answer("Worked on the billing service.", example, "User likes tea"), "m", 1, 1)
