@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,26 +22,12 @@ from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
 from .errors import ProxyError
 from .metrics import CONTENT_TYPE
-from .pipe.headers import upstream_request_headers
-from .pipe.relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
-from .pipeline import CLIENT_CLOSED, handle
+from .passthrough import anthropic_path, passthrough
+from .pipe.relay import buffered_response
+from .pipeline import handle
 from .services import Services
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-# Bodies up to this size are read before forwarding, so a disconnect can be watched for; larger ones stream.
-_READ_FIRST_BYTES = 1024 * 1024
-
-
-def _anthropic(path: str) -> bool:
-    """Anthropic's API: ``/v1/messages`` and what lies under it (``count_tokens``, ``batches``)."""
-    return path.startswith(("/v1/messages", "/messages"))
-
-
-def _wire_path(scope: Scope) -> str:
-    """The path as the client sent it, percent-encoding intact: what the upstream gets is checked in this form
-    (:func:`proxy.pipe.paths.checked_path`). Latin-1 keeps every byte as one character, for the check to refuse."""
-    raw = scope.get("raw_path")
-    return raw.decode("latin-1") if raw else quote(scope["path"], safe="/;:@!$&'()*+,=~")
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -93,7 +78,7 @@ def create_app(services: Services) -> Starlette:
         assert isinstance(exc, ProxyError)  # the one exception type it is registered for
         headers = [(b"content-type", b"application/json")]
         headers += [(name.encode(), value.encode()) for name, value in getattr(exc, "headers", {}).items()]
-        body = MESSAGES.error_body(exc) if _anthropic(request.url.path) else exc.body()
+        body = MESSAGES.error_body(exc) if anthropic_path(request.url.path) else exc.body()
         return buffered_response(exc.status, headers, body)
 
     app = ProxyApp(lifespan=lifespan, exception_handlers={ProxyError: proxy_error})
@@ -112,35 +97,9 @@ def create_app(services: Services) -> Starlette:
     async def messages(request: Request) -> Response:
         return await handle(request, services, MESSAGES, services.anthropic)
 
-    async def passthrough(request: Request) -> Response:
+    async def passthrough_route(request: Request) -> Response:
         """Every other path goes to the upstream as it came (COMPAT K); in keys mode only for a known key."""
-        auth = services.auth.authenticate(request.headers.raw)
-        upstream = services.anthropic if _anthropic(request.url.path) else services.upstream
-        headers = upstream_request_headers(
-            request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
-        )
-        path = _wire_path(request.scope)
-        declared = request.headers.get("content-length")
-        small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
-        bodiless = declared is None and "transfer-encoding" not in request.headers
-        if small or bodiless:
-            content = await request.body() if small else None
-            send = upstream.send(
-                request.method, path, query=request.scope["query_string"], headers=headers, content=content
-            )
-            try:
-                answer = await unless_disconnected(request.receive, send)
-            except ClientGone:
-                return Response(status_code=CLIENT_CLOSED)
-        else:
-            answer = await upstream.send(
-                request.method,
-                path,
-                query=request.scope["query_string"],
-                headers=headers,
-                content=request.stream(),
-            )
-        return streamed_passthrough(answer)
+        return await passthrough(request, services)
 
     async def metrics(request: Request) -> Response:
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
@@ -159,5 +118,5 @@ def create_app(services: Services) -> Starlette:
     app.add_route("/metrics", metrics, methods=["GET"])
     for route in memory_routes(services):
         app.router.routes.append(route)
-    app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
+    app.add_route("/{path:path}", passthrough_route, methods=ALL_METHODS)
     return app

@@ -41,6 +41,11 @@ class UpstreamSettings(_Section):
     max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
+    # With api_key set, the objects users make upstream (stored responses, conversations, files, batches) are bound
+    # to who made them; nobody else reaches them through the shared key. Bindings last this long (the upstream's own
+    # retention of stored responses), at most this many per user (oldest dropped first).
+    object_ttl_days: float = Field(30, gt=0)
+    max_objects_per_user: int = Field(100_000, gt=0)
 
     @field_validator("base_url")
     @classmethod

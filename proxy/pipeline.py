@@ -9,6 +9,7 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -17,10 +18,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .auth.object_refs import BODY_PARAMS, Reference, not_found_message, request_references
+from .auth.objects import UpstreamObjects
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
+from .dialects.responses import RESPONSES
 from .episodes.extraction_wire import Credential
 from .episodes.sessions import ChainLink, Followed, derive_session_id
+from .errors import ObjectNotFound
 from .memory.block import Placement
 from .memory.caller import Identity
 from .memory.provenance import TRUSTED, Provenance
@@ -45,6 +50,12 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     parsed = dialect.parse(await read_body(request, services.settings.server.max_body_bytes))
     caller = auth.identity
     payload = parsed.payload
+    # Through the shared upstream key every user's stored objects sit in one account: each id a request names must
+    # be one its user made, and what a Responses request makes is bound to them.
+    owner = caller.user if caller is not None and auth.upstream_key is not None else None
+    if owner is not None:
+        await require_owned(services.objects, owner, request_references(payload))
+    binds = owner is not None and dialect is RESPONSES and payload.get("store") is not False  # unstored: unreachable
     # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
@@ -112,19 +123,28 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             send = upstream.send("POST", path, query=query, headers=headers, content=body)
             if before is not None:
                 send = answered(send, before)
-            return streamed_passthrough(await unless_disconnected(request.receive, send))
+            sniffed = partial(_bind_sniffed, services.objects, owner) if binds and owner is not None else None
+            return streamed_passthrough(await unless_disconnected(request.receive, send), first=sniffed)
         if parsed.stream:
             hidden = loop.plan.names if loop is not None else frozenset()
             splitter = dialect.splitter(include_usage=parsed.include_usage, hidden=hidden, previous=previous)
             streamed = StreamedAnswer(splitter)
             answer, ids = streamed, streamed.link
-            work = stream(splitter, hops, payload, body, loop, headers_out, streamed.end)
+            ended = streamed.end
+            if binds and owner is not None:
+                ended = partial(_end_and_bind, streamed, services.objects, owner)
+            work = stream(splitter, hops, payload, body, loop, headers_out, ended)
         else:
             reader = dialect.reader(loop.plan.names if loop is not None else frozenset(), previous)
             work = complete(reader, hops, payload, body, loop, headers_out)
         response = await unless_disconnected(request.receive, work)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
+    if binds and owner is not None and not parsed.stream and response.status_code < 400:
+        whole = getattr(response, "body", None)
+        if isinstance(whole, bytes):
+            link = _whole_link(reader, whole)
+            services.objects.bind(owner, (link.client, link.chain))
     if caller is not None and response.status_code < 400:
         observation()  # taken already, unless nothing waited
         whole = getattr(response, "body", None)
@@ -136,6 +156,35 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if ids is not None and dialect.echoes_tools:  # only Responses answers are chained from
             services.episodes.sessions.link(caller.user, caller.workspace, session, ids)
     return response
+
+
+async def require_owned(objects: UpstreamObjects, owner: str, named: Sequence[Reference]) -> None:
+    """A 404 in the API's own shape for the first object named that ``owner`` did not make."""
+    if not named:
+        return
+    stranger = await objects.first_not_owned(owner, [reference.id for reference in named])
+    if stranger is not None:
+        param = next(reference.param for reference in named if reference.id == stranger)
+        code = "previous_response_not_found" if param == "previous_response_id" else None
+        shown = param if param in BODY_PARAMS else None  # a path's object is no parameter
+        raise ObjectNotFound(not_found_message(param, stranger), param=shown, code=code)
+
+
+_RESPONSE_ID = re.compile(rb'"id"\s*:\s*"(resp_[^"\\]{1,200})"')
+
+
+def _bind_sniffed(objects: UpstreamObjects, owner: str, opening: bytes) -> None:
+    """An answer relayed untouched: its id is the first one in it (a whole response's own, or ``response.created``'s
+    in a stream)."""
+    found = _RESPONSE_ID.search(opening)
+    if found is not None:
+        objects.bind(owner, (found[1].decode(),))
+
+
+def _end_and_bind(streamed: StreamedAnswer, objects: UpstreamObjects, owner: str) -> None:
+    streamed.end()
+    if streamed.ids is not None:
+        objects.bind(owner, (streamed.ids.client, streamed.ids.chain))
 
 
 class Observation:

@@ -13,6 +13,7 @@ import httpx
 
 from .auth.identity import Authenticator
 from .auth.keys import KeyRing
+from .auth.objects import UpstreamObjects
 from .config import Settings
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
@@ -26,11 +27,13 @@ from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.object_files import FilesObjects
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
+from .memory.objects import ObjectStore
 from .memory.service import MemoryService
 from .memory.session_state import InProcessSessionState, SessionState
 from .memory.store import MemoryStore
@@ -64,6 +67,7 @@ class Services:
     episodes: EpisodeService
     auth: Authenticator
     context: ContextTiers  # offload and window (context.*), off unless configured
+    objects: UpstreamObjects  # who made which upstream object (checked when upstream.api_key is shared)
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     async def __aenter__(self) -> Services:
@@ -78,6 +82,7 @@ class Services:
         if self.memory.embeddings is not None:
             await self.memory.embeddings.start()  # the model loaded before the first request
         self.episodes.start()
+        self.objects.start()
         return self
 
     async def __aexit__(
@@ -88,6 +93,7 @@ class Services:
         await self.anthropic.aclose()
         await self.litellm.aclose()
         await self.memory.aclose()
+        await self.objects.aclose()
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
             await self.auth.keyring.store.aclose()
@@ -143,6 +149,16 @@ def build_key_store(settings: Settings, database: Database | None = None) -> Key
     from .memory.backends.pg_keys import PostgresKeys
 
     return PostgresKeys(database)
+
+
+def build_object_store(settings: Settings, database: Database | None = None) -> ObjectStore:
+    """Who made which upstream object, beside the keys (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesObjects(Path(settings.store.path))
+    from .memory.backends.pg_objects import PostgresObjects
+
+    return PostgresObjects(database)
 
 
 def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
@@ -249,6 +265,11 @@ def build_services(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
         context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
+        objects=UpstreamObjects(
+            build_object_store(settings, database),
+            ttl_s=settings.upstream.object_ttl_days * 86400,
+            per_user=settings.upstream.max_objects_per_user,
+        ),
         database=database,
     )
 

@@ -25,6 +25,7 @@ from .memory.backends.files import FilesStore, owner_dir
 from .memory.backends.history_files import FILE as HISTORY_FILE
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.object_files import FilesObjects
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
 from .memory.episodes import Episode
@@ -76,6 +77,7 @@ async def copy_store(
     report = CopyReport()
     jobs = await JobQueue(root).all()
     keys = await FilesKeys(root).keys()
+    bindings = await FilesObjects(root).everything()
     episode_store = FilesEpisodes(root)
     names_users = set(users) | {j.user for j in jobs} | {k.user for k in keys}
     names_workspaces = set(workspaces) | {j.workspace for j in jobs}
@@ -167,6 +169,14 @@ async def copy_store(
         report.keys, report.skipped = copied_keys, report.skipped + len(keys) - copied_keys
         if copied_keys:
             await _bump(conn, "keys", "")
+        if bindings:  # who made which upstream object: without them, a shared key's stored responses would be nobody's
+            await conn.execute(
+                "INSERT INTO upstream_objects (id, user_name, created)"
+                " SELECT * FROM unnest($1::text[], $2::text[], $3::float8[]) ON CONFLICT (id) DO NOTHING",
+                [o.id for o in bindings],
+                [o.user for o in bindings],
+                [o.created for o in bindings],
+            )
         highest = max((m.number for found in memories.values() for m in found), default=0)
         if highest:
             await conn.execute(

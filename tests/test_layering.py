@@ -14,7 +14,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "proxy"
-EDGES = ("proxy.app", "proxy.pipeline", "proxy.services", "proxy.cli", "proxy.demo", "proxy.api", "proxy.__main__")
+EDGES = (
+    "proxy.app",
+    "proxy.pipeline",
+    "proxy.passthrough",
+    "proxy.services",
+    "proxy.cli",
+    "proxy.demo",
+    "proxy.api",
+    "proxy.__main__",
+)
 HTTP = ("starlette", "uvicorn")
 PACKAGES = (
     "proxy.pipe",

@@ -16,11 +16,13 @@ from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.object_files import FilesObjects
 from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.pg_memories import PostgresStore
 from proxy.memory.backends.postgres import Database
 from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.history import HistoryLine
+from proxy.memory.objects import UpstreamObject
 from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
@@ -80,6 +82,7 @@ async def fill(root: Path) -> dict[str, str]:
         )
     )
     await create_key(FilesKeys(root), "ada", "personal")
+    await FilesObjects(root).bind([UpstreamObject("resp_ada", "ada", T0)])
     history = FilesHistory(root)
     await history.append(ADA, [HistoryLine("s1", 1, "user", T0, "Which Postgres runs staging?")])
     await history.append(BOB, [HistoryLine("s9", 1, "user", T0, "How do we deploy?")])
@@ -97,7 +100,7 @@ async def read(dsn: str) -> dict[str, object]:
     try:
         counts = {
             table: await conn.fetchval(f"SELECT count(*) FROM {table}")  # noqa: S608 - the tables named here
-            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history")
+            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history", "upstream_objects")
         }
     finally:
         await conn.close()
@@ -123,7 +126,14 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     assert out.strip() == "copied 5 memories, 1 episodes, 1 jobs, 1 keys, 2 history lines; skipped 0 already there"
 
     found = asyncio.run(read(pg_dsn))
-    assert found["counts"] == {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
+    assert found["counts"] == {
+        "memories": 5,
+        "episodes": 1,
+        "extraction_jobs": 1,
+        "api_keys": 1,
+        "history": 2,
+        "upstream_objects": 1,
+    }
     assert found["said"] == ["Which Postgres runs staging?"]
     ada = found["ada"]
     assert isinstance(ada, dict)
@@ -139,7 +149,14 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     assert out.strip() == "copied 0 memories, 0 episodes, 0 jobs, 0 keys, 0 history lines; skipped 10 already there"
     # one memory more: the one the first read added; nothing copied twice
     counts = asyncio.run(read(pg_dsn))["counts"]
-    assert counts == {"memories": 6, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2}
+    assert counts == {
+        "memories": 6,
+        "episodes": 1,
+        "extraction_jobs": 1,
+        "api_keys": 1,
+        "history": 2,
+        "upstream_objects": 1,
+    }
 
 
 def test_memories_of_an_owner_named_nowhere_are_reported_not_guessed(tmp_path: Path, pg_dsn: str) -> None:

@@ -140,4 +140,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0100_security_upstream_objects",
+        """
+        CREATE TABLE upstream_objects (
+            id text PRIMARY KEY,  -- the upstream's id (resp_..., file-..., msgbatch_...)
+            user_name text NOT NULL,  -- who made it: nobody else reaches it through the shared upstream key
+            created double precision NOT NULL  -- bindings expire (upstream.object_ttl_days)
+        );
+        CREATE INDEX upstream_objects_user ON upstream_objects (user_name, created);
+        CREATE INDEX upstream_objects_created ON upstream_objects (created);
+        """,
+    ),
 )
