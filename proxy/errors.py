@@ -119,6 +119,12 @@ class StoreUnavailable(ProxyError):
     code = "memory_store_unavailable"
 
 
+class UnstorableInput(InvalidRequest):
+    """The store refused a value itself (not for being down): writing it again would fail again."""
+
+    code = "unstorable_input"
+
+
 class RequestTooLarge(ProxyError):
     status = 413
     type = "invalid_request_error"

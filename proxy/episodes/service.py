@@ -29,7 +29,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Settings
-from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
+from ..errors import (
+    InvalidRequest,
+    MemoryNotFound,
+    MemoryRejected,
+    ProxyError,
+    StoreUnavailable,
+    UnstorableInput,
+)
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
 from ..memory.history_service import HistoryService
@@ -224,6 +231,11 @@ class EpisodeService:
         except StoreUnavailable:
             self._keep(session)
             raise
+        except UnstorableInput as exc:  # never storable, however often it is tried: ended without an episode
+            self.metrics.sessions_ended.labels("unstorable").inc()
+            log.error("session %s of %s ended without extraction: the store refused its job: %s", session.id,
+                      session.user, exc.message)  # fmt: skip
+            return Ended(session, None, reason)
         self.metrics.sessions_ended.labels("queued").inc()
         log.info("session %s of %s ended (%s): %d turns, job %s queued", session.id, session.user, reason,
                  session.turns, job.id)  # fmt: skip

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..config import HistorySettings
-from ..errors import ProxyError
+from ..errors import ProxyError, UnstorableInput
 from ..metrics import Metrics
 from .caller import Identity
 from .history import Found, HistoryLine, HistoryStore, retention_cutoff
@@ -87,6 +87,9 @@ class HistoryService:
             for owner, lines in rendered.items():
                 try:
                     kept = await self.store.append(owner, lines)
+                except UnstorableInput:
+                    await self._one_by_one(owner, lines)
+                    continue
                 except ProxyError as exc:
                     log.warning("history: could not write %d lines of %s: %s", len(lines), owner.label,
                                 exc.message)  # fmt: skip
@@ -97,6 +100,23 @@ class HistoryService:
             if failed:
                 self._queue.extendleft(reversed(failed))
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+
+    async def _one_by_one(self, owner: Owner, lines: Sequence[HistoryLine]) -> None:
+        """A batch the store refused for what is in it: each line on its own, so one it can never hold (dropped,
+        and counted) does not keep the lines behind it out. A store that fails meanwhile keeps the rest queued."""
+        for number, line in enumerate(lines):
+            try:
+                kept = await self.store.append(owner, [line])
+            except UnstorableInput as exc:
+                self.metrics.history_lines.labels("dropped").inc()
+                log.warning("history: a line of %s was dropped, the store refused it: %s", owner.label, exc.message)
+            except ProxyError:
+                self._queue.appendleft(_Queued(owner, _already(lines[number:])))
+                asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+                return
+            else:
+                self.metrics.history_lines.labels("kept").inc(kept)
+                self.metrics.history_lines.labels("repeated").inc(1 - kept)
 
     async def _write_loop(self) -> None:
         while True:

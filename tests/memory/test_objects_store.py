@@ -73,3 +73,13 @@ async def test_concurrent_binders_lose_nothing(build: Build) -> None:
     )
     found = await build().owners([f"resp_{i}_{n}" for i in range(3) for n in range(30)], 0.0)
     assert len(found) == 90 and found["resp_2_7"] == "u2"
+
+
+async def test_an_id_with_a_nul_is_nobodys_and_never_an_error(build: Build) -> None:
+    store = build()
+    await store.bind([UpstreamObject("resp_\x00x", "ada", 1.0), UpstreamObject("resp_ok", "ada", 1.0)])
+    assert await store.owners(["resp_\x00x", "resp_ok"], 0.0) in (
+        {"resp_ok": "ada"},
+        {"resp_ok": "ada", "resp_\x00x": "ada"},
+    )
+    assert "resp_\x00y" not in await store.owners(["resp_\x00y"], 0.0)

@@ -14,6 +14,7 @@ class PostgresObjects:
         self.database = database
 
     async def bind(self, objects: Sequence[UpstreamObject]) -> None:
+        objects = [o for o in objects if "\x00" not in o.id and "\x00" not in o.user]  # no upstream id holds one
         if not objects:
             return
         async with self.database.connection() as conn:
@@ -26,6 +27,7 @@ class PostgresObjects:
             )
 
     async def owners(self, ids: Sequence[str], since: float) -> dict[str, str]:
+        ids = [ident for ident in ids if "\x00" not in ident]  # nobody's: PostgreSQL could not even compare it
         if not ids:
             return {}
         async with self.database.connection() as conn:
