@@ -435,6 +435,7 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
             return await action(service, caller)
         finally:
             await service.jobs.aclose()
+            await service.forgetting.aclose()
             if service.history is not None:
                 await service.history.aclose()
             await memory.aclose()

@@ -25,11 +25,13 @@ from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
+from .memory.backends.forget_files import FilesForgetting
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.backends.object_files import FilesObjects
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.forgetting import Forgetting
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
@@ -81,6 +83,7 @@ class Services:
             await self.auth.keyring.start()
         if self.memory.embeddings is not None:
             await self.memory.embeddings.start()  # the model loaded before the first request
+        await self.episodes.forgetting.start()  # forget-all marks known before the first request
         self.episodes.start()
         self.objects.start()
         return self
@@ -89,6 +92,7 @@ class Services:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.episodes.aclose()  # first: ending sessions queues their jobs
+        await self.episodes.forgetting.aclose()
         await self.upstream.aclose()
         await self.anthropic.aclose()
         await self.litellm.aclose()
@@ -189,6 +193,16 @@ def build_session_state(settings: Settings, database: Database | None = None) ->
     return PostgresSessionState(database, settings.sessions.idle_timeout_s)
 
 
+def build_forgetting(settings: Settings, database: Database | None = None) -> Forgetting:
+    """forget-all marks, beside the memories (files) or in the shared database: every process hears of them."""
+    database = database or build_database(settings)
+    if database is None:
+        return Forgetting(FilesForgetting(Path(settings.store.path)))
+    from .memory.backends.pg_forgetting import PostgresForgetting
+
+    return Forgetting(PostgresForgetting(database))
+
+
 def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
     database = database or build_database(settings)
     if database is None:
@@ -250,6 +264,14 @@ def build_services(
     )
     proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
     untrusted = UntrustedTools.of(settings.extraction, trusted=proxy_tools)
+    hidden_turns = HiddenTurns(shared=sessions)
+    context = ContextTiers(settings.context, memory.details, untrusted, keep=NAMES)
+    episodes = episode_service(settings, memory, extractor, metrics, database, history)
+    # A forget-all on any replica: this process drops its frozen blocks and notes, kept turns and context state
+    # of the owner too (the episode service drops live sessions and queued history itself).
+    episodes.forgetting.subscribe(lambda owner, before: memory.recall.forget(*owner))
+    episodes.forgetting.subscribe(lambda owner, before: hidden_turns.forget_here(owner))
+    episodes.forgetting.subscribe(lambda owner, before: context.forget(*owner))
     return Services(
         settings=settings,
         upstream=upstream,
@@ -259,12 +281,12 @@ def build_services(
         metrics=metrics,
         tools=MemoryTools(memory, history),
         tool_models=ToolModels(settings.tools.models),
-        hidden_turns=HiddenTurns(shared=sessions),
-        episodes=episode_service(settings, memory, extractor, metrics, database, history),
+        hidden_turns=hidden_turns,
+        episodes=episodes,
         auth=Authenticator(
             settings, KeyRing(build_key_store(settings, database)) if settings.auth.mode == "keys" else None
         ),
-        context=ContextTiers(settings.context, memory.details, untrusted, keep=NAMES),
+        context=context,
         objects=UpstreamObjects(
             build_object_store(settings, database),
             ttl_s=settings.upstream.object_ttl_days * 86400,
@@ -296,4 +318,5 @@ def episode_service(
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
         history=history,
+        forgetting=build_forgetting(settings, database),
     )

@@ -61,6 +61,11 @@ class Job:
     last_error: str | None = None
     state: str = "pending"  # "pending" | "failed" (gave up after max_attempts)
     api: str = "chat"  # the dialect the session's requests spoke: its extraction goes where and as they went
+    started_at: float = 0.0  # when its session began (0: not recorded; created_at counts then)
+
+    def __post_init__(self) -> None:
+        if not self.started_at:
+            object.__setattr__(self, "started_at", self.created_at)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "sources": list(self.sources)}
@@ -97,7 +102,10 @@ class Job:
         api = obj.get("api", "chat")  # jobs written before sessions recorded it were all extracted as chat
         if api not in APIS:
             raise ValueError("bad 'api'")
-        return cls(**fields, sources=tuple(sources), api=api)
+        started = obj.get("started_at", 0.0)
+        if isinstance(started, bool) or not isinstance(started, int | float):
+            raise ValueError("bad 'started_at'")
+        return cls(**fields, sources=tuple(sources), api=api, started_at=float(started))
 
 
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -121,6 +129,7 @@ def new_job(
     sources: tuple[str, ...],
     now: float,
     api: str = "chat",
+    started_at: float = 0.0,
 ) -> Job:
     return Job(
         id=f"j-{uuid.uuid4().hex}",
@@ -134,6 +143,7 @@ def new_job(
         sources=tuple(sources),
         created_at=now,
         api=api,
+        started_at=started_at or now,
     )
 
 

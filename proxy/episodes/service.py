@@ -39,6 +39,7 @@ from ..errors import (
 )
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.forgetting import Forgetting, InProcessForgetStore
 from ..memory.history_service import HistoryService
 from ..memory.merging import Judge, Verdict
 from ..memory.provenance import Provenance
@@ -93,6 +94,7 @@ class EpisodeService:
         *,
         proxy_tools: frozenset[str],
         history: HistoryService | None = None,
+        forgetting: Forgetting | None = None,
     ) -> None:
         self.settings = settings
         self.memory = memory
@@ -107,7 +109,11 @@ class EpisodeService:
         # (user, destination) -> the credential their latest accepted request there carried; never written
         self._keys: OrderedDict[tuple[str, str], Credential] = OrderedDict()
         self._route = LiteLLMRoute.of(settings.upstream)  # which chat models went through litellm
-        self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
+        # When each owner last forgot everything, in every process: what they said before it is never kept.
+        self.forgetting = forgetting if forgetting is not None else Forgetting(InProcessForgetStore())
+        self.forgetting.subscribe(self._forgot)
+        if history is not None:
+            history.forgotten_before = lambda owner: self.forgetting.before(owner.user or "", owner.workspace or "")
         # (user, destination) whose jobs that upstream refused for want of the user's key
         self._want_key: set[tuple[str, str]] = set()
         self._wake = asyncio.Event()
@@ -125,9 +131,14 @@ class EpisodeService:
         No I/O: requests never wait on sessions or extraction.
         """
         now = time.time()
-        observed = self.sessions.observe(caller.user, caller.workspace, session_id, messages, now=now, chain=chain)
+        # After a forget-all, a conversation first seen keeps only what is said from now on: a client that simply
+        # goes on re-sends all of it, and none of that may come back.
+        fresh_only = self.forgetting.before(caller.user, caller.workspace) > 0.0
+        observed = self.sessions.observe(
+            caller.user, caller.workspace, session_id, messages, now=now, chain=chain, fresh_only=fresh_only
+        )
         if self._history_turns is not None:  # queued: rendered and written in the background
-            self._history_turns.note(observed, observed.messages, now)
+            self._history_turns.note(observed, observed.own(), now)
         if len(self.sessions) > self.sessions.limit:
             for session in self.sessions.overflow():
                 if self._extracts(session):
@@ -174,6 +185,18 @@ class EpisodeService:
         it accepted carried it (memory only, never disk)."""
         return self._keys.get((user, destination))
 
+    def _forgotten_before(self, user: str, workspace: str) -> float:
+        return self.forgetting.before(user, workspace)
+
+    def _forgot(self, owner: tuple[str, str], before: float) -> None:
+        """An owner forgot everything (here or on another replica): drop their live sessions, unextracted, and the
+        history queued for them."""
+        dropped = self.sessions.forget(*owner)
+        if self.history is not None:
+            self.history.drop_queued(Owner(*owner))
+        if dropped:
+            log.info("dropped %d live sessions of %s: forgotten", dropped, owner[0])
+
     def _destination(self, api: str, model: str | None) -> str:
         return destination(api, model, self._route.handles(model))
 
@@ -207,6 +230,9 @@ class EpisodeService:
             self._history_turns.ended(session)
 
     async def _ended(self, session: Session, reason: str) -> Ended:
+        if session.started_at <= self._forgotten_before(session.user, session.workspace):
+            self.metrics.sessions_ended.labels("forgotten").inc()  # its owner forgot everything since it began
+            return Ended(session, None, reason)
         self._history_ended(session)
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
@@ -225,6 +251,7 @@ class EpisodeService:
             sources=sources,
             now=time.time(),
             api=session.api,
+            started_at=session.started_at,
         )
         try:
             await self.jobs.put(job)
@@ -261,7 +288,7 @@ class EpisodeService:
 
     def _keep(self, session: Session) -> None:
         """Back among the live sessions, its job not written: unless its user forgot everything meanwhile."""
-        if self._forgotten.get((session.user, session.workspace), 0.0) < session.last_seen:
+        if self._forgotten_before(session.user, session.workspace) < session.last_seen:
             self.sessions.restore(session)
 
     async def _end_all(self, sessions: list[Session], reason: str) -> int:
@@ -365,7 +392,9 @@ class EpisodeService:
             self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)
             episode = self._episode(job, extracted.summary, extracted.facts, answer.model)
             await self.store.put(owner, episode)
-        if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+        with contextlib.suppress(StoreUnavailable):
+            await self.forgetting.refresh()  # a forget-all on another replica while it ran
+        if job.started_at <= self._forgotten_before(job.user, job.workspace):
             await self.store.delete(owner, episode.id)  # forgotten while it ran: keep nothing
             await self.jobs.done(job.id)
             return False
@@ -426,7 +455,7 @@ class EpisodeService:
         """
         caller = Identity(episode.user, episode.workspace)
         for fact in episode.facts:
-            if since is not None and since <= self._forgotten.get((episode.user, episode.workspace), 0.0):
+            if since is not None and since <= self._forgotten_before(episode.user, episode.workspace):
                 return
             try:
                 stored = await self.memory.add(
@@ -462,7 +491,7 @@ class EpisodeService:
                 self.metrics.extraction_judgements.labels("failed").inc()
                 log.warning("extraction job %s: judging a fact against %s failed, both kept: %s", job.id, memory.id,
                             getattr(exc, "message", None) or type(exc).__name__)  # fmt: skip
-            if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+            if job.started_at <= self._forgotten_before(job.user, job.workspace):
                 raise _Forgotten  # while the model thought: the fact must not be written now
             if answer is None:
                 return "different"
@@ -491,8 +520,12 @@ class EpisodeService:
         A job already running when this is called finds its owner forgotten and keeps nothing.
         """
         owner = (caller.user, caller.workspace)
-        self._forgotten[owner] = time.time()
-        sessions = self.sessions.forget(caller.user, caller.workspace)
+        sessions = len(self.sessions.of(caller.user, caller.workspace))
+        if self.history is not None:
+            await self.history.flush()  # what this process queued is written, then deleted: the count says all
+        # First, in the store: every process drops what it holds of the owner (this one at once), and whatever is
+        # written after this (another replica's queued history, a job it was running) keeps nothing said before.
+        await self.forgetting.mark(caller.user, caller.workspace)
         history = 0
         if self.history is not None:
             history = await self.history.forget(caller)  # waits for a write of theirs in flight

@@ -90,13 +90,21 @@ class Session:
     # The newest answer the client got, chat-shaped (Dialect.answer), read when needed.
     answer: Callable[[], Sequence[dict[str, Any]]] | None = None
     said: Said | None = None  # what history has kept of it so far (HistoryTurns)
+    # Leading messages that are not the session's: said before its owner's forget-all, re-sent by a client that went
+    # on with the conversation. History and extraction never see them.
+    forgotten: int = 0
+
+    def own(self) -> Sequence[dict[str, Any]]:
+        """The conversation as the client last sent it, without what was forgotten before the session began."""
+        return self.messages[self.forgotten :] if self.forgotten else self.messages
 
     def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
         said = self.answer() if self.answer is not None else ()
-        if said and self.messages and self.messages[-1].get("role") in ANSWERED_ROLES:
-            return [*self.messages, *said]
-        return self.messages
+        messages = self.own()
+        if said and messages and messages[-1].get("role") in ANSWERED_ROLES:
+            return [*messages, *said]
+        return messages
 
     def as_of(self, count: int) -> Sequence[dict[str, Any]]:
         """The conversation up to the answer to its first ``count`` messages: what a request chaining from that
@@ -204,15 +212,20 @@ class SessionTracker:
         *,
         now: float,
         chain: Followed | None = None,
+        fresh_only: bool = False,
     ) -> Session:
         """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
 
-        ``chain``: where a chained request goes on from (its messages are only the new ones).
+        ``chain``: where a chained request goes on from (its messages are only the new ones). ``fresh_only``: the
+        owner forgot everything once; a session first seen now owns only its newest user message and what follows,
+        not the conversation before it.
         """
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = Session(session_id, user, workspace, started_at=now, last_seen=now)
+            if fresh_only:
+                session.forgotten = _newest_turn(messages)
         else:
             self._sessions.move_to_end(key)
         session.last_seen = now
@@ -239,7 +252,7 @@ class SessionTracker:
             if turn != session.last_turn:
                 session.last_turn = turn
                 # A conversation first seen mid-way (a restart, another worker) already had its earlier turns.
-                users = sum(1 for m in messages if m.get("role") == "user")
+                users = sum(1 for m in session.own() if m.get("role") == "user")
                 session.turns = max(session.turns + 1, users)
         return session
 
@@ -294,6 +307,13 @@ class SessionTracker:
     def of(self, user: str, workspace: str) -> list[Session]:
         """One caller's live sessions, most recently seen first."""
         return [s for s in reversed(self._sessions.values()) if s.user == user and s.workspace == workspace]
+
+
+def _newest_turn(messages: Sequence[dict[str, Any]]) -> int:
+    """Where the conversation's newest user message is (all of it, when it does not end with one)."""
+    if messages and messages[-1].get("role") == "user":
+        return len(messages) - 1
+    return len(messages)
 
 
 def _digest(position: int, message: dict[str, Any]) -> bytes:

@@ -57,6 +57,8 @@ class HistoryService:
         self._wake = asyncio.Event()
         self._writing = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
+        # When each owner last forgot everything (proxy.memory.forgetting): lines said before it are never written.
+        self.forgotten_before: Callable[[Owner], float] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -85,6 +87,11 @@ class HistoryService:
             self._queue.clear()
             rendered = await _render(batch)
             for owner, lines in rendered.items():
+                if self.forgotten_before is not None:
+                    before = self.forgotten_before(owner)
+                    lines = [line for line in lines if line.ts >= before] if before else lines
+                    if not lines:
+                        continue
                 try:
                     kept = await self.store.append(owner, lines)
                 except UnstorableInput:
@@ -168,6 +175,10 @@ class HistoryService:
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)
         return [line for line in list(index.lines) if line.ts >= since]
+
+    def drop_queued(self, owner: Owner) -> None:
+        """Forget what is queued for ``owner`` and not written yet (a forget-all, here or on another replica)."""
+        self._queue = deque(q for q in self._queue if q.owner != owner)
 
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""

@@ -91,10 +91,14 @@ class HiddenTurns:
             self._put((*owner, session, call_id), _from_json(turn))
 
     async def forget(self, owner: tuple[str, str]) -> None:
+        self.forget_here(owner)
+        await self.shared.forget(owner)
+
+    def forget_here(self, owner: tuple[str, str]) -> None:
+        """Drop what this process keeps of the owner (another replica's forget-all deleted the shared rows)."""
         for key in [key for key in self._turns if key[:2] == owner]:
             del self._turns[key]
         self._unshared = [entry for entry in self._unshared if entry[0] != owner]
-        await self.shared.forget(owner)
 
     def _put(self, key: tuple[str, str, str, str], kept: KeptTurn) -> None:
         self._turns[key] = kept

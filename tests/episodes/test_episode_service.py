@@ -425,8 +425,7 @@ async def test_a_session_forgotten_while_its_job_failed_is_not_brought_back(
     [session] = service.sessions.end_all()
     await service.forget(ADA)
     disk.full = True
-    with pytest.raises(StoreUnavailable):
-        await service._ended(session, "idle")
+    assert (await service._ended(session, "idle")).job is None  # begun before the forget: nothing to extract
     assert service.sessions.of("ada", "default") == []
 
 

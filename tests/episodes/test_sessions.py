@@ -73,6 +73,17 @@ def test_a_conversation_first_seen_mid_way_counts_its_earlier_turns() -> None:
     assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).turns == 3
 
 
+def test_after_a_forget_all_a_conversation_first_seen_owns_only_its_newest_turn() -> None:
+    """A client that goes on after forget-all re-sends all of it: what came before is not the session's."""
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("a"), assistant("b"), user("c"), assistant("d"), user("e")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0, fresh_only=True)
+    assert session.turns == 1 and session.conversation() == [user("e")]
+    more = [*conversation, assistant("f"), user("g")]
+    session = tracker.observe("ada", "default", "s1", chat(*more), now=2.0, fresh_only=True)
+    assert session.turns == 2 and session.conversation() == [user("e"), assistant("f"), user("g")]
+
+
 def test_sessions_are_per_user_and_workspace() -> None:
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(user("hi")), now=1.0)

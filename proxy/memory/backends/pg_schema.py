@@ -152,4 +152,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX upstream_objects_created ON upstream_objects (created);
         """,
     ),
+    (
+        "0101_security_forgotten",
+        """
+        CREATE TABLE forgotten (
+            owner_key text PRIMARY KEY,  -- JSON [user, workspace]
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            before double precision NOT NULL  -- forget-all: nothing of the owner's said before this is kept
+        );
+        """,
+    ),
 )
