@@ -20,7 +20,7 @@ from .api.memories import memory_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
-from .errors import ProxyError
+from .errors import AdminOnly, ProxyError
 from .metrics import CONTENT_TYPE
 from .passthrough import anthropic_path, passthrough
 from .pipe.relay import buffered_response
@@ -102,6 +102,12 @@ def create_app(services: Services) -> Starlette:
         return await passthrough(request, services)
 
     async def metrics(request: Request) -> Response:
+        """Prometheus text. In keys mode for an admin key only (a scraper sends it as a bearer token): the counters
+        say who is busy and how the store fares, which is no key holder's business but the operator's."""
+        if services.auth.keys_mode:
+            identity = services.auth.identity_of(request.headers.raw)  # a 401 without a valid key
+            if identity is None or not identity.admin:
+                raise AdminOnly("/metrics needs an admin memproxy key in keys mode", param="Authorization")
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
 
     app.hot = {

@@ -9,6 +9,7 @@ case the dialect re-encodes the parsed body with memory in place.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -69,6 +70,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         conversation = dialect.messages(payload)
         session, chain = _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
+        if not chained and dialect is RESPONSES and _stored_conversation(payload) is not None:
+            # The upstream keeps the conversation's items: the block went with its first request and is stored there.
+            chained = await _block_sent(services, (caller.user, caller.workspace, session))
         if chain is not None and chain.chain != payload.get("previous_response_id"):
             previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain.chain}  # where the upstream stored the whole loop
@@ -231,10 +235,32 @@ def _session(
             return found.session, found
     if caller.session:
         return caller.session, None
+    stored = _stored_conversation(payload) if dialect is RESPONSES else None
+    if stored is not None:  # a Responses `conversation`: its requests carry only their new items, and are one session
+        return "conv-" + hashlib.sha256(stored.encode()).hexdigest()[:24], None
     session, fresh = sessions.resolve(caller.user, caller.workspace, derive_session_id(conversation), conversation)
     if fresh:  # a new conversation under a name an older one had: its block is chosen afresh
         services.memory.recall.forget_session((caller.user, caller.workspace, session))
     return session, None
+
+
+def _stored_conversation(payload: dict[str, Any]) -> str | None:
+    """The upstream conversation a Responses request adds to (``conversation``: its id, or ``{"id": ...}``)."""
+    value = payload.get("conversation")
+    ident = value.get("id") if isinstance(value, dict) else value
+    return ident if isinstance(ident, str) and ident else None
+
+
+async def _block_sent(services: Services, key: tuple[str, str, str]) -> bool:
+    """Whether a session's block was chosen before (so sent with an earlier request): here, or on a replica."""
+    if services.memory.recall.has(key):
+        return True
+    if not services.memory.sessions.shared:
+        return False
+    try:
+        return await services.memory.sessions.get(key) is not None
+    except Exception:  # noqa: BLE001 - the store failing: the block goes again rather than the request failing
+        return False
 
 
 @dataclass(slots=True)

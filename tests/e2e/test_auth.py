@@ -117,6 +117,35 @@ def test_the_upstream_never_sees_a_memproxy_key(keyed: str, fake_upstream: FakeU
         assert seen.headers["authorization"] == "Bearer sk-provider"  # the client's own credential
 
 
+def test_a_memproxy_key_beside_x_memproxy_key_never_reaches_the_upstream(
+    keyed: str, fake_upstream: FakeUpstream, data_dir: Path
+) -> None:
+    """A client that put its memproxy key in x-api-key (or Authorization) as well: that copy stays here too."""
+    _, key = make_key(data_dir, "ada")
+    wait_until_accepted(keyed, key)
+    fake_upstream.requests.clear()
+    both = {"x-api-key": key, "Authorization": "Bearer sk-provider"}
+    client(keyed, key, **both).chat.completions.create(model="m", messages=[user_says()])
+    api(keyed, key, "GET", "/v1/models", headers=both)
+    api(keyed, key, "GET", "/v1/models", headers={"Authorization": f"Bearer {key}", "x-api-key": "sk-ant-provider"})
+    assert len(fake_upstream.requests) == 3
+    for seen in fake_upstream.requests:
+        assert key not in str(seen.headers)
+    assert fake_upstream.requests[0].headers["authorization"] == "Bearer sk-provider"
+    assert fake_upstream.requests[2].headers["x-api-key"] == "sk-ant-provider"
+
+
+def test_metrics_need_an_admin_key_in_keys_mode(keyed: str, data_dir: Path) -> None:
+    _, personal = make_key(data_dir, "ada")
+    _, admin = make_key(data_dir, "ops", "admin")
+    wait_until_accepted(keyed, admin)
+    assert api(keyed, None, "GET", "/metrics").status_code == 401
+    refused = api(keyed, personal, "GET", "/metrics")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "admin_key_required"
+    scraped = api(keyed, None, "GET", "/metrics", headers={"Authorization": f"Bearer {admin}"})
+    assert scraped.status_code == 200 and "memproxy_" in scraped.text
+
+
 def test_a_key_in_authorization_sends_the_servers_upstream_key(
     start_proxy: RunProxy, fake_upstream: FakeUpstream, data_dir: Path
 ) -> None:
