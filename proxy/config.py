@@ -31,6 +31,9 @@ class ServerSettings(_Section):
     port: int = Field(8787, ge=0, le=65535)
     max_body_bytes: int = Field(32 * 1024 * 1024, gt=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # A connection has this long to send each request's headers (from its first byte; the first request's from the
+    # connection), else it is closed: idle and half-sent requests never hold sockets before any authentication.
+    header_timeout_s: float = Field(10, gt=0)
 
 
 class UpstreamSettings(_Section):

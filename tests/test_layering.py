@@ -18,6 +18,7 @@ EDGES = (
     "proxy.app",
     "proxy.pipeline",
     "proxy.passthrough",
+    "proxy.serving",
     "proxy.services",
     "proxy.cli",
     "proxy.demo",
