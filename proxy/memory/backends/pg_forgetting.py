@@ -48,9 +48,7 @@ class PostgresForgetting:
 
     async def version(self) -> object:
         async with self.database.connection() as conn:
-            return await conn.fetchval(
-                "SELECT version FROM owner_versions WHERE kind = 'forgotten' AND owner_key = ''"
-            )
+            return await conn.fetchval("SELECT version FROM owner_versions WHERE kind = 'forgotten' AND owner_key = ''")
 
     async def aclose(self) -> None:
         await self.database.release()
