@@ -5,9 +5,10 @@ A chat request only notes its session (:meth:`EpisodeService.observe`, no I/O). 
 ``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged;
 a session whose job cannot be written (a full disk) is kept, live, and ends again later (the next end, sweep or
 shutdown), so its episode is never lost to a failed write.
-One worker per process runs due jobs: the extraction call, the episode, then the facts. It takes users in turn
-(one job of each per round), and a user keeps at most ``extraction.max_pending_per_user`` jobs waiting (past it
-their oldest is dropped), so one user's sessions never hold everyone else's back. A job that fails is retried
+One worker per process runs due jobs: the extraction call, the episode, then the facts. It takes memproxy keys in
+turn (one job per key each round; a service key's end users take turns among themselves), and a user keeps at
+most ``extraction.max_pending_per_user`` jobs waiting (past it their oldest is dropped), so one user's sessions
+never hold everyone else's back. A job that fails is retried
 with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
 
@@ -116,6 +117,8 @@ class EpisodeService:
             history.forgotten_before = lambda owner: self.forgetting.before(owner.user or "", owner.workspace or "")
         # (user, destination) whose jobs that upstream refused for want of the user's key
         self._want_key: set[tuple[str, str]] = set()
+        self._served: OrderedDict[str, int] = OrderedDict()  # user -> the worker's turn a job of theirs last ran
+        self._turns = 0
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._ending: set[asyncio.Task[Any]] = set()
@@ -184,6 +187,14 @@ class EpisodeService:
         """The user's credential for an upstream (``OPENAI``, ``ANTHROPIC``, ``LITELLM``) as their latest request
         it accepted carried it (memory only, never disk)."""
         return self._keys.get((user, destination))
+
+    def _one_per_key(self, jobs: list[Job]) -> list[Job]:
+        """One round of the worker: each key's job, keys in the order of their oldest (``jobs`` is oldest first);
+        a key's user is the one of its users served longest ago, and the job that user's oldest."""
+        by_key: dict[str, dict[str, Job]] = {}
+        for job in jobs:
+            by_key.setdefault(key_of_user(job.user), {}).setdefault(job.user, job)
+        return [min(users.values(), key=lambda job: self._served.get(job.user, 0)) for users in by_key.values()]
 
     def _forgotten_before(self, user: str, workspace: str) -> float:
         return self.forgetting.before(user, workspace)
@@ -349,10 +360,11 @@ class EpisodeService:
         return min(waiting, default=None)
 
     async def run_due(self) -> int:
-        """Run every job that is due now, users in turn; returns how many ran to completion.
+        """Run every job that is due now, keys in turn; returns how many ran to completion.
 
-        Each round runs the oldest due job of each user (users by their oldest job), then looks again: a user
-        with a long backlog holds a newcomer's job back by one round at most, never by their whole queue.
+        Each round runs one due job per memproxy key (keys by their oldest job): a person's own, or a service key's
+        end users taking turns among themselves, each its oldest. A backlog holds a newcomer's job back by one round
+        at most, never by its whole queue, and a service key that names a hundred end users is still one key.
         """
         finished = 0
         tried: set[str] = set()  # each job once per call: one claimed elsewhere stays due meanwhile
@@ -364,8 +376,13 @@ class EpisodeService:
             ]
             if not due:
                 return finished
-            for job in _oldest_of_each_user(due):
+            for job in self._one_per_key(due):
                 tried.add(job.id)
+                self._turns += 1
+                self._served[job.user] = self._turns
+                self._served.move_to_end(job.user)
+                if len(self._served) > MAX_KEYS:
+                    self._served.popitem(last=False)
                 async with self.jobs.claim(job) as mine:
                     if mine and await self.run_job(job):
                         finished += 1
@@ -583,12 +600,12 @@ class EpisodeService:
         await self.jobs.aclose()
 
 
-def _oldest_of_each_user(jobs: list[Job]) -> list[Job]:
-    """One round of the worker: each user's oldest job, users in the order of those (``jobs`` is oldest first)."""
-    oldest: dict[str, Job] = {}
-    for job in jobs:
-        oldest.setdefault(job.user, job)
-    return list(oldest.values())
+def key_of_user(user: str) -> str:
+    """The memproxy key a user's work counts against: a service key's end users (``svc:<key id>:<name>``) are that
+    key's; anyone else is their own (open mode's users, and a person's keys, which all name them)."""
+    if user.startswith("svc:"):
+        return user[: user.index(":", 4) + 1] if ":" in user[4:] else user
+    return user
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:

@@ -442,6 +442,22 @@ async def test_the_worker_takes_users_in_turn_not_in_queue_order(service: Episod
     assert ran == ["hog session", "ada session", "hog session", "hog session"]
 
 
+async def test_a_service_key_naming_many_end_users_is_one_key_in_the_workers_turns(service: EpisodeService) -> None:
+    """A service key makes users at will: 40 of its end users' jobs queued first hold a person's back by one job."""
+    for n in range(40):
+        end_user = Identity(f"svc:k-1a2b3c:end-user-{n}")
+        converse(service, f"e{n}", f"end user {n} session", "b", "c", caller=end_user)
+        await service.end(end_user, f"e{n}")
+    converse(service, "a0", "ada session 0", "b", "c")
+    await service.end(ADA, "a0")  # queued last
+    extractor(service).answers = [answer("Summary.") for _ in range(41)]
+    assert await service.run_due() == 41
+    ran = ["ada" if "ada session" in str(c["messages"]) else "service" for c in extractor(service).calls]
+    assert ran.index("ada") <= 1
+    served = [c for c in extractor(service).calls if "end user" in str(c["messages"])]
+    assert "end user 0 session" in str(served[0]["messages"]) and "end user 1 session" in str(served[1]["messages"])
+
+
 async def test_past_max_pending_per_user_the_users_oldest_job_is_dropped_failed_ones_first(
     service: EpisodeService, caplog: pytest.LogCaptureFixture
 ) -> None:
