@@ -129,6 +129,13 @@ class ToolsSettings(_Section):
 class SessionsSettings(_Section):
     idle_timeout_s: float = Field(1800, gt=0)
     min_turns_for_extraction: int = Field(3, ge=1)
+    # Live sessions held in memory, each with its conversation as last sent: in all, and per memproxy key (a service
+    # key's end users share its share). Past a limit the least recently seen end early (extracted as ever); past a
+    # key's share, only that key's.
+    max_live: int = Field(5000, gt=0)
+    max_live_per_key: int = Field(500, gt=0)
+    max_bytes: int = Field(1024 * 1024 * 1024, gt=0)  # conversation bytes all live sessions hold (1 GiB)
+    max_bytes_per_key: int = Field(128 * 1024 * 1024, gt=0)  # and one key's (128 MiB)
 
 
 # Tools whose results bring outside content in: the web, files, shells, subagents. Matched by key (lower case,
@@ -169,6 +176,9 @@ class ContextSettings(_Section):
 class HistorySettings(_Section):
     enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
     retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+    # Characters of history one owner keeps; past it their oldest lines go. A search indexes what it reads (about a
+    # second per 2 million characters on a busy 2-core machine, the first time after a start): this keeps it short.
+    max_chars_per_owner: int = Field(4_000_000, gt=0)
 
 
 class Settings(_Section):

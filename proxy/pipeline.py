@@ -77,7 +77,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             previous = dialect.chained(payload)
             payload = {**payload, "previous_response_id": chain.chain}  # where the upstream stored the whole loop
         # Of what the client sent, before the hidden turns come back: only that can carry an untrusted tool's output.
-        observation = Observation(partial(services.episodes.observe, caller, session, conversation, chain))
+        observation = Observation(
+            partial(services.episodes.observe, caller, session, conversation, chain, size=len(parsed.body))
+        )
         once_sent(observation)
         await services.hidden_turns.load((caller.user, caller.workspace), session)
         kept = services.hidden_turns.kept((caller.user, caller.workspace), session)

@@ -55,6 +55,7 @@ from .extraction_wire import OPENAI, Credential, destination
 from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
+from .quotas import key_of_user
 from .sessions import Followed, Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .untrusted import UntrustedTools
@@ -104,7 +105,9 @@ class EpisodeService:
         self.extractor = extractor
         self.metrics = metrics
         self.proxy_tools = proxy_tools
-        self.sessions = SessionTracker(untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools))
+        self.sessions = SessionTracker(
+            settings.sessions.max_live, untrusted=UntrustedTools.of(settings.extraction, trusted=proxy_tools)
+        )
         self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
         self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
         # (user, destination) -> the credential their latest accepted request there carried; never written
@@ -126,29 +129,43 @@ class EpisodeService:
     # -- the chat path ----------------------------------------------------------------------------------------
 
     def observe(
-        self, caller: Identity, session_id: str, messages: Sequence[dict[str, Any]], chain: Followed | None = None
+        self,
+        caller: Identity,
+        session_id: str,
+        messages: Sequence[dict[str, Any]],
+        chain: Followed | None = None,
+        *,
+        size: int = 0,
     ) -> Provenance:
         """Note a request of a session; returns the session's provenance, which its memory writes carry.
 
         ``chain``: where a chained request goes on from (the conversation before its items, the tools it called).
-        No I/O: requests never wait on sessions or extraction.
+        ``size``: the request's bytes, what holding its conversation costs (against its key's share). No I/O:
+        requests never wait on sessions or extraction.
         """
         now = time.time()
         # After a forget-all, a conversation first seen keeps only what is said from now on: a client that simply
         # goes on re-sends all of it, and none of that may come back.
         fresh_only = self.forgetting.before(caller.user, caller.workspace) > 0.0
         observed = self.sessions.observe(
-            caller.user, caller.workspace, session_id, messages, now=now, chain=chain, fresh_only=fresh_only
+            caller.user, caller.workspace, session_id, messages, now=now, chain=chain, fresh_only=fresh_only, size=size
         )
         if self._history_turns is not None:  # queued: rendered and written in the background
             self._history_turns.note(observed, observed.own(), now)
-        if len(self.sessions) > self.sessions.limit:
-            for session in self.sessions.overflow():
-                if self._extracts(session):
-                    self._end_soon(session, "overflow")
-                else:  # the common case under load (one-shot requests): no task, no I/O
-                    self._history_ended(session)
-                    self.metrics.sessions_ended.labels("no_extraction").inc()
+        limits = self.settings.sessions
+        ended = self.sessions.overflow() if len(self.sessions) > self.sessions.limit else []
+        ended += self.sessions.over_quota(
+            key_of_user(caller.user),
+            max_count=limits.max_live_per_key,
+            max_bytes=limits.max_bytes_per_key,
+            max_total_bytes=limits.max_bytes,
+        )
+        for session in ended:  # the least recently seen end early; their episodes are not lost
+            if self._extracts(session):
+                self._end_soon(session, "overflow")
+            else:  # the common case under load (one-shot requests): no task, no I/O
+                self._history_ended(session)
+                self.metrics.sessions_ended.labels("no_extraction").inc()
         return observed.provenance
 
     def confirm(
@@ -598,14 +615,6 @@ class EpisodeService:
         if self.history is not None:  # after the sessions ended: their last answers are queued
             await self.history.aclose()
         await self.jobs.aclose()
-
-
-def key_of_user(user: str) -> str:
-    """The memproxy key a user's work counts against: a service key's end users (``svc:<key id>:<name>``) are that
-    key's; anyone else is their own (open mode's users, and a person's keys, which all name them)."""
-    if user.startswith("svc:"):
-        return user[: user.index(":", 4) + 1] if ":" in user[4:] else user
-    return user
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:

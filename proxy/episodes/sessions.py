@@ -28,6 +28,7 @@ import orjson
 from ..config import ExtractionSettings
 from ..memory.provenance import TRUSTED, Provenance, untrusted_by
 from ..memory.records import format_ts
+from .quotas import Usage, key_of_user
 from .transcript import tool_names
 from .untrusted import UntrustedTools
 
@@ -93,6 +94,7 @@ class Session:
     # Leading messages that are not the session's: said before its owner's forget-all, re-sent by a client that went
     # on with the conversation. History and extraction never see them.
     forgotten: int = 0
+    size: int = 0  # bytes of the request that carried its conversation last (what holding it costs)
 
     def own(self) -> Sequence[dict[str, Any]]:
         """The conversation as the client last sent it, without what was forgotten before the session began."""
@@ -142,6 +144,7 @@ class SessionTracker:
         self.limit = limit
         self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
+        self.usage = Usage()  # live sessions and their bytes, per key (proxy.episodes.quotas)
         # Responses chains: (user, workspace, response id) -> where it goes on from; answers still streaming when seen
         self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
         self._unresolved: dict[tuple[str, str], list[tuple[Callable[[], ChainLink], str, int | None]]] = {}
@@ -213,6 +216,7 @@ class SessionTracker:
         now: float,
         chain: Followed | None = None,
         fresh_only: bool = False,
+        size: int = 0,
     ) -> Session:
         """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
 
@@ -224,10 +228,13 @@ class SessionTracker:
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = Session(session_id, user, workspace, started_at=now, last_seen=now)
+            self.usage.add(session)
             if fresh_only:
                 session.forgotten = _newest_turn(messages)
         else:
             self._sessions.move_to_end(key)
+        if size != session.size:
+            self.usage.resize(session, size)
         session.last_seen = now
         called: Iterable[str] = ()
         if chain is not None:
@@ -260,8 +267,28 @@ class SessionTracker:
         """Sessions past the limit, least recently seen first: they end now."""
         ended = []
         while len(self._sessions) > self.limit:
-            ended.append(self._sessions.popitem(last=False)[1])
+            ended.append(self._drop(next(iter(self._sessions))))
         return ended
+
+    def over_quota(self, key: str, *, max_count: int, max_bytes: int, max_total_bytes: int) -> list[Session]:
+        """Sessions past a key's share (``key``: :func:`key_of_user`; its count and bytes), least recently seen of
+        that key first, then past the bytes all sessions may hold (least recently seen first): they end now."""
+        ended = []
+        usage = self.usage
+        if usage.count.get(key, 0) > max_count or usage.size.get(key, 0) > max_bytes:
+            for session_key, session in list(self._sessions.items()):
+                if usage.count.get(key, 0) <= max_count and usage.size.get(key, 0) <= max_bytes:
+                    break
+                if key_of_user(session.user) == key:
+                    ended.append(self._drop(session_key))
+        while usage.total > max_total_bytes and len(self._sessions) > 1:
+            ended.append(self._drop(next(iter(self._sessions))))
+        return ended
+
+    def _drop(self, key: SessionKey) -> Session:
+        session = self._sessions.pop(key)
+        self.usage.remove(session)
+        return session
 
     def idle(self, now: float, timeout_s: float) -> list[Session]:
         """Sessions silent for ``timeout_s``: they end now."""
@@ -269,11 +296,11 @@ class SessionTracker:
         for key, session in list(self._sessions.items()):
             if now - session.last_seen < timeout_s:
                 break  # least recently seen first: the rest are newer
-            ended.append(self._sessions.pop(key))
+            ended.append(self._drop(key))
         return ended
 
     def end(self, key: SessionKey) -> Session | None:
-        return self._sessions.pop(key, None)
+        return self._drop(key) if key in self._sessions else None
 
     def restore(self, session: Session) -> None:
         """Put back an ended session whose job could not be written, so it ends again later, nothing lost.
@@ -288,6 +315,7 @@ class SessionTracker:
             current.model = current.model or session.model
             return
         self._sessions[session.key] = session
+        self.usage.add(session)
         # Least recently seen first, as `idle` expects: the sessions seen since go back behind it.
         for key in [key for key, other in self._sessions.items() if other.last_seen > session.last_seen]:
             self._sessions.move_to_end(key)
@@ -295,13 +323,14 @@ class SessionTracker:
     def end_all(self) -> list[Session]:
         ended = list(self._sessions.values())
         self._sessions.clear()
+        self.usage = Usage()
         return ended
 
     def forget(self, user: str, workspace: str) -> int:
         """Drop a caller's live sessions without ending them into jobs: forget-all means nothing is extracted."""
         keys = [key for key, s in self._sessions.items() if s.user == user and s.workspace == workspace]
         for key in keys:
-            del self._sessions[key]
+            self._drop(key)
         return len(keys)
 
     def of(self, user: str, workspace: str) -> list[Session]:

@@ -59,6 +59,8 @@ class HistoryService:
         self._tasks: list[asyncio.Task[None]] = []
         # When each owner last forgot everything (proxy.memory.forgetting): lines said before it are never written.
         self.forgotten_before: Callable[[Owner], float] | None = None
+        # Characters written per owner since their history was last held to its quota (checked every tenth of it).
+        self._unchecked: dict[Owner, int] = {}
 
     @property
     def enabled(self) -> bool:
@@ -104,9 +106,31 @@ class HistoryService:
                     continue
                 self.metrics.history_lines.labels("kept").inc(kept)
                 self.metrics.history_lines.labels("repeated").inc(len(lines) - kept)
+                await self._hold_to_quota(owner, sum(len(line.text) for line in lines))
             if failed:
                 self._queue.extendleft(reversed(failed))
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+
+    async def _hold_to_quota(self, owner: Owner, written: int) -> None:
+        """Past ``history.max_chars_per_owner`` the owner's oldest lines go. Looked at once a tenth of the quota has
+        been written since the last look (and on the first write after a start), so history is read rarely."""
+        quota = self.settings.max_chars_per_owner
+        unchecked = self._unchecked.get(owner, quota) + written
+        if unchecked < quota // 10:
+            self._unchecked[owner] = unchecked
+            return
+        self._unchecked[owner] = 0
+        if len(self._unchecked) > MAX_QUEUED:
+            self._unchecked.clear()
+        try:
+            trimmed = await self.store.trim(owner, quota)
+        except ProxyError as exc:
+            log.warning("history: could not hold %s to its quota: %s", owner.label, exc.message)
+            return
+        if trimmed:
+            self.metrics.history_lines.labels("trimmed").inc(trimmed)
+            log.info("history: %s is past its quota of %d characters: its %d oldest lines went", owner.label, quota,
+                     trimmed)  # fmt: skip
 
     async def _one_by_one(self, owner: Owner, lines: Sequence[HistoryLine]) -> None:
         """A batch the store refused for what is in it: each line on its own, so one it can never hold (dropped,

@@ -108,6 +108,21 @@ class PostgresHistory:
             self._cache.clear()
         return gone
 
+    async def trim(self, owner: Owner, max_chars: int) -> int:
+        _check_owner(owner)
+        key = owner_key(owner)
+        async with self.database.connection() as conn:
+            gone = await conn.fetch(
+                "DELETE FROM history WHERE owner_key = $1 AND seq IN (SELECT seq FROM (SELECT seq, sum(length(body->>"
+                "'text')) OVER (ORDER BY seq DESC) AS newer FROM history WHERE owner_key = $1) kept WHERE newer > $2)"
+                " RETURNING 1",
+                key,
+                max_chars,
+            )
+        if gone:
+            self._cache.pop(key, None)
+        return len(gone)
+
     async def aclose(self) -> None:
         self._cache.clear()
         await self.database.release()
