@@ -4,7 +4,8 @@ Checking a chained Responses request (``previous_response_id``) is a dict lookup
 this process saw made; an id it has not seen (made through another replica) is looked up in the store, and, while
 no binding is found, again a few times over a second and a half: the replica that saw it made writes its binding in
 the background, and a client quick enough to chain from it elsewhere must not be refused for that. Bindings are
-written in batches by one task, and pruned (expired, past each user's cap) once an hour.
+written in batches by one task (what a tenth of a second brings), and pruned (expired, past each user's cap) once
+an hour.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ CACHED = 200_000  # bindings held in memory (most recent first); older ones are 
 MAX_PENDING = 100_000  # bindings waiting for the store while it fails; past it the oldest are dropped
 LOOKUP_WAITS_S = (0.05, 0.1, 0.2, 0.4, 0.8)  # looking again for an id nobody is known to have made yet
 PRUNE_EVERY_S = 3600.0
+LINGER_S = 0.1  # well inside the lookups' waits: another replica still finds a binding this one just made
 RETRY_S = 1.0
 
 
@@ -144,6 +146,7 @@ class UpstreamObjects:
     async def _write(self) -> None:
         while True:
             await self._wake.wait()
+            await asyncio.sleep(LINGER_S)  # gather a batch: one write (and fsync) for many answers
             self._wake.clear()
             try:
                 await self.flush()
