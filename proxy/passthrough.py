@@ -22,6 +22,7 @@ from .auth.object_refs import Reference, object_path, references
 from .auth.objects import UpstreamObjects
 from .errors import BadUpstreamResponse
 from .pipe.headers import relayed_response_headers, upstream_request_headers
+from .pipe.paths import checked_path
 from .pipe.relay import ClientGone, buffered_response, close_quietly, streamed_passthrough, unless_disconnected
 from .pipeline import CLIENT_CLOSED, require_owned
 from .services import Services
@@ -50,7 +51,7 @@ async def passthrough(request: Request, services: Services) -> Response:
     headers = upstream_request_headers(
         request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
     )
-    path = wire_path(request.scope)
+    path = checked_path(wire_path(request.scope))  # a path that leaves the base path is a 400 before anything else
     caller = auth.identity
     owner = caller.user if caller is not None and auth.upstream_key is not None else None
     named = object_path(request.url.path) if owner is not None else None
