@@ -32,7 +32,7 @@ from .memory.caller import Identity
 from .memory.provenance import TRUSTED, Provenance
 from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
-from .pipe.relay import ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
+from .pipe.relay import SNIFFED_BYTES, ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
 from .pipe.upstream import Upstream, once_sent
 from .services import Services
 from .tools.loop import ToolLoop, complete, stream
@@ -56,7 +56,11 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     owner = caller.user if caller is not None and auth.upstream_key is not None else None
     if owner is not None:
         await require_owned(services.objects, owner, request_references(payload))
-    binds = owner is not None and dialect is RESPONSES and payload.get("store") is not False  # unstored: unreachable
+    # What the upstream stores: a Responses answer unless `store: false`, a chat completion with `store: true`.
+    binds = owner is not None and (
+        (dialect is RESPONSES and payload.get("store") is not False)
+        or (dialect is CHAT and payload.get("store") is True)
+    )
     # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
@@ -148,7 +152,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         return Response(status_code=CLIENT_CLOSED)
     if binds and owner is not None and not parsed.stream and response.status_code < 400:
         whole = getattr(response, "body", None)
-        if isinstance(whole, bytes):
+        if isinstance(whole, bytes) and dialect is CHAT:
+            _bind_sniffed(services.objects, owner, whole[:SNIFFED_BYTES], _COMPLETION_ID)
+        elif isinstance(whole, bytes):
             link = _whole_link(reader, whole)
             services.objects.bind(owner, (link.client, link.chain))
     if caller is not None and response.status_code < 400:
@@ -177,12 +183,16 @@ async def require_owned(objects: UpstreamObjects, owner: str, named: Sequence[Re
 
 
 _RESPONSE_ID = re.compile(rb'"id"\s*:\s*"(resp_[^"\\]{1,200})"')
+_COMPLETION_ID = re.compile(rb'"id"\s*:\s*"([^"\\]{1,200})"')  # a chat completion's is its first "id"
 
 
-def _bind_sniffed(objects: UpstreamObjects, owner: str, opening: bytes) -> None:
+def _bind_sniffed(
+    objects: UpstreamObjects, owner: str, opening: bytes, pattern: re.Pattern[bytes] = _RESPONSE_ID
+) -> None:
     """An answer relayed untouched: its id is the first one in it (a whole response's own, or ``response.created``'s
-    in a stream)."""
-    found = _RESPONSE_ID.search(opening)
+    in a stream). (A streamed chat completion stored upstream is not bound: nobody, its maker too, reaches it through
+    the shared key.)"""
+    found = pattern.search(opening)
     if found is not None:
         objects.bind(owner, (found[1].decode(),))
 

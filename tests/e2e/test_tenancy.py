@@ -172,3 +172,20 @@ def test_a_response_made_on_one_replica_is_its_makers_alone_on_the_other(
         assert ada_other.responses.create(model="fake-model", input="go on", previous_response_id=made).id
         for client in (ada_one, ada_other, bob_other):
             client.close()
+
+
+def test_a_stored_chat_completion_is_its_makers_alone(
+    shared: tuple[str, dict[str, str]], upstream: ObjectsUpstream
+) -> None:
+    made = call(
+        shared,
+        "ada",
+        "POST",
+        "/v1/chat/completions",
+        json={"model": "fake-model", "messages": [{"role": "user", "content": "hi"}], "store": True},
+    )
+    completion = made.json()["id"]
+    refused_as_openai(call(shared, "bob", "GET", f"/v1/chat/completions/{completion}"), None)
+    before = len(upstream.fake.requests)
+    call(shared, "ada", "GET", f"/v1/chat/completions/{completion}")  # the fake's answer is not the point
+    assert len(upstream.fake.requests) == before + 1  # ada's own reaches the upstream
