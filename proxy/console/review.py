@@ -1,8 +1,14 @@
-"""The review queue (held memories and episodes: approve, reject, in bulk) and the episodes page.
+"""The review queue (held memories and episodes with the evidence that held them: approve, reject, edit, in bulk,
+page by page) and the episodes page.
 
-Held memories come from ``MemoryService.browse`` with ``held``, held episodes from ``EpisodeService.held``; approving
-is ``MemoryService.approve`` / ``EpisodeService.approve`` and rejecting ``MemoryService.delete`` (a rejected memory
-is deleted, as ``DELETE /memory/memories/{id}`` would) / ``EpisodeService.reject``: the same calls as the API's.
+The queue is ``ReviewQueue.page`` (``GET /memory/review``): each item with the untrusted tools its session called and
+the history excerpt around the first such call, and for an episode what approving would do with each fact
+(``MemoryService.foresee``). Approving is ``MemoryService.approve`` / ``EpisodeService.approve``, rejecting
+``MemoryService.reject`` (``POST /memory/memories/{id}/reject``: a held memory's review, never a plain delete) /
+``EpisodeService.reject``: the same calls as the API's, memory changes by the person through the console.
+
+An admin's navigation counts everyone's held items; their queue is the user and workspace they act for, so the page
+also lists where else something waits (from ``AdminService.users``), each a button that switches there.
 """
 
 from __future__ import annotations
@@ -11,48 +17,66 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import MemoryNotFound
-from ..memory.browse import Filters
+from ..errors import MemoryNotFound, NotHeld
+from ..memory.caller import DEFAULT_WORKSPACE
+from ..memory.versions import Actor
 from .context import EPISODE_ID, MEMORY_ID, Action, Console, back_to, hx
 from .forms import Form
 from .render import page
 from .signin import Viewer
 
-MAX_LISTED = 50  # held memories shown at once; the rest show as these are approved or rejected
+PAGE_SIZE = 25
 MAX_BULK = 500
 
 
 def review_routes(console: Console) -> list[Route]:
-    memory, episodes = console.services.memory, console.services.episodes
+    services = console.services
+    memory, episodes = services.memory, services.episodes
 
     async def review(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
-        held = await memory.browse(viewer.identity, None, Filters(held=True), limit=MAX_LISTED)
-        waiting = await episodes.held(viewer.identity)
+        before = request.query_params.get("before") or None
+        found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before)
+        own = await memory.held_count(viewer.identity)
+        elsewhere = []
+        if viewer.admin and viewer.manager is not None:
+            for user in await services.admin.users(viewer.manager):
+                mine = user.stored == viewer.identity.user
+                places = {place.workspace: place.tally.held + place.tally.held_episodes for place in user.workspaces}
+                if user.user_wide.held and not mine:  # user-wide ones wait in each of the user's workspaces: one
+                    first = next(iter(places), DEFAULT_WORKSPACE)
+                    places[first] = places.get(first, 0) + user.user_wide.held
+                for workspace, waiting in places.items():
+                    if waiting and not (mine and workspace == viewer.identity.workspace):
+                        elsewhere.append((user.user, workspace, waiting))
         context = {
-            **await console.base(request, viewer, "review", waiting=held.total + len(waiting)),
+            **await console.base(request, viewer, "review"),
             "title": "Review",
-            "memories": [item.memory for item in held.items],
-            "more": held.total - len(held.items),
-            "episodes": waiting,
+            "items": found.items,
+            "next": found.next,
+            "paged": before is not None,
+            "own": own,
+            "elsewhere": elsewhere,
         }
         return page("review.html", context)
 
     async def bulk(request: Request, viewer: Viewer, form: Form) -> Response:
-        """Approve or reject every checked item; one that is gone meanwhile is skipped, the rest still done."""
+        """Approve or reject every checked item; one that is gone meanwhile (or no longer held) is skipped, the rest
+        still done."""
         assert viewer.identity is not None
         action = form.get("action")
         ids = form.all("id")[:MAX_BULK]
         if action not in ("approve", "reject"):
             return console.redirect(request, "/ui/review")
+        actor = Actor.person(viewer.identity, via="console")
         done = 0
         for ident in ids:
             try:
                 if MEMORY_ID.fullmatch(ident):
                     if action == "approve":
-                        await memory.approve(viewer.identity, ident)
+                        await memory.approve(viewer.identity, ident, actor=actor)
                     else:
-                        await memory.delete(viewer.identity, ident)
+                        await memory.reject(viewer.identity, ident, actor=actor)
                 elif EPISODE_ID.fullmatch(ident):
                     if action == "approve":
                         await episodes.approve(viewer.identity, ident)
@@ -60,7 +84,7 @@ def review_routes(console: Console) -> list[Route]:
                         await episodes.reject(viewer.identity, ident)
                 else:
                     continue
-            except MemoryNotFound:
+            except (MemoryNotFound, NotHeld):
                 continue
             done += 1
         return console.redirect(request, "/ui/review", done="bulk", ident=str(done))
@@ -68,7 +92,7 @@ def review_routes(console: Console) -> list[Route]:
     async def list_episodes(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
         found, jobs = await episodes.of(viewer.identity)
-        settings = console.services.settings
+        settings = services.settings
         context = {
             **await console.base(request, viewer, "episodes"),
             "title": "Episodes",
@@ -91,7 +115,7 @@ def review_routes(console: Console) -> list[Route]:
             else:
                 await episodes.reject(viewer.identity, episode_id)
             if hx(request) and request.headers.get("hx-target", "").startswith("item-"):
-                return page("_removed.html", {"waiting": await console.waiting(viewer.identity)})
+                return page("_removed.html", {"waiting": await console.waiting(viewer)})
             done = "approved" if approve else "rejected"
             return console.redirect(request, back_to(form, "/ui/review"), done=done, ident=episode_id)
 

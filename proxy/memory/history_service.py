@@ -142,14 +142,6 @@ class HistoryService:
             partial(index.search, query, limit=limit, since=since, untrusted=person, current=session)
         )
 
-    async def session(self, caller: Identity, session: str) -> list[HistoryLine]:
-        """One of the caller's sessions in this workspace as history kept it, in the order it was said (a person's
-        view: a session that took in untrusted content too, its lines marked so)."""
-        await self.flush()
-        index = await self.store.view(Owner(caller.user, caller.workspace))
-        since = retention_cutoff(time.time(), self.settings.retention_days)
-        return [line for line in list(index.lines) if line.session == session and line.ts >= since]
-
     async def export(self, caller: Identity) -> list[HistoryLine]:
         """The caller's history in this workspace within retention, oldest first."""
         await self.flush()
@@ -171,7 +163,9 @@ class HistoryService:
         return [summary for summary in await asyncio.to_thread(index.sessions) if summary.last >= since]
 
     async def session_lines(self, caller: Identity, session: str) -> list[HistoryLine]:
-        """What one of the caller's sessions said, as history keeps it (redacted), within retention, in order."""
+        """What one of the caller's sessions in this workspace said, as history keeps it (redacted), within retention,
+        in the order it was said: a person's view (``GET /memory/sessions/{id}``, the console, the review's
+        evidence), a session that took in untrusted content too, its lines marked so."""
         await self.flush()
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)

@@ -20,7 +20,7 @@ from .history import HistoryLine
 from .history_service import HistoryService
 from .pages import DEFAULT_LIMIT, Page, page
 from .records import Memory, format_ts
-from .service import Foreseen, HeldCount, MemoryService
+from .service import Foreseen, MemoryService
 from .store import GLOBAL, Owner, owners_visible_to
 
 
@@ -89,9 +89,6 @@ class ReviewQueue:
     def __init__(self, memory: MemoryService, history: HistoryService | None) -> None:
         self.memory = memory
         self.history = history
-
-    async def count(self, caller: Identity) -> HeldCount:
-        return await self.memory.held_count(caller)
 
     async def page(self, caller: Identity, *, limit: int = DEFAULT_LIMIT, before: str | None = None) -> Page[Reviewed]:
         """The caller's held memories and episodes, newest first, each with its evidence."""

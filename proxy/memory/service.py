@@ -36,6 +36,7 @@ from ..metrics import Metrics
 from .block import Placement, message_text, newest_user_message
 from .browse import Filters, Page, browse, find, superseded_by
 from .caller import Identity
+from .census import Held
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
@@ -127,21 +128,6 @@ class PinnedPlace:
             "chars": sum(len(m.text) for m in self.memories),
             "memories": [m.to_json() for m in self.memories],
         }
-
-
-@dataclass(frozen=True, slots=True)
-class HeldCount:
-    """What waits for the caller's review: held memories (theirs; global ones too for an admin) and held episodes."""
-
-    memories: int
-    episodes: int
-
-    @property
-    def total(self) -> int:
-        return self.memories + self.episodes
-
-    def to_json(self) -> dict[str, int]:
-        return {"memories": self.memories, "episodes": self.episodes, "total": self.total}
 
 
 @dataclass(frozen=True, slots=True)
@@ -822,16 +808,17 @@ class MemoryService:
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
-    async def held_count(self, caller: Identity) -> HeldCount:
-        """How many of the caller's memories and episodes wait for their review: cheap, from the cached indexes.
-        Global held memories count for an admin only (nobody else may approve or reject them)."""
-        views = await self.views(caller)
+    async def held_count(self, caller: Identity) -> Held:
+        """How many of the caller's memories and episodes wait for their review (what their review queue holds):
+        cheap, from the indexes this process keeps current, as a person's pages read them. Global held memories
+        count for an admin only (nobody else may approve or reject them)."""
+        views = await self.current_views(caller)
         memories = sum(len(view.held()) for view in (views if caller.admin else views[:2]))
         episodes = 0
-        if self.episodes is not None:
-            index = await self.episodes.view(Owner(caller.user, caller.workspace))
+        index = await self._episode_index(caller, wait=True)
+        if index is not None:
             episodes = sum(1 for episode in index if episode.provenance.held)
-        return HeldCount(memories, episodes)
+        return Held(memories, episodes)
 
     async def foresee(self, caller: Identity, text: str) -> Foreseen:
         """What storing ``text`` as an approved episode's fact would do now, nothing written: approval stores it in

@@ -141,8 +141,9 @@ async def test_a_state_change_without_the_csrf_token_or_from_another_site_is_a_4
     for fields, with_token, headers in attempts:
         for path, data in [
             (f"/ui/memories/{memory_id}/edit", {"text": "Changed by an attacker"}),
-            (f"/ui/memories/{memory_id}/pin", {}),
-            (f"/ui/memories/{memory_id}/delete", {}),
+            (f"/ui/memories/{memory_id}/pin", {"version": "1"}),
+            (f"/ui/memories/{memory_id}/delete", {"version": "1"}),
+            (f"/ui/memories/{memory_id}/restore", {"version": "1", "restore": "1"}),
             ("/ui/memories", {"text": "Planted by an attacker"}),
             ("/ui/sign-out", {}),
         ]:
@@ -154,7 +155,9 @@ async def test_a_state_change_without_the_csrf_token_or_from_another_site_is_a_4
     assert (await keyed.memory.browse(ada, None, _all())).total == 1
     assert (await browser.get("/ui/memories")).status_code == 200  # still signed in
     header = await browser.client.post(  # htmx sends the token as a header: that works
-        f"/ui/memories/{memory_id}/pin", headers={"x-csrf-token": browser.csrf, "hx-request": "true"}
+        f"/ui/memories/{memory_id}/pin",
+        data={"version": str(memory.version)},
+        headers={"x-csrf-token": browser.csrf, "hx-request": "true"},
     )
     assert header.status_code == 200 and header.headers["hx-location"].startswith(f"/ui/memories/{memory_id}")
     assert (await keyed.memory.inspect(ada, memory_id)).memory.pinned
