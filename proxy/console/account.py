@@ -114,7 +114,7 @@ def account_routes(console: Console) -> list[Route]:
         return page("acting.html", context, status=status if error else 200)
 
     async def act(request: Request, viewer: Viewer, form: Form) -> Response:
-        user = form.get("user") if viewer.picks_user else None
+        user = form.get("user") or None  # a key that may not choose gets its own user, or a 400 for another
         try:
             await sign_ins.act_for(viewer, user, form.get("workspace"))
         except ProxyError as exc:  # a name the API would refuse: the form again, saying why

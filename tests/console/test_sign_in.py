@@ -214,8 +214,9 @@ async def test_a_personal_key_acts_for_its_own_user_only_a_service_key_for_its_e
     ada = browser_for(keyed)
     await ada.sign_in(personal)
     refused = await ada.post("/ui/acting", {"user": "grace", "workspace": "default"})
-    assert refused.status_code == 303  # a personal key's form has no user field: only the workspace is taken
+    assert refused.status_code == 400 and "acts for its own user only" in refused.text  # and nothing changed
     assert "Grace's own memory" not in (await ada.get("/ui/memories")).text
+    assert (await ada.post("/ui/acting", {"user": "ada", "workspace": "w2"})).status_code == 303  # its own: fine
     bot = browser_for(keyed)
     await bot.sign_in(service)
     assert (await bot.post("/ui/acting", {"user": "grace", "workspace": "default"})).status_code == 303
