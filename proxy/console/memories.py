@@ -217,6 +217,7 @@ def memory_routes(console: Console) -> list[Route]:
 
     async def restore_memory(request: Request, viewer: Viewer, form: Form) -> Response:
         identity, memory_id = _target(request, viewer)
+        await memory.versions(identity, memory_id)  # another user's (or no) memory: a 404 before the form is judged
         chosen = _number(form.get("restore"), "restore")
         try:
             await memory.restore(identity, memory_id, chosen, actor=_actor(viewer), expect=_expect(form))
