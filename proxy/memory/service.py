@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from weakref import WeakKeyDictionary
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -62,6 +63,7 @@ log = logging.getLogger("proxy.memory")
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
+MAX_FORESEEN = 1000  # facts whose outcome is remembered per owner index
 HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
 
 
@@ -175,6 +177,8 @@ class MemoryService:
         self._flushing: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._pinning = asyncio.Lock()  # a pin's cap check and its write, one at a time (pins are rare)
+        # What foresee found, per owner index and its version: the review queue asks again on every load
+        self._foreseen: WeakKeyDictionary[MemoryIndex, tuple[int, dict[str, Foreseen]]] = WeakKeyDictionary()
 
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
@@ -823,12 +827,24 @@ class MemoryService:
     async def foresee(self, caller: Identity, text: str) -> Foreseen:
         """What storing ``text`` as an approved episode's fact would do now, nothing written: approval stores it in
         the caller's workspace as an extracted fact with no model to judge the middle band (:meth:`add` with
-        ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules."""
+        ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules. Remembered for the
+        owner's index as it is (any change to it forgets it), so a review queue loaded again costs no ranking."""
+        view = await self.store.view(Owner(caller.user, caller.workspace))
+        version, known = self._foreseen.get(view, (-1, {}))
+        if version != view.version:  # the index changed since: nothing it found before holds
+            version, known = view.version, {}
+            self._foreseen[view] = (version, known)
+        if text not in known:
+            if len(known) >= MAX_FORESEEN:
+                known.clear()
+            known[text] = await self._foresee(view, text)
+        return known[text]
+
+    async def _foresee(self, view: MemoryIndex, text: str) -> Foreseen:
         try:
             draft = check_draft({"text": text, "source": "extracted"}, origin="extraction")
         except MemoryRejected:
             return Foreseen("rejected")
-        view = await self.store.view(Owner(caller.user, caller.workspace))
         match = await self.similarity(draft.text, view, now=time.time())
         if match is None:
             return Foreseen("add")
