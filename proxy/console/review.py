@@ -8,7 +8,7 @@ the history excerpt around the first such call, and for an episode what approvin
 ``EpisodeService.reject``: the same calls as the API's, memory changes by the person through the console.
 
 An admin's navigation counts everyone's held items; their queue is the user and workspace they act for, so the page
-also lists where else something waits (from ``AdminService.users``), each a button that switches there.
+also lists where else something waits (``AdminService.held_by_owner``), each a button that switches there.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from starlette.routing import Route
 
 from ..errors import MemoryNotFound, NotHeld
 from ..memory.caller import DEFAULT_WORKSPACE
+from ..memory.census import Held
+from ..memory.store import Owner
 from ..memory.versions import Actor
 from .context import EPISODE_ID, MEMORY_ID, Action, Console, back_to, hx
 from .forms import Form
@@ -39,16 +41,13 @@ def review_routes(console: Console) -> list[Route]:
         found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before)
         own = await memory.held_count(viewer.identity)
         elsewhere = []
-        if viewer.admin and viewer.manager is not None:
-            for user in await services.admin.users(viewer.manager):
-                mine = user.stored == viewer.identity.user
-                places = {place.workspace: place.tally.held + place.tally.held_episodes for place in user.workspaces}
-                if user.user_wide.held and not mine:  # user-wide ones wait in each of the user's workspaces: one
-                    first = next(iter(places), DEFAULT_WORKSPACE)
-                    places[first] = places.get(first, 0) + user.user_wide.held
-                for workspace, waiting in places.items():
-                    if waiting and not (mine and workspace == viewer.identity.workspace):
-                        elsewhere.append((user.user, workspace, waiting))
+        if viewer.admin and viewer.manager is not None:  # where else something waits: by owner, as stored
+            here = viewer.identity
+            for owner, held in sorted((await services.admin.held_by_owner(viewer.manager)).items(), key=_named):
+                mine = owner.user == here.user and owner.workspace in (here.workspace, None)
+                if owner.user is None or mine:  # global ones are in this queue already, the user's own too
+                    continue
+                elsewhere.append((owner.user, owner.workspace or DEFAULT_WORKSPACE, held.total))
         context = {
             **await console.base(request, viewer, "review"),
             "title": "Review",
@@ -128,6 +127,11 @@ def review_routes(console: Console) -> list[Route]:
         Route("/episodes/{episode_id}/approve", console.action(episode_action(True)), methods=["POST"]),
         Route("/episodes/{episode_id}/reject", console.action(episode_action(False)), methods=["POST"]),
     ]
+
+
+def _named(item: tuple[Owner, Held]) -> tuple[str, str]:
+    owner = item[0]
+    return owner.user or "", owner.workspace or ""
 
 
 def _duration(seconds: float) -> str:

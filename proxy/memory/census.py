@@ -121,6 +121,11 @@ class Census(Protocol):
         page asks)."""
         ...
 
+    async def held_by_owner(self, scope: UserScope) -> dict[Owner, Held]:
+        """The same, owner by owner (``GLOBAL`` for an admin's scope), only owners with something waiting; as fast
+        (an admin's review queue says where else something waits)."""
+        ...
+
     async def unnamed(self) -> list[str]:
         """Owners whose names the store does not know (a files store's directories written before names were
         recorded, and named by nothing else in it); their data is counted nowhere else."""

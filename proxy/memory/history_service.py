@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -166,10 +166,19 @@ class HistoryService:
         """What one of the caller's sessions in this workspace said, as history keeps it (redacted), within retention,
         in the order it was said: a person's view (``GET /memory/sessions/{id}``, the console, the review's
         evidence), a session that took in untrusted content too, its lines marked so."""
+        return (await self.lines_of(caller, [session]))[session]
+
+    async def lines_of(self, caller: Identity, sessions: Iterable[str]) -> dict[str, list[HistoryLine]]:
+        """:meth:`session_lines` of several sessions, from one look at the store (a review page cites many)."""
         await self.flush()
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)
-        return [line for line in await asyncio.to_thread(index.session_lines, session) if line.ts >= since]
+        wanted = list(dict.fromkeys(sessions))
+
+        def read() -> dict[str, list[HistoryLine]]:
+            return {s: [line for line in index.session_lines(s) if line.ts >= since] for s in wanted}
+
+        return await asyncio.to_thread(read)
 
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""

@@ -94,16 +94,16 @@ class ReviewQueue:
         """The caller's held memories and episodes, newest first, each with its evidence."""
         chosen = page(await self._held(caller), _key, limit=limit, before=before)
         lines: dict[str, list[HistoryLine]] = {}
+        if self.history is not None:  # every cited session's lines, from one look at history
+            lines = await self.history.lines_of(caller, [i.session for i in chosen.items if i.session is not None])
+        texts = [text for item in chosen.items if item.episode is not None for text in item.episode.facts]
+        outcomes = iter(await self.memory.foresee_all(caller, texts) if texts else [])
         reviewed = []
         for item in chosen.items:
-            cited: list[Cited] = []
-            if item.session is not None and self.history is not None:
-                if item.session not in lines:
-                    lines[item.session] = await self.history.session_lines(caller, item.session)
-                cited = excerpt(lines[item.session], item.sources)
+            cited = excerpt(lines[item.session], item.sources) if item.session in lines else []
             facts: tuple[Fact, ...] = ()
             if item.episode is not None:
-                facts = tuple([Fact(text, await self.memory.foresee(caller, text)) for text in item.episode.facts])
+                facts = tuple(Fact(text, next(outcomes)) for text in item.episode.facts)
             reviewed.append(Reviewed(item, Evidence(item.session, item.sources, tuple(cited)), facts))
         return Page(reviewed, chosen.next)
 

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from weakref import WeakKeyDictionary
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import orjson
 
@@ -827,18 +827,25 @@ class MemoryService:
     async def foresee(self, caller: Identity, text: str) -> Foreseen:
         """What storing ``text`` as an approved episode's fact would do now, nothing written: approval stores it in
         the caller's workspace as an extracted fact with no model to judge the middle band (:meth:`add` with
-        ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules. Remembered for the
-        owner's index as it is (any change to it forgets it), so a review queue loaded again costs no ranking."""
+        ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules."""
+        return (await self.foresee_all(caller, [text]))[0]
+
+    async def foresee_all(self, caller: Identity, texts: Sequence[str]) -> list[Foreseen]:
+        """:meth:`foresee` of each text, against one look at the caller's memories. Remembered for the owner's index
+        as it is (any change to it forgets it), so a review queue loaded again costs no ranking."""
         view = await self.store.view(Owner(caller.user, caller.workspace))
         version, known = self._foreseen.get(view, (-1, {}))
         if version != view.version:  # the index changed since: nothing it found before holds
             version, known = view.version, {}
             self._foreseen[view] = (version, known)
-        if text not in known:
-            if len(known) >= MAX_FORESEEN:
-                known.clear()
-            known[text] = await self._foresee(view, text)
-        return known[text]
+        found = []
+        for text in texts:
+            if text not in known:
+                if len(known) >= MAX_FORESEEN:
+                    known.clear()
+                known[text] = await self._foresee(view, text)
+            found.append(known[text])
+        return found
 
     async def _foresee(self, view: MemoryIndex, text: str) -> Foreseen:
         try:
