@@ -241,7 +241,7 @@ PAGES = [  # name, path (None: worked out on the way; see shoot)
     ("review", "/ui/review"),
     ("episodes", "/ui/episodes"),
     ("sessions", "/ui/sessions"),
-    ("session", "/ui/sessions/deploy-review"),
+    ("session", "/ui/sessions/deploy-review#given-title"),  # what it was given and why
     ("history", "/ui/history?q=billing+health+check"),
     ("acting", "/ui/acting"),
 ]

@@ -594,17 +594,20 @@ LAYOUT = """() => {
     "viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}], ids=["laptop", "phone"]
 )
 def test_a_hostile_corpus_renders_as_inert_visible_text(
-    server: Server, browser: Browser, viewport: dict[str, int]
+    server: Server, browser: Browser, viewport: dict[str, int], fake_upstream: FakeUpstream
 ) -> None:
     user = fresh_user()
     _, key = server.key(user)
     ids = plant_hostile(server, user)
+    _, injected = ask(server, key, fake_upstream, "alert memory script overlay click data link", "hostile-chat")
+    assert injected is not None  # its block, shown as sent on the session's page, holds the corpus
     with watched(browser, server.root, viewport=viewport) as person:
         person.sign_in(key)
         page: Page = person.page
         every = 2 if viewport["width"] > 400 else 5  # memory pages in turn (the in-process test reads every one)
         paths = ["/ui/memories", "/ui/memories?held=true", "/ui/memories?q=alert+script", "/ui/review", "/ui/episodes",
-                 "/ui/sessions", "/ui/sessions/hostile-session", "/ui/history?q=alert", "/ui/acting",
+                 "/ui/sessions", "/ui/sessions/hostile-session", "/ui/sessions/hostile-chat", "/ui/history?q=alert",
+                 "/ui/acting",
                  *(f"/ui/memories/{memory_id}" for memory_id in ids[::every])]  # fmt: skip
         for path in paths:
             html = person.goto(path)
