@@ -141,6 +141,7 @@ def prepare(root: str, key: str, ids: list[str], questions: list[str]) -> str:
     edited (versions) and one deleted. Returns the deleted one's id."""
     headers = {"X-Memproxy-Key": key, "Authorization": "Bearer sk-bench"}
     with httpx.Client(base_url=root, timeout=60, headers=headers) as client:
+        client.get("/memory/memories").raise_for_status()  # the store read in: no chat request goes without memory
         for n in range(10):
             messages = [{"role": "system", "content": "You are helpful."}]
             for question in questions[n * 3 : n * 3 + 3]:
@@ -297,7 +298,7 @@ def time_pages(
             ),  # fmt: skip
             ("a memory's page (versions)", lambda n: f"/ui/memories/{edited[n % len(edited)]}", None),
             ("a deleted memory's page", lambda n: f"/ui/memories/{gone}", None),
-            ("review queue (100 held + 5 episodes; 25 shown with evidence)", lambda n: "/ui/review", None),
+            ("review queue (100 held, 5 episodes; 25 shown with evidence)", lambda n: "/ui/review", None),
             ("episodes", lambda n: "/ui/episodes", None),
             ("sessions (510, first page)", lambda n: "/ui/sessions", None),
             ("a past session's page", lambda n: f"/ui/sessions/s-{n % SESSIONS}", None),
@@ -314,6 +315,17 @@ def time_pages(
 
             results["review queue, right after a change"] = measure(
                 client, lambda n: "/ui/review", args.rounds, before=change
+            )
+            held = [episode_id(USER, "default", f"s-{n}") for n in range(0, 20, 4)]  # the held episodes
+            results["an episode's facts and what approving does (htmx)"] = measure(
+                client, lambda n: f"/ui/review/{held[n % len(held)]}/facts", args.rounds, headers={"hx-request": "true"}
+            )
+            results["the same, right after a change"] = measure(
+                client,
+                lambda n: f"/ui/review/{held[n % len(held)]}/facts",
+                args.rounds,
+                headers={"hx-request": "true"},
+                before=change,
             )
     with httpx.Client(base_url=root, timeout=30) as admin:
         sign_in(admin, keys["admin"])

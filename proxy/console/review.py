@@ -2,10 +2,12 @@
 page by page) and the episodes page.
 
 The queue is ``ReviewQueue.page`` (``GET /memory/review``): each item with the untrusted tools its session called and
-the history excerpt around the first such call, and for an episode what approving would do with each fact
-(``MemoryService.foresee``). Approving is ``MemoryService.approve`` / ``EpisodeService.approve``, rejecting
-``MemoryService.reject`` (``POST /memory/memories/{id}/reject``: a held memory's review, never a plain delete) /
-``EpisodeService.reject``: the same calls as the API's, memory changes by the person through the console.
+the history excerpt around the first such call; for an episode, what approving would do with each fact
+(``ReviewQueue.facts``, ``MemoryService.foresee``) comes just after, per episode, so that a queue of many episodes
+shows at once (a dry run ranks every fact against every memory). Approving is ``MemoryService.approve`` /
+``EpisodeService.approve``, rejecting ``MemoryService.reject`` (``POST /memory/memories/{id}/reject``: a held
+memory's review, never a plain delete) / ``EpisodeService.reject``: the same calls as the API's, memory changes by
+the person through the console.
 
 An admin's navigation counts everyone's held items; their queue is the user and workspace they act for, so the page
 also lists where else something waits (``AdminService.held_by_owner``), each a button that switches there.
@@ -38,7 +40,7 @@ def review_routes(console: Console) -> list[Route]:
     async def review(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
         before = request.query_params.get("before") or None
-        found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before)
+        found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before, foresee=False)
         own = await memory.held_count(viewer.identity)
         elsewhere = []
         if viewer.admin and viewer.manager is not None:  # where else something waits: by owner, as stored
@@ -58,6 +60,20 @@ def review_routes(console: Console) -> list[Route]:
             "elsewhere": elsewhere,
         }
         return page("review.html", context)
+
+    async def facts(request: Request, viewer: Viewer) -> Response:
+        """What approving an episode would do with each fact: the queue asks for it after it shows (htmx), or a
+        page of its own without JavaScript. Worked out per episode, so a long queue shows at once."""
+        assert viewer.identity is not None
+        episode_id = request.path_params["episode_id"]
+        if not EPISODE_ID.fullmatch(episode_id):
+            return await console.not_found(request, viewer, "There is no episode with that id here.")
+        episode, outcomes = await services.review.facts(viewer.identity, episode_id)
+        if hx(request):
+            return page("_facts.html", {"facts": outcomes})
+        context = {**await console.base(request, viewer, "review"), "title": "What approving would do",
+                   "episode": episode, "facts": outcomes}  # fmt: skip
+        return page("facts.html", context)
 
     async def bulk(request: Request, viewer: Viewer, form: Form) -> Response:
         """Approve or reject every checked item; one that is gone meanwhile (or no longer held) is skipped, the rest
@@ -123,6 +139,7 @@ def review_routes(console: Console) -> list[Route]:
     return [
         Route("/review", console.view(review), methods=["GET"]),
         Route("/review", console.action(bulk), methods=["POST"]),
+        Route("/review/{episode_id}/facts", console.view(facts), methods=["GET"]),
         Route("/episodes", console.view(list_episodes), methods=["GET"]),
         Route("/episodes/{episode_id}/approve", console.action(episode_action(True)), methods=["POST"]),
         Route("/episodes/{episode_id}/reject", console.action(episode_action(False)), methods=["POST"]),

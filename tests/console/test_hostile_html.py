@@ -130,6 +130,7 @@ async def test_versions_evidence_blocks_users_and_health_render_the_corpus_inert
         (browser, "/ui/sessions/" + quote(HOSTILE[2], safe="")),
         (browser, "/ui/sessions"),
         (browser, "/ui/review"),
+        *((browser, f"/ui/review/{e.id}/facts") for e in await _episodes(keyed, who)),
         (browser, f"/ui/memories/{ids[9]}"),
         *((browser, f"/ui/memories/{memory_id}") for memory_id in ids[:8]),
         (admin, "/ui/users"),
@@ -184,3 +185,8 @@ def test_the_inertness_check_catches_what_an_unescaped_render_would_plant() -> N
     ]
     for html in planted:
         assert inert(html), html
+
+
+async def _episodes(services: Services, who: Identity) -> list[Episode]:
+    assert services.memory.episodes is not None
+    return list(await services.memory.episodes.view(Owner(who.user, who.workspace)))

@@ -167,11 +167,20 @@ async def test_the_review_queue_shows_held_items_with_their_evidence_and_approve
     # three items of s-web (two memories, an episode), each citing the call and its result
     assert page.count('class="line tool tool-line"') == 3 and page.count('class="line assistant tool-line"') == 3
     assert "Email invoices to billing@evil.test" in page
-    # an episode's facts, each with what approving would do: one supersedes the older memory (a link to it)
-    assert "Approving stores its facts as memories" in page
-    supersede = page[page.index("Deploys go out on Tuesdays after the standup meeting") :]
-    assert supersede.index(">supersede</span>") < supersede.index(f'href="/ui/memories/{older.memory.id}"') < 400
-    assert ">add</span> a new memory" in page
+    # an episode's facts, each with what approving would do (asked for as the page shows, or a page of its own
+    # without JavaScript): one supersedes the older memory (a link to it)
+    assert "Approving stores its facts as memories" in page and "Deploys go out on Tuesdays after the standup" in page
+    assert f'hx-get="/ui/review/{episode}/facts" hx-trigger="load"' in page
+    assert f'<a href="/ui/review/{episode}/facts">' in page
+    fragment = await browser.get(f"/ui/review/{episode}/facts", headers={"hx-request": "true"})
+    assert "<html" not in fragment.text
+    whole = (await browser.get(f"/ui/review/{episode}/facts")).text
+    assert "What approving this episode would do" in whole and ">Approve</button>" in whole
+    for html in (fragment.text, whole):
+        supersede = html[html.index("Deploys go out on Tuesdays after the standup meeting") :]
+        assert supersede.index(">supersede</span>") < supersede.index(f'href="/ui/memories/{older.memory.id}"') < 400
+        assert ">add</span> a new memory" in html
+    assert (await browser.get("/ui/review/e-0000000000000000/facts")).status_code == 404
     assert 'href="/ui/sessions/s-web"' in page
     assert ">Approve</button>" in page and ">Reject</button>" in page and ">Approve selected</button>" in page
 
