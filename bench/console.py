@@ -1,12 +1,15 @@
 """How fast the console's pages answer at 10,000 memories: ``PYTHONPATH=$PWD python bench/console.py``.
 
 Fills a store with 10,000 memories of one user in one workspace (``bench/retrieval``'s synthetic memories: its 336
-with a third of their words swapped, in sessions of six, over a year; 1% held for review, a few pinned), 10,000
-history lines and 20 episodes, starts a real memproxy process in keys mode on it (``memory.max_total`` raised to
-hold them), signs in through the sign-in form as a browser would, and times every page (and the API's list, which
-pages the same way): the median, p95 and slowest of ``--rounds`` loads after a warm-up, each a whole request over
-a real socket. Search terms are ``bench/retrieval/queries.jsonl``'s questions, a different one each load. Target:
-every page's p95 within 100 ms.
+with a third of their words swapped, in sessions of six, over a year; 1% held for review, their sessions' history
+holding the web_fetch call that held them, a few pinned), 10,000 history lines in 500 sessions and 20 episodes, plus
+``--users`` other users with 20 memories each (what the admin pages count), starts a real memproxy process in keys
+mode on it (``memory.max_total`` raised to hold them) in front of the fake upstream, has a few sessions chat through
+it (so their pages have a block and notes to explain), edits ten memories (versions) and deletes one, signs in
+through the sign-in form as a browser would, as the user (a personal key) and as an admin, and times every page (and
+the API's list, which pages the same way): the median, p95 and slowest of ``--rounds`` loads after a warm-up, each a
+whole request over a real socket. Search terms are ``bench/retrieval/queries.jsonl``'s questions, a different one
+each load. Target: every page's p95 within 100 ms.
 
     python bench/console.py                      # files store
     python bench/console.py --backend postgres   # a throwaway PostgreSQL server (Debian's binaries)
@@ -51,6 +54,8 @@ from proxy.memory.provenance import Provenance  # noqa: E402
 from proxy.memory.records import Memory, MemoryDraft  # noqa: E402
 from proxy.memory.store import Owner  # noqa: E402
 from proxy.services import build_episode_store, build_history_store, build_key_store, build_store  # noqa: E402
+from proxy.testing import Reply  # noqa: E402
+from proxy.testing.runner import run_fake_upstream  # noqa: E402
 
 RESULTS = HERE / "results" / "console.json"
 TARGET_MS = 100.0
@@ -68,24 +73,29 @@ def memories(count: int, rng: random.Random) -> list[Memory]:
     return [replace(m, created=now - (count - n) * 3000.0) for n, m in enumerate(made)]  # a year, oldest first
 
 
-def fill(settings: Settings, count: int, rng: random.Random) -> tuple[str, list[str]]:
-    """The store as the benchmark reads it; returns the key and a few memory ids to open."""
+SESSIONS = 500  # history's sessions: 20 lines each at 10,000 lines
 
-    async def write() -> tuple[str, list[str]]:
+
+def fill(settings: Settings, count: int, users: int, rng: random.Random) -> tuple[dict[str, str], list[str]]:
+    """The store as the benchmark reads it; returns the keys (the user's and an admin's) and memory ids to open."""
+
+    async def write() -> tuple[dict[str, str], list[str]]:
         store, episodes = build_store(settings), build_episode_store(settings)
         history, keys = build_history_store(settings), build_key_store(settings)
+        sessions = max(1, count // 20)
         try:
             drafts = []
             for n, memory in enumerate(memories(count, rng)):
+                held = n % 100 == 7
                 drafts.append(
                     MemoryDraft(
                         memory.text[:500],
                         tags=memory.tags,
                         category=memory.category,
-                        session=memory.session,
+                        session=f"s-{n % sessions}" if held else memory.session,  # its history holds the call
                         created=memory.created,
                         origin=("api", "tool", "extraction")[n % 3],
-                        provenance=HELD if n % 100 == 7 else Provenance(),
+                        provenance=HELD if held else Provenance(),
                         pinned=n in (11, 222, 3333),
                     )
                 )
@@ -93,16 +103,16 @@ def fill(settings: Settings, count: int, rng: random.Random) -> tuple[str, list[
             for start in range(0, len(drafts), 1000):  # an import's batch at a time
                 stored += await store.add_many(OWNER, drafts[start : start + 1000], max_total=count + 1000)
             now = time.time()
-            lines = [
-                HistoryLine(
-                    f"s-{n // 20}",
-                    n % 20 + 1,
-                    ("user", "assistant")[n % 2],
-                    now - (count - n) * 60.0,
-                    rng.choice(drafts).text,
-                )  # fmt: skip
-                for n in range(count)
-            ]
+            lines = []
+            for n in range(count):
+                session, turn = f"s-{n // 20}", n % 20
+                text, role, untrusted = rng.choice(drafts).text, ("user", "assistant")[n % 2], False
+                if turn == 5:  # every session read a page: the evidence the review queue shows
+                    text, role, untrusted = 'called web_fetch({"url": "https://example.com/docs"})', "assistant", True
+                elif turn == 6:
+                    text, role, untrusted = "web_fetch: " + text, "tool", True
+                lines.append(HistoryLine(session, turn // 2 + 1, role, now - (count - n) * 60.0, text, untrusted,
+                                         ("web_fetch",) if untrusted else ()))  # fmt: skip
             await history.append(OWNER, lines)
             for n in range(20):
                 session = f"s-{n}"
@@ -111,17 +121,46 @@ def fill(settings: Settings, count: int, rng: random.Random) -> tuple[str, list[
                     f"Session {n}: " + drafts[n].text, tuple(d.text for d in drafts[n : n + 3]),
                     HELD if n % 4 == 0 else Provenance(),
                 ))  # fmt: skip
+            for n in range(users):  # other users, for the admin pages to count
+                other = Owner(f"user-{n:03}", ("default", "research")[n % 2])
+                few = [MemoryDraft(d.text[:500], provenance=HELD if k == 0 else Provenance()) for k, d in
+                       enumerate(rng.sample(drafts, 20))]  # fmt: skip
+                await store.add_many(other, few, max_total=1000)
             _, key = await create_key(keys, USER, "personal")
+            _, admin = await create_key(keys, "ops", "admin")
         finally:
             for closing in (store, episodes, history, keys):
                 await closing.aclose()
-        return key, [m.id for m in stored[:: max(1, len(stored) // 10)]]
+        return {"user": key, "admin": admin}, [m.id for m in stored[:: max(1, len(stored) // 10)]]
 
     return asyncio.run(write())
 
 
+def prepare(root: str, key: str, ids: list[str], questions: list[str]) -> str:
+    """What a person finds after a while of use: sessions that chatted (their blocks and notes known), memories
+    edited (versions) and one deleted. Returns the deleted one's id."""
+    headers = {"X-Memproxy-Key": key, "Authorization": "Bearer sk-bench"}
+    with httpx.Client(base_url=root, timeout=60, headers=headers) as client:
+        client.get("/memory/memories").raise_for_status()  # the store read in: no chat request goes without memory
+        for n in range(10):
+            messages = [{"role": "system", "content": "You are helpful."}]
+            for question in questions[n * 3 : n * 3 + 3]:
+                messages.append({"role": "user", "content": question})
+                answer = client.post("/v1/chat/completions", json={"model": "m", "messages": messages},
+                                     headers={"X-Memory-Session": f"live-{n}"})  # fmt: skip
+                answer.raise_for_status()
+                messages.append({"role": "assistant", "content": "ok"})
+        for memory_id in ids:
+            for suffix in (" (checked)", " (checked again)"):
+                text = client.get(f"/memory/memories/{memory_id}").json()["text"]
+                client.patch(f"/memory/memories/{memory_id}", json={"text": text[:480] + suffix}).raise_for_status()
+        gone = ids[-1]
+        client.delete(f"/memory/memories/{gone}").raise_for_status()
+    return gone
+
+
 @contextmanager
-def memproxy(settings: Settings, count: int) -> Iterator[str]:
+def memproxy(settings: Settings, count: int, upstream: str) -> Iterator[str]:
     port = _free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMPROXY_")}
     environ |= {
@@ -133,7 +172,7 @@ def memproxy(settings: Settings, count: int) -> Iterator[str]:
     if settings.store.backend == "postgres":
         environ |= {"MEMPROXY_STORE_BACKEND": "postgres", "MEMPROXY_STORE_DSN": str(settings.store.dsn)}
     command = [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--data-dir", settings.store.path,
-               "--upstream", "http://127.0.0.1:9/v1"]  # fmt: skip
+               "--upstream", upstream]  # fmt: skip
     process = subprocess.Popen(command, env=environ, stderr=subprocess.PIPE)
     root = f"http://127.0.0.1:{port}"
     try:
@@ -165,12 +204,21 @@ def sign_in(client: httpx.Client, key: str) -> None:
     assert done.status_code == 303, done.text[:300]
 
 
-def measure(client: httpx.Client, path: Callable[[int], str], rounds: int, *, headers: dict[str, str] | None = None
-            ) -> dict[str, float]:  # fmt: skip
+def measure(
+    client: httpx.Client,
+    path: Callable[[int], str],
+    rounds: int,
+    *,
+    headers: dict[str, str] | None = None,
+    before: Callable[[int], None] | None = None,
+) -> dict[str, float]:
+    """``before``: called ahead of each load, untimed (a change the page must then take into account)."""
     for n in range(3):  # warm-up: first reads of the owner's files or rows, the templates
         client.get(path(n), headers=headers).raise_for_status()
     timings = []
     for n in range(rounds):
+        if before is not None:
+            before(n)
         started = time.perf_counter()
         response = client.get(path(n + 3), headers=headers)
         timings.append((time.perf_counter() - started) * 1000)
@@ -187,6 +235,7 @@ def measure(client: httpx.Client, path: Callable[[int], str], rounds: int, *, he
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--users", type=int, default=50, help="other users, 20 memories each (the admin pages)")
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--backend", choices=["files", "postgres"], default="files")
     args = parser.parse_args()
@@ -206,39 +255,14 @@ def main() -> None:
             overrides |= {"store.backend": "postgres", "store.dsn": server.create_database()}
         settings = load_settings(overrides=overrides)
         started = time.perf_counter()
-        key, ids = fill(settings, args.memories, rng)
-        print(f"filled {args.memories:,} memories, {args.memories:,} history lines, 20 episodes "
-              f"({args.backend}) in {time.perf_counter() - started:.1f}s")  # fmt: skip
-        with memproxy(settings, args.memories) as root, httpx.Client(base_url=root, timeout=30) as client:
-            sign_in(client, key)
-            last = (args.memories // 25) * 25
-            hx = {"hx-request": "true", "hx-target": "results"}
-            pages: list[tuple[str, Callable[[int], str], dict[str, str] | None]] = [
-                ("memories, newest first", lambda n: "/ui/memories", None),
-                ("memories, last page", lambda n: f"/ui/memories?offset={last}", None),
-                ("memories, filtered", lambda n: "/ui/memories?origin=tool&category=preference&pinned=false", None),
-                ("search (a question)", lambda n: "/ui/memories?q=" + queries[n % len(queries)], None),
-                ("search as you type (htmx)", lambda n: "/ui/memories?q=" + words[n % len(words)], hx),
-                (
-                    "search, filtered, page 3",
-                    lambda n: f"/ui/memories?origin=tool&offset=50&q={words[n % len(words)]}",
-                    None,
-                ),  # fmt: skip
-                ("a memory's page", lambda n: f"/ui/memories/{ids[n % len(ids)]}", None),
-                ("review queue (100 held, 50 shown)", lambda n: "/ui/review", None),
-                ("episodes", lambda n: "/ui/episodes", None),
-                ("sessions", lambda n: "/ui/sessions", None),
-                ("a session's page", lambda n: f"/ui/sessions/s-{n % 50}", None),
-                ("history search", lambda n: "/ui/history?q=" + queries[n % len(queries)], None),
-            ]
-            results: dict[str, Any] = {}
-            for name, path, headers in pages:
-                results[name] = measure(client, path, args.rounds, headers=headers)
-            api = httpx.Client(base_url=root, timeout=30, headers={"X-Memproxy-Key": key})
-            results["API: GET /memory/memories?q="] = measure(
-                api, lambda n: "/memory/memories?limit=25&q=" + queries[n % len(queries)], args.rounds
-            )
-            api.close()
+        keys, ids = fill(settings, args.memories, args.users, rng)
+        print(f"filled {args.memories:,} memories, {args.memories:,} history lines, 20 episodes, {args.users} other "
+              f"users ({args.backend}) in {time.perf_counter() - started:.1f}s")  # fmt: skip
+        with run_fake_upstream() as fake:
+            fake.respond_with(lambda body: Reply(content="ok"))
+            with memproxy(settings, args.memories, fake.base_url) as root:
+                gone = prepare(root, keys["user"], ids[:10], queries)
+                results = time_pages(root, keys, ids, gone, queries, words, args)
     width = max(len(name) for name in results)
     print(f"\n{'page':<{width}}  {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'KB':>6}  target p95 <= {TARGET_MS:g} ms")
     missed = 0
@@ -247,9 +271,91 @@ def main() -> None:
         missed += not ok
         print(f"{name:<{width}}  {timing['p50_ms']:>8.1f} {timing['p95_ms']:>8.1f} {timing['max_ms']:>8.1f} "
               f"{timing['bytes'] / 1024:>6.1f}  {'PASS' if ok else 'MISS'}")  # fmt: skip
-    write_results(RESULTS, {"memories": args.memories, "backend": args.backend, "rounds": args.rounds,
-                            "target_p95_ms": TARGET_MS, "pages": results})  # fmt: skip
+    write_results(RESULTS, {"memories": args.memories, "users": args.users, "backend": args.backend,
+                            "rounds": args.rounds, "target_p95_ms": TARGET_MS, "pages": results})  # fmt: skip
     print(f"\n{len(results) - missed}/{len(results)} within target; results: {RESULTS.relative_to(HERE.parent)}")
+
+
+def time_pages(
+    root: str, keys: dict[str, str], ids: list[str], gone: str, queries: list[str], words: list[str], args: Any
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    last = (args.memories // 25) * 25
+    hx = {"hx-request": "true", "hx-target": "results"}
+    edited = [memory_id for memory_id in ids[:10] if memory_id != gone]
+    with httpx.Client(base_url=root, timeout=30) as client:
+        sign_in(client, keys["user"])
+        pages: list[tuple[str, Callable[[int], str], dict[str, str] | None]] = [
+            ("memories, newest first", lambda n: "/ui/memories", None),
+            ("memories, last page", lambda n: f"/ui/memories?offset={last}", None),
+            ("memories, filtered", lambda n: "/ui/memories?origin=tool&category=preference&pinned=false", None),
+            ("search (a question)", lambda n: "/ui/memories?q=" + queries[n % len(queries)], None),
+            ("search as you type (htmx)", lambda n: "/ui/memories?q=" + words[n % len(words)], hx),
+            (
+                "search, filtered, page 3",
+                lambda n: f"/ui/memories?origin=tool&offset=50&q={words[n % len(words)]}",
+                None,
+            ),  # fmt: skip
+            ("a memory's page (versions)", lambda n: f"/ui/memories/{edited[n % len(edited)]}", None),
+            ("a deleted memory's page", lambda n: f"/ui/memories/{gone}", None),
+            ("review queue (100 held, 5 episodes; 25 shown with evidence)", lambda n: "/ui/review", None),
+            ("episodes", lambda n: "/ui/episodes", None),
+            ("sessions (510, first page)", lambda n: "/ui/sessions", None),
+            ("a past session's page", lambda n: f"/ui/sessions/s-{n % SESSIONS}", None),
+            ("a session's page with its block and why", lambda n: f"/ui/sessions/live-{n % 10}", None),
+            ("history search", lambda n: "/ui/history?q=" + queries[n % len(queries)], None),
+            ("whose memory (picker)", lambda n: "/ui/acting", None),
+        ]
+        for name, path, headers in pages:
+            results[name] = measure(client, path, args.rounds, headers=headers)
+        with httpx.Client(base_url=root, timeout=30, headers={"X-Memproxy-Key": keys["user"]}) as api:
+
+            def change(n: int) -> None:  # a memory edited: what the episodes' facts would do is worked out anew
+                api.patch(f"/memory/memories/{edited[0]}", json={"text": f"Reviewed on round {n}"}).raise_for_status()
+
+            results["review queue, right after a change"] = measure(
+                client, lambda n: "/ui/review", args.rounds, before=change
+            )
+            held = [episode_id(USER, "default", f"s-{n}") for n in range(0, 20, 4)]  # the held episodes
+            results["an episode's facts and what approving does (htmx)"] = measure(
+                client, lambda n: f"/ui/review/{held[n % len(held)]}/facts", args.rounds, headers={"hx-request": "true"}
+            )
+            results["the same, right after a change"] = measure(
+                client,
+                lambda n: f"/ui/review/{held[n % len(held)]}/facts",
+                args.rounds,
+                headers={"hx-request": "true"},
+                before=change,
+            )
+    with httpx.Client(base_url=root, timeout=30) as admin:
+        sign_in(admin, keys["admin"])
+        switched = admin.post(
+            "/ui/acting",
+            data={"user": USER, "workspace": "default", "csrf": _csrf(admin)},
+            headers={"sec-fetch-site": "same-origin"},
+        )
+        assert switched.status_code == 303, switched.text[:300]
+        for name, path in [
+            ("admin: memories (everyone's held count)", lambda n: "/ui/memories"),
+            ("admin: review (and who else waits)", lambda n: "/ui/review"),
+            (f"admin: users ({args.users + 2})", lambda n: "/ui/users"),
+            ("admin: keys", lambda n: "/ui/keys"),
+            ("admin: forget preview (10,000 memories)", lambda n: f"/ui/users/forget?user={USER}"),
+            ("admin: health", lambda n: "/ui/health"),
+            ("admin: whose memory (every user)", lambda n: "/ui/acting"),
+        ]:
+            results[name] = measure(admin, path, args.rounds)
+    with httpx.Client(base_url=root, timeout=30, headers={"X-Memproxy-Key": keys["user"]}) as api:
+        results["API: GET /memory/memories?q="] = measure(
+            api, lambda n: "/memory/memories?limit=25&q=" + queries[n % len(queries)], args.rounds
+        )
+    return results
+
+
+def _csrf(client: httpx.Client) -> str:
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', client.get("/ui/acting").text)
+    assert found is not None
+    return found.group(1)
 
 
 def _free_port() -> int:

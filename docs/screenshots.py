@@ -2,8 +2,9 @@
 
 Starts the fake upstream and a real memproxy in keys mode on a fresh data dir, gives it a little history (memories
 from earlier, a trusted session and one that read a web page, whose memory and episode are held for review, a live
-session), signs in with Debian's Chromium through Playwright, and saves each page light and dark, on a laptop
-(1280x800) and a phone (390x844), into ``docs/console/``. No network, no key; the data is made up.
+session, a memory edited twice and one deleted, a second user), signs in with Debian's Chromium through Playwright as
+Ada (a personal key) and as an admin, and saves each page light and dark, on a laptop (1280x800) and a phone
+(390x844), into ``docs/console/``. No network, no key; the data is made up.
 """
 
 from __future__ import annotations
@@ -185,10 +186,26 @@ def wait_for(condition: Any, what: str, timeout_s: float = 120) -> None:
         time.sleep(0.2)
 
 
-def seed_live(url: str, key: str, fake: FakeUpstream) -> None:
+def seed_live(url: str, key: str, fake: FakeUpstream, grace: str) -> str:
+    """Sessions, episodes and changes through a real memproxy; returns the id of the memory it deleted."""
     root = url.removesuffix("/v1")
     headers = {"X-Memproxy-Key": key}
     client = openai.OpenAI(base_url=url, api_key="sk-demo", default_headers=headers, max_retries=0)
+    staging = next(  # edited twice: a memory with versions
+        m
+        for m in httpx.get(f"{root}/memory/memories", params={"q": "staging database"}, headers=headers).json()[
+            "memories"
+        ]
+    )
+    for text in ("The staging database is PostgreSQL 16 on db-staging.internal",
+                 "The staging database is PostgreSQL 16 on db-staging-2.internal"):  # fmt: skip
+        httpx.patch(f"{root}/memory/memories/{staging['id']}", json={"text": text}, headers=headers).raise_for_status()
+    gone = httpx.post(f"{root}/memory/memories", json={"text": "The old CI runs on Jenkins"}, headers=headers).json()
+    httpx.delete(f"{root}/memory/memories/{gone['id']}", headers=headers).raise_for_status()
+    deleted = str(gone["id"])
+    other = {"X-Memproxy-Key": grace}
+    for text in ("Grace reviews the infra changes", "Grace's team owns the billing service"):
+        httpx.post(f"{root}/memory/memories", json={"text": text}, headers=other).raise_for_status()
     talk(
         client,
         fake,
@@ -212,21 +229,32 @@ def seed_live(url: str, key: str, fake: FakeUpstream) -> None:
             return any(e["session_id"] == session for e in episodes)
 
         wait_for(extracted, f"the episode of {session}")
+    return deleted
 
 
-PAGES = [  # name, path (None: the first pinned memory's page)
+PAGES = [  # name, path (None: worked out on the way; see shoot)
     ("memories", "/ui/memories"),
     ("search", "/ui/memories?q=billing+port"),
-    ("memory", None),
+    ("memory", None),  # the staging database's memory: edited twice, three versions
+    ("memory-deleted", None),
+    ("memory-changed", None),  # an edit made on a page older than the memory
     ("review", "/ui/review"),
     ("episodes", "/ui/episodes"),
     ("sessions", "/ui/sessions"),
-    ("session", "/ui/sessions/pricing-research"),
+    ("session", "/ui/sessions/deploy-review#given-title"),  # what it was given and why
     ("history", "/ui/history?q=billing+health+check"),
+    ("acting", "/ui/acting"),
+]
+ADMIN_PAGES = [
+    ("users", "/ui/users"),
+    ("keys", "/ui/keys"),
+    ("key-created", None),
+    ("forget", "/ui/users/forget?user=grace"),
+    ("health", "/ui/health"),
 ]
 
 
-def shoot(browser: Browser, root: str, key: str, only: set[str] | None) -> list[Path]:
+def shoot(browser: Browser, root: str, keys: dict[str, str], only: set[str] | None) -> list[Path]:
     saved = []
 
     def save(page: Page, name: str, size: str, scheme: str) -> None:
@@ -235,27 +263,63 @@ def shoot(browser: Browser, root: str, key: str, only: set[str] | None) -> list[
         page.screenshot(path=str(target))
         saved.append(target)
 
+    def signed_in(scheme: str, width: int, height: int, key: str, shot: str | None = None) -> Page:
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=scheme, device_scale_factor=1
+        )
+        page = context.new_page()
+        page.goto(f"{root}/ui/")
+        if shot is not None:
+            save(page, "sign-in", shot, scheme)
+        page.fill("input[name=key]", key)
+        page.click("button:has-text('Sign in')")
+        page.wait_for_url(f"{root}/ui/memories")
+        return page
+
+    def memory_page(page: Page, query: str) -> str:
+        page.goto(f"{root}/ui/memories?{query}")
+        return str(page.locator("ol.memories a.text").first.get_attribute("href"))
+
     for scheme in ("light", "dark"):
         for size, (width, height) in SIZES.items():
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, color_scheme=scheme, device_scale_factor=1
-            )
-            page = context.new_page()
-            page.goto(f"{root}/ui/")
-            if not only or "sign-in" in only:
-                save(page, "sign-in", size, scheme)
-            page.fill("input[name=key]", key)
-            page.click("button:has-text('Sign in')")
-            page.wait_for_url(f"{root}/ui/memories")
+            page = signed_in(scheme, width, height, keys["ada"], size if not only or "sign-in" in only else None)
             for name, path in PAGES:
                 if only and name not in only:
                     continue
-                if path is None:
-                    page.goto(f"{root}/ui/memories?pinned=true")
-                    path = page.locator("ol.memories a.text").first.get_attribute("href")
+                if name == "memory":
+                    path = memory_page(page, "q=staging+database")
+                elif name == "memory-deleted":
+                    path = keys["deleted"]
+                elif name == "memory-changed":  # open the memory, let it change elsewhere, then save the old page
+                    page.goto(f"{root}{memory_page(page, 'q=frontend+React')}")
+                    page.get_by_text("Edit", exact=True).click()
+                    page.get_by_label("Text").fill("The frontend uses React 19 with Vite")
+                    target = page.url.rsplit("/", 1)[-1]
+                    headers = {"X-Memproxy-Key": keys["ada"]}
+                    changed = "The frontend uses React 18 with Vite and TypeScript"
+                    httpx.patch(f"{root}/memory/memories/{target}", json={"text": changed}, headers=headers)
+                    page.get_by_role("button", name="Save", exact=True).click()
+                    save(page, name, size, scheme)
+                    back = {"text": "The frontend uses React 18 with Vite"}
+                    httpx.patch(f"{root}/memory/memories/{target}", json=back, headers=headers)
+                    continue
                 page.goto(f"{root}{path}")
                 save(page, name, size, scheme)
-            context.close()
+            page.context.close()
+            page = signed_in(scheme, width, height, keys["admin"])
+            for name, path in ADMIN_PAGES:
+                if only and name not in only:
+                    continue
+                if name == "key-created":
+                    page.goto(f"{root}/ui/keys")
+                    page.get_by_label("User").fill("ci-bot")
+                    page.get_by_label("Kind").select_option("service")
+                    page.get_by_role("button", name="Create key").click()
+                    save(page, name, size, scheme)
+                    continue
+                page.goto(f"{root}{path}")
+                save(page, name, size, scheme)
+            page.context.close()
     return saved
 
 
@@ -267,16 +331,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memproxy-screens-") as temp:
         data = Path(temp) / "data"
         data.mkdir()
-        _, key = asyncio.run(create_key(FilesKeys(data), "ada", "personal"))
+        keys = {user: asyncio.run(create_key(FilesKeys(data), user, kind))[1]
+                for user, kind in (("ada", "personal"), ("grace", "personal"), ("ops", "admin"))}  # fmt: skip
+        keys["admin"] = keys.pop("ops")
         seed_earlier(data)
         with run_fake_upstream() as fake:
             overrides = {"auth.mode": "keys", "store.path": str(data)}
             with run_memproxy(fake.base_url, overrides) as url:
-                seed_live(url, key, fake)
+                keys["deleted"] = "/ui/memories/" + seed_live(url, keys["ada"], fake, keys["grace"])
                 root = url.removesuffix("/v1")
                 with sync_playwright() as playwright:
                     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                    saved = shoot(browser, root, key, set(args.only) if args.only else None)
+                    saved = shoot(browser, root, keys, set(args.only) if args.only else None)
                     browser.close()
     total = sum(path.stat().st_size for path in saved)
     print(f"saved {len(saved)} screenshots ({total / 1e6:.1f} MB) in {OUT.relative_to(ROOT)}/")

@@ -43,7 +43,7 @@ class StoreHealth:
             "backend": self.schema.backend,
             "schema": self.schema.to_json(),
             "queue": {"queued": self.queue.queued, "running": self.queue.running, "failed": self.queue.failed},
-            "held": {"memories": self.held.memories, "episodes": self.held.episodes, "total": self.held.total},
+            "held": self.held.to_json(),
             "owners": sum(1 for owner in self.tallies if owner.user is not None),
             "users": len({owner.user for owner in self.tallies if owner.user is not None}),
             "unnamed_owners": self.unnamed,

@@ -16,6 +16,7 @@ from ..logs import RecentProblems
 from ..memory.caller import Identity
 from ..memory.census import EVERYONE, Census, Held
 from ..memory.keys import KeyRecord
+from ..memory.store import Owner
 from .forgetting import Forgetting, UserForgetting, check_user
 from .health import Queue, StoreHealth
 from .scope import name_for, require_admin, scope_of
@@ -67,6 +68,11 @@ class AdminService:
     async def held(self, caller: Identity) -> Held:
         """How many memories and episodes wait for review in the caller's scope (the console's every page)."""
         return await self.census.held(scope_of(caller, self._service_user(caller)))
+
+    async def held_by_owner(self, caller: Identity) -> dict[Owner, Held]:
+        """The same, by owner (a user in a workspace, user-wide, ``GLOBAL``): where something waits. Owners as the
+        store names them."""
+        return await self.census.held_by_owner(scope_of(caller, self._service_user(caller)))
 
     # -- forgetting a user (admins) -------------------------------------------------------------------------
 

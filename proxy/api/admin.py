@@ -33,8 +33,7 @@ def admin_routes(services: Services) -> list[Route]:
     async def held(request: Request) -> Response:
         who = caller(request)
         waiting = await admin.held(who)
-        body = {"scope": _scope(who), "memories": waiting.memories, "episodes": waiting.episodes}
-        return json_response(body | {"total": waiting.total})
+        return json_response({"scope": _scope(who), **waiting.to_json()})
 
     async def forget_preview(request: Request) -> Response:
         preview = await admin.forget_preview(caller(request), request.path_params["user"])

@@ -100,14 +100,10 @@ def memory_routes(services: Services) -> list[Route]:
         who = caller(request)
         params = request.query_params
         query = params.get("q") or ""
-        session = params.get("session") or None
-        if session is not None and not query.strip():  # a session's conversation, in order
-            lines = await history.session(who, session) if history is not None else []
-            said = [{**line.to_json(), "untrusted": line.untrusted} for line in lines]
-            return _json({"count": len(said), "history": said})
         if not query.strip():
             raise InvalidRequest(
-                "'q' (the words to look for in your past sessions) or 'session' (one session's lines) is required",
+                "'q' (the words to look for in your past sessions) is required; GET /memory/sessions/{id} gives one "
+                "session's turns",
                 param="q",
             )
         limit = _limit(params.get("limit"), default=HISTORY_LIMIT)

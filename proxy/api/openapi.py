@@ -687,22 +687,11 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/history": {
         "get": _operation(
-            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn; "
-            "or, with session and no q, that session's lines in the order they were said",
+            "What your past sessions in this workspace said, best matches for q first, each cited by session and turn "
+            "(GET /memory/sessions/{session_id} gives one session's turns in order)",
             _json(_ref("HistoryList"), "the lines found"),
             parameters=[
-                {
-                    "name": "q",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1},
-                    "description": "required unless session is given",
-                },
-                {
-                    "name": "session",
-                    "in": "query",
-                    "schema": {"type": "string"},
-                    "description": "without q: every line of this session (the whole text, not a snippet)",
-                },
+                {"name": "q", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
                 {
                     "name": "limit",
                     "in": "query",

@@ -23,7 +23,7 @@ def review_routes(services: Services) -> list[Route]:
         params = request.query_params
         limit, before = page_limit(params.get("limit")), params.get("before") or None
         found = await services.review.page(who, limit=limit, before=before)
-        held = await services.review.count(who)
+        held = await services.memory.held_count(who)
         items = [item.to_json() for item in found.items]
         return json_response({"count": len(items), "held": held.to_json(), "items": items, "next": found.next})
 

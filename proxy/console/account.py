@@ -3,7 +3,10 @@
 Keys mode: ``GET /ui/`` without a sign-in is the sign-in page, one password field named ``key``; a valid memproxy
 key starts a sign-in, a wrong one is a 401 page. The form carries a token of its own, matched against a cookie set
 with it (double submit), and must come from this origin: no other site can sign a browser in. Open mode: the first
-visit from this machine starts a sign-in without a key, and the person picks the user.
+visit from this machine starts a sign-in without a key, and the person picks the user (and may enter
+``memory.admin_key`` to use the admin pages).
+
+"Whose memory" is a picker over the users the viewer may act for, by the management API's rule.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..auth.identity import NO_USER
+from ..auth.keys import RESERVED_USER_PREFIXES
 from ..errors import ProxyError
-from .context import Console
+from ..memory.caller import Identity
+from .context import Console, back_to
 from .forms import Form, read_form
 from .render import page
 from .security import cross_site, over_tls
@@ -84,23 +90,43 @@ def account_routes(console: Console) -> list[Route]:
     async def acting_page(request: Request, viewer: Viewer) -> Response:
         return await acting(request, viewer)
 
-    async def acting(request: Request, viewer: Viewer, error: str | None = None, form: Form | None = None) -> Response:
+    async def acting(
+        request: Request, viewer: Viewer, error: str | None = None, form: Form | None = None, *, status: int = 400
+    ) -> Response:
+        """The picker: the users the viewer may act for (``AdminService.users``: an admin key everyone, a service key
+        its own user and its end users, open mode's person anyone on this machine's store), each workspace a button;
+        a personal key picks among its own user's workspaces. A name not listed yet can be typed."""
+        listing = viewer.manager
+        if viewer.key is None and not viewer.admin:  # open mode: the person may name any user, so may see them all
+            listing = Identity(NO_USER, viewer.session.workspace, admin=True)
+        users = await console.services.admin.users(listing) if listing is not None else []
+        if viewer.key is None:  # names memproxy derives (key-…, svc:…) cannot be picked in open mode
+            users = [user for user in users if not user.user.startswith(RESERVED_USER_PREFIXES)]
         context = {
             **await console.base(request, viewer, ""),
             "title": "Whose memory",
             "error": error,
+            "users": users,
             "session_user": form.get("user") if form is not None else viewer.session.user or "",
             "session_workspace": form.get("workspace") if form is not None else viewer.session.workspace,
+            "admin_key_form": sign_ins.open_admin_key is not None and not viewer.admin,
         }
-        return page("acting.html", context, status=400 if error else 200)
+        return page("acting.html", context, status=status if error else 200)
 
     async def act(request: Request, viewer: Viewer, form: Form) -> Response:
-        user = form.get("user") if viewer.picks_user else None
+        user = form.get("user") or None  # a key that may not choose gets its own user, or a 400 for another
         try:
             await sign_ins.act_for(viewer, user, form.get("workspace"))
         except ProxyError as exc:  # a name the API would refuse: the form again, saying why
-            return await acting(request, viewer, exc.message, form)
-        return console.redirect(request, "/ui/memories", done="switched")
+            return await acting(request, viewer, exc.message, form, status=exc.status)
+        return console.redirect(request, back_to(form, "/ui/memories"), done="switched")
+
+    async def become_admin(request: Request, viewer: Viewer, form: Form) -> Response:
+        """Open mode: ``memory.admin_key`` entered makes this sign-in an admin's (as X-Memory-Admin-Key does a call)."""
+        if await sign_ins.elevate(viewer, form.get("admin_key")) is None:
+            message = "That is not this memproxy's memory.admin_key. Nothing changed."
+            return await acting(request, viewer, message, status=403)
+        return console.redirect(request, "/ui/users", done="admin")
 
     return [
         Route("/", home, methods=["GET"]),
@@ -109,4 +135,5 @@ def account_routes(console: Console) -> list[Route]:
         Route("/sign-out", console.action(sign_out, needs_user=False), methods=["POST"]),
         Route("/acting", console.view(acting_page, needs_user=False), methods=["GET"]),
         Route("/acting", console.action(act, needs_user=False), methods=["POST"]),
+        Route("/acting/admin", console.action(become_admin, needs_user=False), methods=["POST"]),
     ]

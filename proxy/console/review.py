@@ -1,8 +1,16 @@
-"""The review queue (held memories and episodes: approve, reject, in bulk) and the episodes page.
+"""The review queue (held memories and episodes with the evidence that held them: approve, reject, edit, in bulk,
+page by page) and the episodes page.
 
-Held memories come from ``MemoryService.browse`` with ``held``, held episodes from ``EpisodeService.held``; approving
-is ``MemoryService.approve`` / ``EpisodeService.approve`` and rejecting ``MemoryService.delete`` (a rejected memory
-is deleted, as ``DELETE /memory/memories/{id}`` would) / ``EpisodeService.reject``: the same calls as the API's.
+The queue is ``ReviewQueue.page`` (``GET /memory/review``): each item with the untrusted tools its session called and
+the history excerpt around the first such call; for an episode, what approving would do with each fact
+(``ReviewQueue.facts``, ``MemoryService.foresee``) comes just after, per episode, so that a queue of many episodes
+shows at once (a dry run ranks every fact against every memory). Approving is ``MemoryService.approve`` /
+``EpisodeService.approve``, rejecting ``MemoryService.reject`` (``POST /memory/memories/{id}/reject``: a held
+memory's review, never a plain delete) / ``EpisodeService.reject``: the same calls as the API's, memory changes by
+the person through the console.
+
+An admin's navigation counts everyone's held items; their queue is the user and workspace they act for, so the page
+also lists where else something waits (``AdminService.held_by_owner``), each a button that switches there.
 """
 
 from __future__ import annotations
@@ -11,48 +19,79 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import MemoryNotFound
-from ..memory.browse import Filters
+from ..errors import MemoryNotFound, NotHeld
+from ..memory.caller import DEFAULT_WORKSPACE
+from ..memory.census import Held
+from ..memory.store import Owner
+from ..memory.versions import Actor
 from .context import EPISODE_ID, MEMORY_ID, Action, Console, back_to, hx
 from .forms import Form
 from .render import page
 from .signin import Viewer
 
-MAX_LISTED = 50  # held memories shown at once; the rest show as these are approved or rejected
+PAGE_SIZE = 25
 MAX_BULK = 500
 
 
 def review_routes(console: Console) -> list[Route]:
-    memory, episodes = console.services.memory, console.services.episodes
+    services = console.services
+    memory, episodes = services.memory, services.episodes
 
     async def review(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
-        held = await memory.browse(viewer.identity, None, Filters(held=True), limit=MAX_LISTED)
-        waiting = await episodes.held(viewer.identity)
+        before = request.query_params.get("before") or None
+        found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before, foresee=False)
+        own = await memory.held_count(viewer.identity)
+        elsewhere = []
+        if viewer.admin and viewer.manager is not None:  # where else something waits: by owner, as stored
+            here = viewer.identity
+            for owner, held in sorted((await services.admin.held_by_owner(viewer.manager)).items(), key=_named):
+                mine = owner.user == here.user and owner.workspace in (here.workspace, None)
+                if owner.user is None or mine:  # global ones are in this queue already, the user's own too
+                    continue
+                elsewhere.append((owner.user, owner.workspace or DEFAULT_WORKSPACE, held.total))
         context = {
-            **await console.base(request, viewer, "review", waiting=held.total + len(waiting)),
+            **await console.base(request, viewer, "review"),
             "title": "Review",
-            "memories": [item.memory for item in held.items],
-            "more": held.total - len(held.items),
-            "episodes": waiting,
+            "items": found.items,
+            "next": found.next,
+            "paged": before is not None,
+            "own": own,
+            "elsewhere": elsewhere,
         }
         return page("review.html", context)
 
+    async def facts(request: Request, viewer: Viewer) -> Response:
+        """What approving an episode would do with each fact: the queue asks for it after it shows (htmx), or a
+        page of its own without JavaScript. Worked out per episode, so a long queue shows at once."""
+        assert viewer.identity is not None
+        episode_id = request.path_params["episode_id"]
+        if not EPISODE_ID.fullmatch(episode_id):
+            return await console.not_found(request, viewer, "There is no episode with that id here.")
+        episode, outcomes = await services.review.facts(viewer.identity, episode_id)
+        if hx(request):
+            return page("_facts.html", {"facts": outcomes})
+        context = {**await console.base(request, viewer, "review"), "title": "What approving would do",
+                   "episode": episode, "facts": outcomes}  # fmt: skip
+        return page("facts.html", context)
+
     async def bulk(request: Request, viewer: Viewer, form: Form) -> Response:
-        """Approve or reject every checked item; one that is gone meanwhile is skipped, the rest still done."""
+        """Approve or reject every checked item; one that is gone meanwhile (or no longer held) is skipped, the rest
+        still done."""
         assert viewer.identity is not None
         action = form.get("action")
         ids = form.all("id")[:MAX_BULK]
         if action not in ("approve", "reject"):
             return console.redirect(request, "/ui/review")
+        actor = Actor.person(viewer.identity, via="console")
         done = 0
         for ident in ids:
             try:
                 if MEMORY_ID.fullmatch(ident):
                     if action == "approve":
-                        await memory.approve(viewer.identity, ident)
+                        await memory.approve(viewer.identity, ident, actor=actor)
                     else:
-                        await memory.delete(viewer.identity, ident)
+                        await memory.reject(viewer.identity, ident, actor=actor)
                 elif EPISODE_ID.fullmatch(ident):
                     if action == "approve":
                         await episodes.approve(viewer.identity, ident)
@@ -60,7 +99,7 @@ def review_routes(console: Console) -> list[Route]:
                         await episodes.reject(viewer.identity, ident)
                 else:
                     continue
-            except MemoryNotFound:
+            except (MemoryNotFound, NotHeld):
                 continue
             done += 1
         return console.redirect(request, "/ui/review", done="bulk", ident=str(done))
@@ -68,7 +107,7 @@ def review_routes(console: Console) -> list[Route]:
     async def list_episodes(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
         found, jobs = await episodes.of(viewer.identity)
-        settings = console.services.settings
+        settings = services.settings
         context = {
             **await console.base(request, viewer, "episodes"),
             "title": "Episodes",
@@ -91,7 +130,7 @@ def review_routes(console: Console) -> list[Route]:
             else:
                 await episodes.reject(viewer.identity, episode_id)
             if hx(request) and request.headers.get("hx-target", "").startswith("item-"):
-                return page("_removed.html", {"waiting": await console.waiting(viewer.identity)})
+                return page("_removed.html", {"waiting": await console.waiting(viewer)})
             done = "approved" if approve else "rejected"
             return console.redirect(request, back_to(form, "/ui/review"), done=done, ident=episode_id)
 
@@ -100,10 +139,16 @@ def review_routes(console: Console) -> list[Route]:
     return [
         Route("/review", console.view(review), methods=["GET"]),
         Route("/review", console.action(bulk), methods=["POST"]),
+        Route("/review/{episode_id}/facts", console.view(facts), methods=["GET"]),
         Route("/episodes", console.view(list_episodes), methods=["GET"]),
         Route("/episodes/{episode_id}/approve", console.action(episode_action(True)), methods=["POST"]),
         Route("/episodes/{episode_id}/reject", console.action(episode_action(False)), methods=["POST"]),
     ]
+
+
+def _named(item: tuple[Owner, Held]) -> tuple[str, str]:
+    owner = item[0]
+    return owner.user or "", owner.workspace or ""
 
 
 def _duration(seconds: float) -> str:

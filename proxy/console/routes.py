@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..errors import ProxyError
 from ..services import Services
 from .account import account_routes
+from .admin import admin_routes
 from .context import Console
 from .memories import memory_routes
 from .render import page, secure
@@ -55,6 +56,7 @@ def console_routes(services: Services) -> list[BaseRoute]:
         *memory_routes(console),
         *review_routes(console),
         *session_routes(console),
+        *admin_routes(console),
         Mount("/static", StaticFiles(directory=STATIC)),
         Route("/{rest:path}", unknown, methods=ALL_METHODS),
     ]

@@ -1,11 +1,11 @@
-"""Sessions (live ones, and one session's page: its episode, the memories it wrote, its conversation) and history
-search, whose citations open a session at the turn they cite.
+"""Sessions (live and past, paged), one session's page (what it was given and why, what it said, its episode, the
+memories it wrote) and history search, whose citations open a session at the turn they cite.
 
-The calls are the API's: the session tracker's ``of`` and ``get`` (``GET /memory/sessions``), ``EpisodeService.end``
-(``POST /memory/sessions/{id}/end``), ``HistoryService.search`` and ``HistoryService.session`` (``GET /memory/history``
-with ``q``, or with ``session``), ``EpisodeService.episode`` and ``MemoryService.browse`` with a session filter. A
-session id is whatever a client sent as ``X-Memory-Session``, so it is only ever shown escaped and put in a URL
-percent-encoded; everything is looked up within the viewer's own user and workspace.
+The calls are the API's: ``SessionRecords.page`` and ``get`` (``GET /memory/sessions``, ``GET
+/memory/sessions/{id}``), ``EpisodeService.end`` (``POST /memory/sessions/{id}/end``), ``HistoryService.search``
+(``GET /memory/history``) and ``MemoryService.browse`` with a session filter. A session id is whatever a client sent
+as ``X-Memory-Session``, so it is only ever shown escaped and put in a URL percent-encoded; everything is looked up
+within the viewer's own user and workspace.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..episodes.service import SessionNotFound
 from ..memory.browse import Filters
-from ..memory.episodes import episode_id
 from ..memory.history_service import SEARCH_MAX
 from .context import Console
 from .forms import Form
@@ -24,19 +24,29 @@ from .signin import Viewer
 
 MAX_SESSION_CHARS = 200  # as X-Memory-Session
 SESSION_MEMORIES = 100
+PAGE_SIZE = 25
+LISTS = {"": None, "live": True, "ended": False}  # ?show=
 
 
 def session_routes(console: Console) -> list[Route]:
     services = console.services
-    tracker, history = services.episodes.sessions, services.episodes.history
+    history = services.episodes.history
 
     async def list_sessions(request: Request, viewer: Viewer) -> Response:
         assert viewer.identity is not None
+        show = request.query_params.get("show", "")
+        show = show if show in LISTS else ""
+        before = request.query_params.get("before") or None
+        found = await services.session_records.page(viewer.identity, limit=PAGE_SIZE, before=before, live=LISTS[show])
         context = {
             **await console.base(request, viewer, "sessions"),
             "title": "Sessions",
-            "sessions": tracker.of(viewer.identity.user, viewer.identity.workspace),
+            "sessions": found.items,
+            "next": found.next,
+            "show": show,
+            "paged": before is not None,
             "idle": f"{services.settings.sessions.idle_timeout_s / 60:g} minutes",
+            "history_enabled": history is not None and history.enabled,
         }
         return page("sessions.html", context)
 
@@ -46,30 +56,21 @@ def session_routes(console: Console) -> list[Route]:
         session_id = request.path_params["session_id"]
         if not 0 < len(session_id) <= MAX_SESSION_CHARS:
             return await console.not_found(request, viewer, "There is no session with that id here.")
-        live = tracker.get(who.user, who.workspace, session_id)
-        episode = await services.episodes.episode(who, episode_id(who.user, who.workspace, session_id))
         written = await services.memory.browse(who, None, Filters(session=session_id), limit=SESSION_MEMORIES)
         held = await services.memory.browse(who, None, Filters(session=session_id, held=True), limit=SESSION_MEMORIES)
-        lines = await history.session(who, session_id) if history is not None else []
         memories = [item.memory for item in (*held.items, *written.items)]
-        if live is None and episode is None and not memories and not lines:
-            return await console.not_found(request, viewer, "There is no session with that id here.")
-        sources: set[str] = set()
-        if live is not None:
-            sources.update(live.provenance.sources)
-        for line in lines:
-            sources.update(line.sources)
-        untrusted = bool(sources) or any(line.untrusted for line in lines)
+        try:
+            record = await services.session_records.get(who, session_id)
+        except SessionNotFound:
+            if not memories:  # nothing of it left here but the memories it wrote: those are worth showing
+                return await console.not_found(request, viewer, "There is no session with that id here.")
+            record = None
         context = {
             **await console.base(request, viewer, "sessions"),
             "title": "Session",
             "session_id": session_id,
-            "live": live,
-            "episode": episode,
+            "record": record,
             "memories": memories,
-            "lines": lines,
-            "untrusted": untrusted or (live is not None and live.provenance.untrusted),
-            "sources": sorted(sources),
             "history_enabled": history is not None and history.enabled,
         }
         return page("session.html", context)

@@ -1,20 +1,24 @@
 """Who is looking at the console: a sign-in (keys mode) or this machine's person (open mode), acting for whom.
 
 Keys mode: a memproxy key is exchanged once for a random cookie; the store keeps the cookie's hash, the key's id and
-whom the sign-in acts for (a service's end user, a workspace). Every request looks the sign-in up and checks its key
-against the key ring, which every process refreshes from the store twice a second: a revoked key's sign-ins end
-within a second on every replica. The identity is worked out by the rule the API uses (:func:`acting_for`), so the
-console sees exactly what the key would see through the API. Open mode: a sign-in without a key, on loopback only,
-acting for the user the person picks.
+whom the sign-in acts for (a user, a service's end user, a workspace). Every request looks the sign-in up and checks
+its key against the key ring, which every process refreshes from the store four times a second: a revoked key's
+sign-ins end within a second on every replica. The identity is worked out by the rule the management API uses
+(:func:`acting_for` with ``management``): a personal key acts for its own user, a service key for its end users, an
+admin key for anyone. Open mode: a sign-in without a key, on loopback only, acting for the user the person picks;
+entering ``memory.admin_key`` makes it an admin's, as ``X-Memory-Admin-Key`` makes an API call one (the store keeps
+a hash of that key, so the sign-in ends when the key is changed or removed).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass, replace
 
-from ..auth.identity import Authenticator, acting_for, checked_name, identify
+from ..auth.identity import NO_USER, Authenticator, acting_for, checked_name, identify
 from ..errors import InvalidRequest, ProxyError
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
 from ..memory.console_sessions import ConsoleSession, ConsoleSessionStore, session_id
@@ -22,6 +26,8 @@ from ..memory.keys import KeyRecord
 from .security import csrf_token
 
 COOKIE = "memproxy_console"
+OPEN_ADMIN = "open-admin:"  # an open-mode sign-in's key id once memory.admin_key was entered: this and the key's hash
+_OPEN_ADMIN_CONTEXT = b"memproxy console open-mode admin v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +39,7 @@ class Viewer:
     cookie: str
     key: KeyRecord | None
     identity: Identity | None
+    admin: bool = False  # an admin key, or open mode with memory.admin_key entered: the admin pages are theirs
 
     @property
     def csrf(self) -> str:
@@ -40,8 +47,17 @@ class Viewer:
 
     @property
     def picks_user(self) -> bool:
-        """Whether the person may choose whom to act for: open mode's anyone, a service key's end users."""
-        return self.key is None or self.key.kind == "service"
+        """Whether the person may choose whom to act for: open mode's anyone, a service key's end users, an admin
+        key's anyone."""
+        return self.key is None or self.key.kind in ("service", "admin")
+
+    @property
+    def manager(self) -> Identity | None:
+        """Who calls the services that manage the store (keys, users, forgetting, health): the identity acted for,
+        or for an open-mode admin who picked no user yet, the admin alone (as the API's ``manager`` makes them)."""
+        if self.identity is not None:
+            return self.identity
+        return Identity(NO_USER, self.session.workspace, admin=True) if self.admin else None
 
 
 class SignIns:
@@ -49,6 +65,9 @@ class SignIns:
         self.store = store
         self.auth = auth
         self.ttl_s = ttl_s
+        admin_key = auth.settings.memory.admin_key
+        self.open_admin_key = admin_key if not auth.keys_mode and admin_key else None
+        self._open_admin = _open_admin_id(self.open_admin_key) if self.open_admin_key is not None else None
 
     @property
     def keys_mode(self) -> bool:
@@ -85,13 +104,25 @@ class SignIns:
         if self.keys_mode:
             assert self.auth.keyring is not None
             key = self.auth.keyring.active(session.key_id) if session.key_id is not None else None
-            ended = key is None
-        else:
-            ended = session.key_id is not None  # signed in with a key when memproxy ran in keys mode
+            ended, admin = key is None, key is not None and key.kind == "admin"
+        else:  # a key id: signed in when memproxy ran in keys mode, or an admin key changed or removed since
+            ended = session.key_id is not None and session.key_id != self._open_admin
+            admin = session.key_id is not None and session.key_id == self._open_admin
         if ended or not session.live(time.time()):
             await self.store.delete(session.id)
             return None
-        return Viewer(session, cookie, key, self._identity(session, key))
+        return Viewer(session, cookie, key, self._identity(session, key, admin=admin), admin)
+
+    async def elevate(self, viewer: Viewer, admin_key: str) -> Viewer | None:
+        """Open mode: the sign-in becomes an admin's when ``admin_key`` is ``memory.admin_key``; None otherwise (and
+        nothing changes)."""
+        if self.open_admin_key is None or self._open_admin is None or viewer.key is not None:
+            return None
+        if not hmac.compare_digest(admin_key.encode("utf-8", "surrogateescape"), self.open_admin_key.encode()):
+            return None
+        session = replace(viewer.session, key_id=self._open_admin)
+        await self.store.put(session)
+        return Viewer(session, viewer.cookie, None, self._identity(session, None, admin=True), True)
 
     async def sign_out(self, viewer: Viewer) -> None:
         await self.store.delete(viewer.session.id)
@@ -104,22 +135,31 @@ class SignIns:
         if user is not None and not viewer.picks_user and (viewer.key is None or user != viewer.key.user):
             raise InvalidRequest("this key acts for its own user only", param="user")
         session = replace(viewer.session, user=user, workspace=workspace)
-        identity = self._identity(session, viewer.key, strict=True)
+        identity = self._identity(session, viewer.key, admin=viewer.admin, strict=True)
         await self.store.put(session)
-        return Viewer(session, viewer.cookie, viewer.key, identity)
+        return Viewer(session, viewer.cookie, viewer.key, identity, viewer.admin)
 
-    def _identity(self, session: ConsoleSession, key: KeyRecord | None, *, strict: bool = False) -> Identity | None:
-        """Whom a sign-in acts for, by the API's own rules; a choice the rules no longer allow falls back to the
-        key's own user (or, in open mode, to none picked), unless ``strict`` (the person is choosing now)."""
+    def _identity(
+        self, session: ConsoleSession, key: KeyRecord | None, *, admin: bool = False, strict: bool = False
+    ) -> Identity | None:
+        """Whom a sign-in acts for, by the management API's own rules; a choice the rules no longer allow falls back
+        to the key's own user (or, in open mode, to none picked), unless ``strict`` (the person is choosing now)."""
         try:
             if key is not None:
                 user = checked_name(session.user, "user") if session.user is not None else None
-                return acting_for(key, user, session.workspace)
+                return acting_for(key, user, session.workspace, management=True)
             if session.user is None:
                 return None
             headers = [(b"x-memory-user", session.user.encode()), (b"x-memory-workspace", session.workspace.encode())]
-            return identify(headers)
+            identity = identify(headers)
+            return replace(identity, admin=True) if identity is not None and admin else identity
         except ProxyError:
             if strict:
                 raise
             return acting_for(key, None, DEFAULT_WORKSPACE) if key is not None else None
+
+
+def _open_admin_id(admin_key: str) -> str:
+    """What an open-mode admin's sign-in keeps for ``memory.admin_key``: a keyed hash, never the key."""
+    digest = hmac.new(admin_key.encode("utf-8", "surrogateescape"), _OPEN_ADMIN_CONTEXT, hashlib.sha256).hexdigest()
+    return OPEN_ADMIN + digest

@@ -65,7 +65,9 @@ EVERYONE = UserScope(everyone=True)
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """What waits for a person's review: held memories and untrusted episodes not approved yet."""
+    """What waits for a person's review: held memories and untrusted episodes not approved yet. One shape for both
+    counts: the census's over a scope of users (``GET /memory/held``, an admin's navigation) and a caller's own
+    (:meth:`MemoryService.held_count`, ``GET /memory/review``'s ``held``, everyone else's navigation)."""
 
     memories: int = 0
     episodes: int = 0
@@ -73,6 +75,9 @@ class Held:
     @property
     def total(self) -> int:
         return self.memories + self.episodes
+
+    def to_json(self) -> dict[str, int]:
+        return {"memories": self.memories, "episodes": self.episodes, "total": self.total}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +119,11 @@ class Census(Protocol):
     async def held(self, scope: UserScope) -> Held:
         """How many memories and episodes of the users in ``scope`` wait for review; fast (the console's every
         page asks)."""
+        ...
+
+    async def held_by_owner(self, scope: UserScope) -> dict[Owner, Held]:
+        """The same, owner by owner (``GLOBAL`` for an admin's scope), only owners with something waiting; as fast
+        (an admin's review queue says where else something waits)."""
         ...
 
     async def unnamed(self) -> list[str]:

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -193,14 +193,6 @@ class HistoryService:
             partial(index.search, query, limit=limit, since=since, untrusted=person, current=session)
         )
 
-    async def session(self, caller: Identity, session: str) -> list[HistoryLine]:
-        """One of the caller's sessions in this workspace as history kept it, in the order it was said (a person's
-        view: a session that took in untrusted content too, its lines marked so)."""
-        await self.flush()
-        index = await self.store.view(Owner(caller.user, caller.workspace))
-        since = retention_cutoff(time.time(), self.settings.retention_days)
-        return [line for line in list(index.lines) if line.session == session and line.ts >= since]
-
     async def export(self, caller: Identity) -> list[HistoryLine]:
         """The caller's history in this workspace within retention, oldest first."""
         await self.flush()
@@ -222,11 +214,22 @@ class HistoryService:
         return [summary for summary in await asyncio.to_thread(index.sessions) if summary.last >= since]
 
     async def session_lines(self, caller: Identity, session: str) -> list[HistoryLine]:
-        """What one of the caller's sessions said, as history keeps it (redacted), within retention, in order."""
+        """What one of the caller's sessions in this workspace said, as history keeps it (redacted), within retention,
+        in the order it was said: a person's view (``GET /memory/sessions/{id}``, the console, the review's
+        evidence), a session that took in untrusted content too, its lines marked so."""
+        return (await self.lines_of(caller, [session]))[session]
+
+    async def lines_of(self, caller: Identity, sessions: Iterable[str]) -> dict[str, list[HistoryLine]]:
+        """:meth:`session_lines` of several sessions, from one look at the store (a review page cites many)."""
         await self.flush()
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)
-        return [line for line in await asyncio.to_thread(index.session_lines, session) if line.ts >= since]
+        wanted = list(dict.fromkeys(sessions))
+
+        def read() -> dict[str, list[HistoryLine]]:
+            return {s: [line for line in index.session_lines(s) if line.ts >= since] for s in wanted}
+
+        return await asyncio.to_thread(read)
 
     def drop_queued(self, owner: Owner) -> None:
         """Forget what is queued for ``owner`` and not written yet (a forget-all, here or on another replica)."""

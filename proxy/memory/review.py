@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import MemoryNotFound
 from .caller import Identity
 from .episodes import Episode
 from .evidence import Cited, excerpt
@@ -20,7 +21,7 @@ from .history import HistoryLine
 from .history_service import HistoryService
 from .pages import DEFAULT_LIMIT, Page, page
 from .records import Memory, format_ts
-from .service import Foreseen, HeldCount, MemoryService
+from .service import Foreseen, MemoryService
 from .store import GLOBAL, Owner, owners_visible_to
 
 
@@ -90,25 +91,36 @@ class ReviewQueue:
         self.memory = memory
         self.history = history
 
-    async def count(self, caller: Identity) -> HeldCount:
-        return await self.memory.held_count(caller)
-
-    async def page(self, caller: Identity, *, limit: int = DEFAULT_LIMIT, before: str | None = None) -> Page[Reviewed]:
-        """The caller's held memories and episodes, newest first, each with its evidence."""
+    async def page(
+        self, caller: Identity, *, limit: int = DEFAULT_LIMIT, before: str | None = None, foresee: bool = True
+    ) -> Page[Reviewed]:
+        """The caller's held memories and episodes, newest first, each with its evidence. ``foresee``: with each
+        held episode's facts' outcomes (False: none; :meth:`facts` gives one episode's, as a page asks for them)."""
         chosen = page(await self._held(caller), _key, limit=limit, before=before)
         lines: dict[str, list[HistoryLine]] = {}
+        if self.history is not None:  # every cited session's lines, from one look at history
+            lines = await self.history.lines_of(caller, [i.session for i in chosen.items if i.session is not None])
+        texts = [text for item in chosen.items if item.episode is not None for text in item.episode.facts]
+        outcomes = iter(await self.memory.foresee_all(caller, texts) if texts and foresee else [])
         reviewed = []
         for item in chosen.items:
-            cited: list[Cited] = []
-            if item.session is not None and self.history is not None:
-                if item.session not in lines:
-                    lines[item.session] = await self.history.session_lines(caller, item.session)
-                cited = excerpt(lines[item.session], item.sources)
+            cited = excerpt(lines[item.session], item.sources) if item.session in lines else []
             facts: tuple[Fact, ...] = ()
-            if item.episode is not None:
-                facts = tuple([Fact(text, await self.memory.foresee(caller, text)) for text in item.episode.facts])
+            if item.episode is not None and foresee:
+                facts = tuple(Fact(text, next(outcomes)) for text in item.episode.facts)
             reviewed.append(Reviewed(item, Evidence(item.session, item.sources, tuple(cited)), facts))
         return Page(reviewed, chosen.next)
+
+    async def facts(self, caller: Identity, episode_id: str) -> tuple[Episode, tuple[Fact, ...]]:
+        """One of the caller's episodes (held or not) and what approving it would do with each of its facts now;
+        :class:`MemoryNotFound` for an episode that is not theirs."""
+        episode = None
+        if self.memory.episodes is not None:
+            episode = (await self.memory.episodes.view(Owner(caller.user, caller.workspace))).get(episode_id)
+        if episode is None:
+            raise MemoryNotFound(f"no episode {episode_id!r} here", param="id")
+        outcomes = await self.memory.foresee_all(caller, episode.facts) if episode.facts else []
+        return episode, tuple(Fact(text, outcome) for text, outcome in zip(episode.facts, outcomes, strict=True))
 
     async def _held(self, caller: Identity) -> list[HeldItem]:
         items = []

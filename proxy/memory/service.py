@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import orjson
 
@@ -36,6 +37,7 @@ from ..metrics import Metrics
 from .block import Placement, message_text, newest_user_message
 from .browse import Filters, Page, browse, find, superseded_by
 from .caller import Identity
+from .census import Held
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
@@ -61,6 +63,7 @@ log = logging.getLogger("proxy.memory")
 SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
+MAX_FORESEEN = 1000  # facts whose outcome is remembered per owner index
 HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
 
 
@@ -130,21 +133,6 @@ class PinnedPlace:
 
 
 @dataclass(frozen=True, slots=True)
-class HeldCount:
-    """What waits for the caller's review: held memories (theirs; global ones too for an admin) and held episodes."""
-
-    memories: int
-    episodes: int
-
-    @property
-    def total(self) -> int:
-        return self.memories + self.episodes
-
-    def to_json(self) -> dict[str, int]:
-        return {"memories": self.memories, "episodes": self.episodes, "total": self.total}
-
-
-@dataclass(frozen=True, slots=True)
 class Foreseen:
     """What storing a text as an extracted fact would do now, as approving its episode writes it (a dry run)."""
 
@@ -190,6 +178,8 @@ class MemoryService:
         self._flushing: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._pinning = asyncio.Lock()  # a pin's cap check and its write, one at a time (pins are rare)
+        # What foresee found, per owner index and its version: the review queue asks again on every load
+        self._foreseen: WeakKeyDictionary[MemoryIndex, tuple[int, dict[str, Foreseen]]] = WeakKeyDictionary()
 
     async def views(self, caller: Identity) -> list[MemoryIndex]:
         return [await self.store.view(owner) for owner in owners_visible_to(caller.user, caller.workspace)]
@@ -823,26 +813,46 @@ class MemoryService:
                 return memory
         raise MemoryNotFound(f"no memory {memory_id!r} here", param="id")
 
-    async def held_count(self, caller: Identity) -> HeldCount:
-        """How many of the caller's memories and episodes wait for their review: cheap, from the cached indexes.
-        Global held memories count for an admin only (nobody else may approve or reject them)."""
-        views = await self.views(caller)
+    async def held_count(self, caller: Identity) -> Held:
+        """How many of the caller's memories and episodes wait for their review (what their review queue holds):
+        cheap, from the indexes this process keeps current, as a person's pages read them. Global held memories
+        count for an admin only (nobody else may approve or reject them)."""
+        views = await self.current_views(caller)
         memories = sum(len(view.held()) for view in (views if caller.admin else views[:2]))
         episodes = 0
-        if self.episodes is not None:
-            index = await self.episodes.view(Owner(caller.user, caller.workspace))
+        index = await self._episode_index(caller, wait=True)
+        if index is not None:
             episodes = sum(1 for episode in index if episode.provenance.held)
-        return HeldCount(memories, episodes)
+        return Held(memories, episodes)
 
     async def foresee(self, caller: Identity, text: str) -> Foreseen:
         """What storing ``text`` as an approved episode's fact would do now, nothing written: approval stores it in
         the caller's workspace as an extracted fact with no model to judge the middle band (:meth:`add` with
         ``origin="extraction"`` and no ``judge``), by the same similarity, bands and rules."""
+        return (await self.foresee_all(caller, [text]))[0]
+
+    async def foresee_all(self, caller: Identity, texts: Sequence[str]) -> list[Foreseen]:
+        """:meth:`foresee` of each text, against one look at the caller's memories. Remembered for the owner's index
+        as it is (any change to it forgets it), so a review queue loaded again costs no ranking."""
+        view = await self.store.view(Owner(caller.user, caller.workspace))
+        version, known = self._foreseen.get(view, (-1, {}))
+        if version != view.version:  # the index changed since: nothing it found before holds
+            version, known = view.version, {}
+            self._foreseen[view] = (version, known)
+        found = []
+        for text in texts:
+            if text not in known:
+                if len(known) >= MAX_FORESEEN:
+                    known.clear()
+                known[text] = await self._foresee(view, text)
+            found.append(known[text])
+        return found
+
+    async def _foresee(self, view: MemoryIndex, text: str) -> Foreseen:
         try:
             draft = check_draft({"text": text, "source": "extracted"}, origin="extraction")
         except MemoryRejected:
             return Foreseen("rejected")
-        view = await self.store.view(Owner(caller.user, caller.workspace))
         match = await self.similarity(draft.text, view, now=time.time())
         if match is None:
             return Foreseen("add")

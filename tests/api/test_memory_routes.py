@@ -159,17 +159,19 @@ async def test_a_filter_value_the_list_does_not_know_is_a_400_naming_it(client, 
 
 
 @pytest.mark.anyio
-async def test_history_with_a_session_and_no_query_gives_that_sessions_lines_in_order(client) -> None:
+async def test_one_sessions_lines_in_order_are_its_page_and_history_search_needs_words(client) -> None:
     ask = {"model": "m", "messages": [{"role": "user", "content": "first question about deploys"}]}
     await client.post("/v1/chat/completions", json=ask, headers=ADA | {"x-memory-session": "s1"})
     other = {"model": "m", "messages": [{"role": "user", "content": "another session"}]}
     await client.post("/v1/chat/completions", json=other, headers=ADA | {"x-memory-session": "s2"})
-    said = (await client.get("/memory/history", params={"session": "s1"}, headers=ADA)).json()
-    assert [(line["session"], line["role"], line["turn"]) for line in said["history"]][0] == ("s1", "user", 1)
-    assert {line["session"] for line in said["history"]} == {"s1"}
-    assert said["history"][0]["text"] == "first question about deploys"
-    grace = (await client.get("/memory/history", params={"session": "s1"}, headers={"x-memory-user": "grace"})).json()
-    assert grace["count"] == 0
+    said = (await client.get("/memory/sessions/s1", headers=ADA)).json()
+    assert [(turn["role"], turn["turn"], turn["text"]) for turn in said["turns"]][0] == (
+        "user", 1, "first question about deploys"
+    )  # fmt: skip
+    assert all("another session" not in turn["text"] for turn in said["turns"])
+    assert (await client.get("/memory/sessions/s1", headers={"x-memory-user": "grace"})).status_code == 404
+    no_words = await client.get("/memory/history", params={"session": "s1"}, headers=ADA)
+    assert no_words.status_code == 400 and error_of(no_words)["param"] == "q"
 
 
 @pytest.mark.anyio

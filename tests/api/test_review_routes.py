@@ -111,6 +111,30 @@ async def test_held_memories_and_episodes_come_newest_first_with_their_evidence(
     assert any(m.text == "The deploy docs live in the wiki" and m.live for m in after.values())
 
 
+async def test_what_a_fact_would_do_follows_the_memories_as_they_change(app) -> None:
+    """The queue remembers each fact's outcome for the owner's memories as they are: a memory stored since (by this
+    process or, on PostgreSQL, any) is taken into account on the next load."""
+    services, client = app
+    episode = Episode(
+        episode_id("ada", "default", "s1"), "s1", "ada", "default", 1, 1.9e9, "Read the deploy docs.",
+        ("The deploy docs live in the wiki",), Provenance(True, ("web_fetch",), False),
+    )  # fmt: skip
+    assert services.memory.episodes is not None
+    await services.memory.episodes.put(Owner("ada", "default"), episode)
+
+    async def outcome() -> tuple[str, str | None]:
+        [item] = (await client.get("/memory/review", headers=ADA)).json()["items"]
+        [fact] = item["facts"]
+        return fact["action"], fact["memory"] and fact["memory"]["id"]
+
+    assert await outcome() == ("add", None)
+    assert await outcome() == ("add", None)  # asked again: the same
+    stated = await services.memory.add(WHO, {"text": "The deploy docs live in the wiki"}, origin="api")
+    assert await outcome() == ("merge", stated.memory.id)
+    await services.memory.delete(WHO, stated.memory.id)
+    assert await outcome() == ("add", None)
+
+
 async def test_the_queue_pages_and_counts(app) -> None:
     services, client = app
     await fetch_the_docs(client)

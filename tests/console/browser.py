@@ -186,6 +186,7 @@ class Watched:
         self.page.get_by_label("memproxy key").fill(key)
         self.page.get_by_role("button", name="Sign in").click()
         expect(self.page).to_have_url(re.compile(r"/ui/memories$"))
+        self.page.wait_for_load_state("load")  # the console's script (deferred) has run: keys and htmx work
 
     def goto(self, path: str) -> str:
         """Open a console page; returns its HTML as the server sent it."""

@@ -3,7 +3,9 @@ attribute that could run, load or restyle anything. The browser test renders the
 
 from __future__ import annotations
 
+import logging
 import time
+from dataclasses import replace
 from urllib.parse import quote
 
 import pytest
@@ -13,7 +15,9 @@ from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.history import HistoryLine
 from proxy.memory.provenance import Provenance
 from proxy.memory.records import MemoryDraft
+from proxy.memory.revisions import Revision
 from proxy.memory.store import Owner
+from proxy.memory.versions import Actor
 from proxy.services import Services
 
 from .conftest import BrowserFor, new_key
@@ -84,6 +88,73 @@ async def test_every_page_renders_the_corpus_inert(keyed: Services, browser_for:
     assert "{{7*7}} {% raw %}${7*7}#{7*7}" in review  # template syntax shown as written, never evaluated
 
 
+async def test_versions_evidence_blocks_users_and_health_render_the_corpus_inert(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    """The pages round two added: a memory's versions (hostile actors, a deleted one), the review's evidence excerpts,
+    a session's block as sent, the users list and the picker with hostile user names, the health page's errors."""
+    hostile_user = HOSTILE[1]
+    _, key = await new_key(keyed, hostile_user)
+    ids = await plant(keyed, hostile_user)
+    owner, who = Owner(hostile_user, "default"), Identity(hostile_user, "default")
+    for n, memory_id in enumerate(ids[:8]):
+        actor = (Actor.model(HOSTILE[n][:200]), Actor.extraction(HOSTILE[n][:40], HOSTILE[n + 1][:200]),
+                 Actor("person", key_id=HOSTILE[n][:30], via=HOSTILE[n][:30]))[n % 3]  # fmt: skip
+        await keyed.memory.store.revise(
+            owner, [Revision(memory_id, "edited", actor, lambda m: replace(m, tags=("x",)))]
+        )
+    await keyed.memory.store.delete(owner, [ids[9]], actor=Actor("import", via=HOSTILE[4][:50]))
+    history = keyed.episodes.history
+    assert history is not None
+    for n, text in enumerate(HOSTILE):  # each held memory's session called its hostile "tool", which said the corpus
+        if n % 2:
+            session, tool = HOSTILE[(n + 3) % len(HOSTILE)][:200], text[:40]
+            await history.store.append(owner, [
+                HistoryLine(session, 1, "user", time.time(), f"read {text}"),
+                HistoryLine(session, 1, "assistant", time.time(), f"called {tool}({text})", True, (tool,)),
+                HistoryLine(session, 1, "tool", time.time(), f"{tool}: {text}", True, (tool,)),
+            ])  # fmt: skip
+    for text in HOSTILE[:10]:  # users named with the corpus, each with something stored
+        await keyed.memory.store.add(Owner(text[:200], text[:100]), MemoryDraft("plain"), max_total=10)
+        logging.getLogger("proxy.hostile").warning("upstream said %s", text)
+    chat = {"model": "m", "messages": [{"role": "user", "content": "alert script onerror javascript svg"}]}
+    browser = browser_for(keyed)
+    assert (await browser.sign_in(key)).status_code == 303
+    asked = await browser.client.post("/v1/chat/completions", json=chat, headers={
+        "x-memproxy-key": key, "authorization": "Bearer sk-x", "x-memory-session": HOSTILE[2]})  # fmt: skip
+    assert asked.status_code == 200 and asked.headers.get("x-memproxy-injected")
+    admin = browser_for(keyed)
+    _, admin_key = await new_key(keyed, "root", "admin")
+    assert (await admin.sign_in(admin_key)).status_code == 303
+    pages = [
+        (browser, "/ui/sessions/" + quote(HOSTILE[2], safe="")),
+        (browser, "/ui/sessions"),
+        (browser, "/ui/review"),
+        *((browser, f"/ui/review/{e.id}/facts") for e in await _episodes(keyed, who)),
+        (browser, f"/ui/memories/{ids[9]}"),
+        *((browser, f"/ui/memories/{memory_id}") for memory_id in ids[:8]),
+        (admin, "/ui/users"),
+        (admin, "/ui/acting"),
+        (admin, "/ui/keys"),
+        (admin, "/ui/health"),
+        (admin, "/ui/users/forget?user=" + quote(HOSTILE[0])),
+    ]
+    for client, path in pages:
+        response = await client.get(path)
+        assert response.status_code == 200, path
+        html = response.text
+        assert inert(html) == [], path
+        for planted in PLANTED:
+            assert planted not in html, (path, planted)
+    session = (await browser.get("/ui/sessions/" + quote(HOSTILE[2], safe=""))).text
+    assert '<pre class="block text">' in session and "&lt;script&gt;alert(&#39;memory&#39;)&lt;/script&gt;" in session
+    review = (await browser.get("/ui/review")).text
+    assert 'class="line tool tool-line"' in review and "&lt;img src=x onerror=" in review  # evidence, as text
+    health = (await admin.get("/ui/health")).text
+    assert "upstream said &lt;script&gt;alert(&#39;memory&#39;)&lt;/script&gt;" in health
+    assert (await keyed.memory.versions(who, ids[9]))[0].change == "deleted"
+
+
 async def test_hostile_names_in_open_mode_stay_text(opened: Services, browser_for: BrowserFor) -> None:
     browser = browser_for(opened)
     await browser.client.get("/ui/")
@@ -114,3 +185,8 @@ def test_the_inertness_check_catches_what_an_unescaped_render_would_plant() -> N
     ]
     for html in planted:
         assert inert(html), html
+
+
+async def _episodes(services: Services, who: Identity) -> list[Episode]:
+    assert services.memory.episodes is not None
+    return list(await services.memory.episodes.view(Owner(who.user, who.workspace)))

@@ -141,8 +141,9 @@ async def test_a_state_change_without_the_csrf_token_or_from_another_site_is_a_4
     for fields, with_token, headers in attempts:
         for path, data in [
             (f"/ui/memories/{memory_id}/edit", {"text": "Changed by an attacker"}),
-            (f"/ui/memories/{memory_id}/pin", {}),
-            (f"/ui/memories/{memory_id}/delete", {}),
+            (f"/ui/memories/{memory_id}/pin", {"version": "1"}),
+            (f"/ui/memories/{memory_id}/delete", {"version": "1"}),
+            (f"/ui/memories/{memory_id}/restore", {"version": "1", "restore": "1"}),
             ("/ui/memories", {"text": "Planted by an attacker"}),
             ("/ui/sign-out", {}),
         ]:
@@ -154,7 +155,9 @@ async def test_a_state_change_without_the_csrf_token_or_from_another_site_is_a_4
     assert (await keyed.memory.browse(ada, None, _all())).total == 1
     assert (await browser.get("/ui/memories")).status_code == 200  # still signed in
     header = await browser.client.post(  # htmx sends the token as a header: that works
-        f"/ui/memories/{memory_id}/pin", headers={"x-csrf-token": browser.csrf, "hx-request": "true"}
+        f"/ui/memories/{memory_id}/pin",
+        data={"version": str(memory.version)},
+        headers={"x-csrf-token": browser.csrf, "hx-request": "true"},
     )
     assert header.status_code == 200 and header.headers["hx-location"].startswith(f"/ui/memories/{memory_id}")
     assert (await keyed.memory.inspect(ada, memory_id)).memory.pinned
@@ -211,8 +214,9 @@ async def test_a_personal_key_acts_for_its_own_user_only_a_service_key_for_its_e
     ada = browser_for(keyed)
     await ada.sign_in(personal)
     refused = await ada.post("/ui/acting", {"user": "grace", "workspace": "default"})
-    assert refused.status_code == 303  # a personal key's form has no user field: only the workspace is taken
+    assert refused.status_code == 400 and "acts for its own user only" in refused.text  # and nothing changed
     assert "Grace's own memory" not in (await ada.get("/ui/memories")).text
+    assert (await ada.post("/ui/acting", {"user": "ada", "workspace": "w2"})).status_code == 303  # its own: fine
     bot = browser_for(keyed)
     await bot.sign_in(service)
     assert (await bot.post("/ui/acting", {"user": "grace", "workspace": "default"})).status_code == 303

@@ -146,6 +146,18 @@ async def test_what_waits_for_review_is_counted_by_scope(stores: Stores) -> None
     assert await census.held(UserScope(users=frozenset({"ada"}))) == Held()
 
 
+async def test_what_waits_for_review_is_counted_owner_by_owner_as_in_all(stores: Stores) -> None:
+    await fill(stores)
+    census = stores.census
+    by_owner = await census.held_by_owner(EVERYONE)
+    assert by_owner == {ADA: Held(memories=1), ADA_W2: Held(episodes=1), GRACE: Held(memories=1),
+                        GLOBAL: Held(memories=1)}  # fmt: skip
+    assert sum(held.total for held in by_owner.values()) == (await census.held(EVERYONE)).total
+    assert await census.held_by_owner(UserScope(users=frozenset({"ada"}))) == {ADA: Held(1), ADA_W2: Held(0, 1)}
+    assert await census.held_by_owner(UserScope(users=frozenset({"bob"}))) == {}
+    assert list(await census.held_by_owner(UserScope(prefix="svc:k-1:"))) == [GRACE]
+
+
 async def test_the_schema_says_which_layout_the_store_is_in(stores: Stores) -> None:
     schema = await stores.census.schema()
     assert schema.current and schema.version == schema.expected

@@ -2,6 +2,7 @@
    - htmx requests carry the CSRF token (read from <meta name="csrf-token">) in X-CSRF-Token;
    - "/" focuses the page's search box, Escape leaves it;
    - "Select all" checks every item of the review queue;
+   - "Copy" puts a new key on the clipboard (the key is on the page, selectable, without it);
    - the light/dark toggle, remembered in localStorage (the system's choice until then). */
 (function () {
   "use strict";
@@ -47,6 +48,24 @@
     for (var i = 0; i < boxes.length; i++) boxes[i].checked = box.checked;
   });
 
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest ? event.target.closest("[data-copy]") : null;
+    if (!button || !navigator.clipboard) return;
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source) return;
+    navigator.clipboard.writeText(source.textContent).then(function () {
+      button.textContent = "Copied";
+    }, function () {
+      button.textContent = "Select it and copy";
+    });
+  });
+
+  function showCopy() {
+    if (!navigator.clipboard) return;
+    var buttons = document.querySelectorAll("[data-copy]");
+    for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
+  }
+
   function current() {
     var set = root.getAttribute("data-theme");
     if (set) return set;
@@ -70,9 +89,14 @@
     showToggles();
   });
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", showToggles);
-  } else {
+  function ready() {
     showToggles();
+    showCopy();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
   }
 })();

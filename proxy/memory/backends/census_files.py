@@ -98,7 +98,13 @@ class FilesCensus:
         return await _in_thread(self._locked(work))
 
     async def held(self, scope: UserScope) -> Held:
-        def work() -> Held:
+        return (await self._held(scope))[0]
+
+    async def held_by_owner(self, scope: UserScope) -> dict[Owner, Held]:
+        return (await self._held(scope))[1]
+
+    async def _held(self, scope: UserScope) -> tuple[Held, dict[Owner, Held]]:
+        def work() -> tuple[Held, dict[Owner, Held]]:
             if not scope.everyone and scope.prefix is None:  # named users: just their directories
                 return self._held_in([d for user in sorted(scope.users) for d in self._user_directories(user)], scope)
             if not self._swept:
@@ -162,10 +168,13 @@ class FilesCensus:
             ]
         return found
 
-    def _held_in(self, directories: list[str], scope: UserScope, *, unmark: bool = False) -> Held:
-        """What waits for review in ``directories`` for users in ``scope``; ``unmark``: directories found holding
-        none lose their mark (they are the marked ones)."""
+    def _held_in(
+        self, directories: list[str], scope: UserScope, *, unmark: bool = False
+    ) -> tuple[Held, dict[Owner, Held]]:
+        """What waits for review in ``directories`` for users in ``scope``, in all and by named owner; ``unmark``:
+        directories found holding none lose their mark (they are the marked ones)."""
         memories = episodes = 0
+        by_owner: dict[Owner, Held] = {}
         for directory, owner in self._directories(directories).items():
             counted = self._count(directory, history=False)
             waiting_memories, waiting_episodes = counted.memories[1], counted.episodes[1]
@@ -173,7 +182,9 @@ class FilesCensus:
                 self._unmark(directory)
             elif scope.everyone or (owner is not None and scope.covers(owner.user)):
                 memories, episodes = memories + waiting_memories, episodes + waiting_episodes
-        return Held(memories, episodes)
+                if owner is not None and (waiting_memories or waiting_episodes):
+                    by_owner[owner] = Held(waiting_memories, waiting_episodes)
+        return Held(memories, episodes), by_owner
 
     def _sweep(self) -> None:
         """Once per process: mark every directory holding something waiting for review (a store written before
