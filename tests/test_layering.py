@@ -102,7 +102,15 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "proxy.testing",
     ),
 }
-FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")
+FOUNDATION = (
+    "proxy.config",
+    "proxy.errors",
+    "proxy.metrics",
+    "proxy.logs",
+    "proxy.scanning",
+    "proxy.client_json",
+    "proxy.telemetry",
+)
 # The one crossing allowed: episodes call the extraction model through the litellm route the pipe also uses.
 ALLOWED = {("proxy.episodes", "proxy.pipe.providers")}
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
 from httpx_aiohttp.transport import map_aiohttp_exceptions
 
 from ..errors import InvalidRequest, ProxyError, UpstreamTimeout, UpstreamUnreachable
+from ..telemetry.exchange import upstream_answered, upstream_failed, upstream_sent
 from .headers import RawHeaders
 
 MAX_URLS = 1_000
@@ -49,6 +51,8 @@ class Upstream:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.key_header = key_header  # where this upstream takes a configured key: bearer, or Anthropic's x-api-key
+        parts = urlsplit(self.base_url)
+        self.server = (parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))  # for traces
         self._transport = transport  # None: aiohttp directly
         self._ssl = httpx.create_ssl_context() if transport is None else None  # certifi, or SSL_CERT_FILE
         self._session: aiohttp.ClientSession | None = None  # made on first use, inside the event loop
@@ -95,6 +99,7 @@ class Upstream:
             return await self._send_through(self._transport, method, path, query, headers, content)
         url = str(self.url(path, query)) if query else self._parsed(path)[1]
         session = self._session or self._open()
+        exchange = upstream_sent(self.server)
         try:
             answer = await session.request(
                 method,
@@ -107,7 +112,9 @@ class Upstream:
                 timeout=self._client_timeout,
             )
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise translate_transport_error(exc) from exc
+            raise _failed(exc) from exc
+        answered = answer.headers
+        upstream_answered(exchange, answer.status, answered.get("x-request-id") or answered.get("request-id"))
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if answer.reason:
             extensions["reason_phrase"] = answer.reason.encode()
@@ -128,11 +135,14 @@ class Upstream:
         request = httpx.Request(
             method, self.url(path, query), headers=headers, content=content, extensions={"timeout": self._timeout}
         )
+        exchange = upstream_sent(self.server)
         try:
             response = await transport.handle_async_request(request)
         except (httpx.TransportError, TimeoutError, OSError) as exc:
-            raise translate_transport_error(exc) from exc
+            raise _failed(exc) from exc
         response.request = request
+        answered = response.headers
+        upstream_answered(exchange, response.status_code, answered.get("x-request-id") or answered.get("request-id"))
         return response
 
     def _open(self) -> aiohttp.ClientSession:
@@ -167,6 +177,13 @@ def check_path(path: str) -> None:
     segments = path.split("/")
     if any(segment in (".", "..") for segment in segments) or any(c in path for c in "?#\\") or not path.isprintable():
         raise InvalidRequest("the request path may not contain '.' or '..' segments, '?', '#' or '\\'", param="path")
+
+
+def _failed(exc: BaseException) -> ProxyError:
+    """The error a failed send raises, noted for the request's metrics and log."""
+    error = translate_transport_error(exc)
+    upstream_failed("timeout" if isinstance(error, UpstreamTimeout) else "unreachable")
+    return error
 
 
 def translate_transport_error(exc: BaseException) -> ProxyError:
