@@ -2,8 +2,8 @@
 
 The edges (app, pipeline, services, cli, api, console) sit on top; admin (managing the store: keys, users, forgetting
 a user, health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
-the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs and
-scanning are the foundation everyone may use.
+the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs, scanning and
+telemetry are the foundation everyone may use.
 """
 
 from __future__ import annotations

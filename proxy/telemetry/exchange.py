@@ -32,7 +32,6 @@ class Exchange:
         "request_id",
         "route",
         "format",
-        "series",
         "status",
         "stream",
         "stream_requested",
@@ -50,12 +49,11 @@ class Exchange:
         "trace",
     )
 
-    def __init__(self, request_id: str, route: str, format: str, series: Any = None) -> None:
+    def __init__(self, request_id: str, route: str, format: str) -> None:
         self.started = perf_counter_ns()
         self.request_id = request_id
         self.route = route  # a route's template (/memory/memories/{id}), passthrough, or a model API's path
         self.format = format  # chat | responses | messages | openai | anthropic | none
-        self.series = series  # the metrics' series for a model API route, bound once (HttpMetrics)
         self.status = 0
         self.stream = False  # the response was an event stream
         self.stream_requested = False  # the client asked for one
