@@ -26,6 +26,7 @@ LEVELS = {"info": 20, "warning": 30, "off": 100}
 MAX_SHOWN = 200  # characters of a client-chosen value (a model's name, a path)
 MAX_CACHED = 4096  # distinct users, models and paths remembered with their hashed or redacted form
 QUIET_ROUTES = frozenset({"/healthz", "/metrics"})  # probes and scrapes: logged only when they fail
+_MILLIS = tuple(f".{n:03d}Z" for n in range(1000))  # a timestamp's tail, formatted once
 
 Sink = Callable[[bytes], None]
 
@@ -95,14 +96,14 @@ class AccessLog:
             "format": exchange.format,
             "status": exchange.status,
             "stream": exchange.stream,
-            "duration_ms": round(total / 1e6, 3),
-            "ttfb_ms": round(first_byte / 1e6, 3),
+            "duration_ms": total // 1000 / 1000,  # milliseconds to the microsecond (round() costs 1.5 us a call)
+            "ttfb_ms": first_byte // 1000 / 1000,
         }
         if exchange.route == "passthrough":
             line["path"] = self._path(path)
         if upstream is not None:
-            line["upstream_ms"] = round(upstream / 1e6, 3)
-            line["proxy_ms"] = round((total - upstream) / 1e6, 3)
+            line["upstream_ms"] = upstream // 1000 / 1000
+            line["proxy_ms"] = (total - upstream) // 1000 / 1000
             line["upstream_status"] = exchange.upstream_status or None
             if exchange.upstream_request_id is not None:
                 line["upstream_request_id"] = exchange.upstream_request_id
@@ -124,7 +125,7 @@ class AccessLog:
         second = int(now)
         if second != self._second:
             self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        return f"{self._stamp}.{int((now - second) * 1000):03d}Z"
+        return self._stamp + _MILLIS[int((now - second) * 1000)]
 
     @staticmethod
     def _text(line: dict[str, Any]) -> bytes:

@@ -261,3 +261,22 @@ async def test_probes_and_scrapes_are_not_logged_unless_they_fail(proxy: Proxy) 
     await proxy.client.get("/healthz")
     await proxy.client.get("/metrics")
     assert proxy.lines == []
+
+
+async def test_each_wire_format_is_counted_under_its_own_route(proxy: Proxy) -> None:
+    proxy.fake.reply(content="r")
+    proxy.fake.reply(content="m")
+    responses = await proxy.client.post("/v1/responses", json={"model": "fake-model", "input": "hi"}, headers=ADA)
+    messages = await proxy.client.post(
+        "/v1/messages",
+        json={"model": "claude-x", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]},
+        headers={**ADA, "x-api-key": "sk-ant-test"},
+    )
+    assert responses.status_code == messages.status_code == 200
+    found = await proxy.metrics()
+    for route, format in (("/v1/responses", "responses"), ("/v1/messages", "messages")):
+        assert found[("memproxy_http_requests_total", labels(route=route, format=format, stream="false", status="200"))]
+    assert [(line["route"], line["format"]) for line in proxy.logged()] == [
+        ("/v1/responses", "responses"),
+        ("/v1/messages", "messages"),
+    ]
