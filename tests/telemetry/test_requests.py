@@ -18,6 +18,7 @@ from proxy.config import load_settings
 from proxy.services import Services, build_services
 from proxy.telemetry.access import user_hash
 from proxy.testing import FakeUpstream, ToolCall
+from proxy.testing.runner import run_fake_upstream
 
 pytestmark = pytest.mark.anyio
 CHAT = {"model": "fake-model", "messages": [{"role": "user", "content": "hello"}]}
@@ -280,3 +281,25 @@ async def test_each_wire_format_is_counted_under_its_own_route(proxy: Proxy) -> 
         ("/v1/responses", "responses"),
         ("/v1/messages", "messages"),
     ]
+
+
+async def test_an_upstream_timeout_is_logged_at_warning_and_counted(tmp_path: Path) -> None:
+    with run_fake_upstream() as fake:  # a real socket: the real client's timeout
+        settings = load_settings(
+            overrides={"upstream.base_url": fake.base_url, "upstream.timeout_s": 0.2, "store.path": str(tmp_path)}
+        )
+        services = build_services(settings)
+        lines: list[bytes] = []
+        services.telemetry.access.sink = lines.append
+        fake.reply(content="late", delay_s=3)
+        async with (
+            services,
+            httpx.AsyncClient(transport=httpx.ASGITransport(create_app(services)), base_url="http://proxy") as client,
+        ):
+            response = await client.post("/v1/chat/completions", json=CHAT, headers=ADA)
+            text = (await client.get("/metrics")).text
+    assert response.status_code == 504
+    line = orjson.loads(lines[0])
+    assert line["level"] == "warning" and line["status"] == 504 and line["upstream_error"] == "timeout"
+    assert line["upstream_ms"] >= 150
+    assert 'memproxy_upstream_errors_total{format="chat",kind="timeout"} 1.0' in text
