@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from time import perf_counter_ns
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,6 +32,9 @@ from .passthrough import anthropic_path, passthrough
 from .pipe.relay import buffered_response
 from .pipeline import handle
 from .services import Services
+from .telemetry.exchange import CURRENT, Exchange
+from .telemetry.http_metrics import HttpMetrics
+from .telemetry.observer import Telemetry
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
@@ -44,32 +48,82 @@ class ProxyApp(Starlette):
     What those layers do for these routes is done here: a :class:`ProxyError` raised before the answer starts
     becomes the API's own error response; anything else propagates to the server, which answers 500 and logs it,
     as Starlette's outermost middleware would.
+
+    Every HTTP request, hot or routed, is an :class:`Exchange` from its arrival to its response's end: its response
+    carries ``x-memproxy-request-id``, and its end is counted, logged and traced (:mod:`proxy.telemetry`).
     """
 
     hot: dict[str, Endpoint]
+    hot_routes: dict[str, tuple[str, str]]  # path -> the route and format it is counted under
     on_error: Callable[[Request, Exception], Awaitable[Response]]
+    telemetry: Telemetry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        endpoint = self.hot.get(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        if endpoint is None:
+        if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        scope["app"] = self
-        request = Request(scope, receive, send)
-        started = False
-
-        async def sender(message: Message) -> None:
-            nonlocal started
-            started = True
-            await send(message)
-
+        path = scope["path"]
+        endpoint = self.hot.get(path) if scope["method"] == "POST" else None
+        route, format = self.hot_routes[path] if endpoint is not None else (None, "none")
+        telemetry = self.telemetry
+        exchange = telemetry.begin(scope, route, format)
+        answered = _Answered(exchange, send, telemetry.metrics)
+        sender = answered.traced if exchange.trace is not None else answered
+        token = CURRENT.set(exchange)
         try:
-            response = await endpoint(request)
-            await response(scope, receive, sender)
-        except ProxyError as exc:
-            if started:
-                raise
-            await (await self.on_error(request, exc))(scope, receive, send)
+            if endpoint is None:
+                await super().__call__(scope, receive, sender)
+                return
+            scope["app"] = self
+            request = Request(scope, receive, send)
+            try:
+                response = await endpoint(request)
+                await response(scope, receive, sender)
+            except ProxyError as exc:
+                if exchange.status:
+                    raise
+                await (await self.on_error(request, exc))(scope, receive, sender)
+        finally:
+            CURRENT.reset(token)
+            telemetry.end(exchange, scope, answered.tail)
+
+
+class _Answered:
+    """The ``send`` a request's response goes out through: notes its status, whether it streams and when its first
+    byte went, and adds the request id to its headers. Per chunk: one comparison, beyond the send itself."""
+
+    __slots__ = ("exchange", "send", "metrics", "tail")
+
+    def __init__(self, exchange: Exchange, send: Send, metrics: HttpMetrics) -> None:
+        self.exchange = exchange
+        self.send = send
+        self.metrics = metrics
+        self.tail: bytes | None = None  # a traced response's last body chunk: a stream's usage is in it
+
+    async def __call__(self, message: Message) -> None:
+        exchange = self.exchange
+        if not exchange.status:  # http.response.start
+            exchange.status = message["status"]
+            headers = message["headers"]
+            for name, value in headers:
+                if name == b"content-type":
+                    if value.startswith(b"text/event-stream"):
+                        exchange.stream = True
+                        self.metrics.streams += 1
+                    break
+            own = (b"x-memproxy-request-id", exchange.request_id.encode())
+            if type(headers) is list:
+                headers.append(own)
+            else:
+                message["headers"] = [*headers, own]
+        elif not exchange.first_byte:
+            exchange.first_byte = perf_counter_ns()
+        await self.send(message)
+
+    async def traced(self, message: Message) -> None:
+        if message["type"] == "http.response.body" and message.get("body"):
+            self.tail = message["body"]
+        await self(message)
 
 
 def create_app(services: Services) -> Starlette:
@@ -89,6 +143,7 @@ def create_app(services: Services) -> Starlette:
     app = ProxyApp(lifespan=lifespan, exception_handlers={ProxyError: proxy_error})
     app.state.services = services
     app.on_error = proxy_error
+    app.telemetry = services.telemetry
 
     async def healthz(request: Request) -> Response:
         return buffered_response(200, [(b"content-type", b"application/json")], b'{"status":"ok"}')
@@ -113,6 +168,7 @@ def create_app(services: Services) -> Starlette:
             identity = services.auth.identity_of(request.headers.raw)  # a 401 without a valid key
             if identity is None or not identity.admin:
                 raise AdminOnly("/metrics needs an admin memproxy key in keys mode", param="Authorization")
+        await services.telemetry.refresh_held()  # what waits for review, read at most every few seconds
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
 
     app.hot = {
@@ -123,6 +179,9 @@ def create_app(services: Services) -> Starlette:
         "/responses": responses,
         "/messages": messages,
     }
+    app.hot_routes = {}
+    for path, format in (("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "messages")):
+        app.hot_routes[path] = app.hot_routes[f"/v1{path}"] = (f"/v1{path}", format)
     for path, endpoint in app.hot.items():  # listed too, for the OpenAPI document and any other reader of routes
         app.add_route(path, endpoint, methods=["POST"])
     app.add_route("/healthz", healthz, methods=["GET"])

@@ -80,6 +80,10 @@ def serve(
     except ConfigError as exc:
         _fail(f"config error: {exc.message}")
     _sync(check_store(settings))  # a PostgreSQL store: reachable and migrated, or one line saying why not
+    if settings.server.access_log != "off":
+        from .telemetry.access import LineWriter
+
+        services.telemetry.log_to(LineWriter(sys.stdout.fileno()))  # one line per request, written by a thread
     warning = upstream_path_warning(settings)
     if warning is not None:
         click.echo(f"memproxy: warning: {warning}", err=True)

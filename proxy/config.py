@@ -34,6 +34,15 @@ class ServerSettings(_Section):
     # A connection has this long to send each request's headers (from its first byte; the first request's from the
     # connection), else it is closed: idle and half-sent requests never hold sockets before any authentication.
     header_timeout_s: float = Field(10, gt=0)
+    # One line per request on stdout (proxy/telemetry/access.py): info every request, warning only failed ones.
+    access_log: Literal["info", "warning", "off"] = "info"
+    access_log_format: Literal["json", "text"] = "json"
+
+    @field_validator("access_log", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: Any) -> Any:
+        """YAML 1.1 reads a bare `off` as false."""
+        return "off" if value is False else value
 
 
 class UpstreamSettings(_Section):
@@ -186,6 +195,13 @@ class ConsoleSettings(_Section):
     session_ttl_s: float = Field(12 * 3600, gt=0)  # a sign-in lasts this long, then the key is asked for again
 
 
+class TracingSettings(_Section):
+    """OpenTelemetry traces (proxy/telemetry/tracing.py): pip install 'memproxy-gateway[otel]'; the exporter is set by
+    the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_EXPORTER...)."""
+
+    enabled: bool = False
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -198,6 +214,7 @@ class Settings(_Section):
     context: ContextSettings = ContextSettings()
     history: HistorySettings = HistorySettings()
     console: ConsoleSettings = ConsoleSettings()
+    tracing: TracingSettings = TracingSettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

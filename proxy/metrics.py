@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from .telemetry.http_metrics import HttpMetrics
+
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 
@@ -98,6 +100,9 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+
+        self.http = HttpMetrics()  # requests, latencies, upstream errors, in flight, held (proxy/telemetry/)
+        self.registry.register(self.http)
 
         # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.
         self.recall_outcome = {

@@ -26,6 +26,7 @@ from .pipe.paths import checked_path
 from .pipe.relay import ClientGone, buffered_response, close_quietly, streamed_passthrough, unless_disconnected
 from .pipeline import CLIENT_CLOSED, require_owned
 from .services import Services
+from .telemetry.exchange import CURRENT
 
 # Bodies up to this size are read before forwarding, so a disconnect can be watched for; larger ones stream.
 READ_FIRST_BYTES = 1024 * 1024
@@ -47,6 +48,9 @@ def wire_path(scope: Scope) -> str:
 
 async def passthrough(request: Request, services: Services) -> Response:
     auth = services.auth.authenticate(request.headers.raw)
+    exchange = CURRENT.get()
+    if exchange is not None and auth.identity is not None:
+        exchange.user = auth.identity.user  # the access line's user hash
     upstream = services.anthropic if anthropic_path(request.url.path) else services.upstream
     headers = upstream_request_headers(
         request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header

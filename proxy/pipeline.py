@@ -35,6 +35,7 @@ from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import SNIFFED_BYTES, ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
 from .pipe.upstream import Upstream, once_sent
 from .services import Services
+from .telemetry.exchange import CURRENT
 from .tools.loop import ToolLoop, complete, stream
 from .tools.memory_tools import SCHEMAS
 
@@ -61,6 +62,10 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         (dialect is RESPONSES and payload.get("store") is not False)
         or (dialect is CHAT and payload.get("store") is True)
     )
+    exchange = CURRENT.get()  # what the operator sees of this request (proxy/telemetry)
+    if exchange is not None:
+        exchange.model, exchange.stream_requested = payload.get("model"), parsed.stream
+        exchange.user = caller.user if caller is not None else None
     # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
@@ -90,7 +95,15 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         if restored is not None:
             payload = restored
     messages = conversation if conversation is not None and payload is read else dialect.messages(payload)
+    trace = exchange.trace if exchange is not None else None
+    if trace is not None:
+        trace.begin_recall()
     prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
+    if exchange is not None:
+        exchange.session = session or None
+        exchange.injected = _injected(prepared.headers)
+        if trace is not None:
+            trace.end_recall(exchange.injected, (b"x-memproxy-memory", b"unavailable") not in prepared.headers)
     placement = prepared.placement
     before = None  # what the answer waits for: the session's state, written while the upstream works
     if prepared.shared is not None:
@@ -118,6 +131,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
             session,
             trust,
         )
+        if exchange is not None:
+            exchange.loop = loop  # its hops are counted when the request ends
     headers = upstream_request_headers(raw, auth.upstream_key, auth.strip, key_header=upstream.key_header)
     path, query = request.scope["path"], request.scope["query_string"]
     hops: Hops = UpstreamHops(upstream, path, query, headers, services.settings.upstream.max_event_bytes, before)
@@ -205,6 +220,14 @@ def _end_and_bind(streamed: StreamedAnswer, objects: UpstreamObjects, owner: str
     streamed.end()
     if streamed.ids is not None:
         objects.bind(owner, (streamed.ids.client, streamed.ids.chain))
+
+
+def _injected(headers: Sequence[tuple[bytes, bytes]]) -> int:
+    """How many memories recall placed in the request, as its ``x-memproxy-injected`` header lists them."""
+    for name, value in headers:
+        if name == b"x-memproxy-injected":
+            return value.count(b",") + 1
+    return 0
 
 
 def _settle_stream(trust: SessionTrust, splitter: Splitter, chains: bool) -> Awaitable[None] | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -38,7 +38,7 @@ from .memory.backends.forget_files import FilesForgetting
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
 from .memory.backends.object_files import FilesObjects
-from .memory.census import Census
+from .memory.census import EVERYONE, Census
 from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
@@ -55,6 +55,8 @@ from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
 from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
+from .telemetry.access import AccessLog
+from .telemetry.observer import Telemetry
 from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
@@ -84,6 +86,7 @@ class Services:
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
     console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
     objects: UpstreamObjects  # who made which upstream object (checked when upstream.api_key is shared)
+    telemetry: Telemetry  # per-request metrics, the access log, traces
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     @cached_property
@@ -128,6 +131,7 @@ class Services:
         await self.admin.aclose()  # the key store (the ring's too) and the census
         self.admin.problems.detach()
         await self.console_sessions.aclose()
+        self.telemetry.close()  # last: the lines of the requests that ended during shutdown are written
 
 
 def build_database(settings: Settings) -> Database | None:
@@ -300,9 +304,11 @@ def build_services(
     replay_dir: str | Path | None = None,
     store: MemoryStore | None = None,
     extractor: Extractor | None = None,
+    tracer_provider: Any = None,
 ) -> Services:
     """``transport`` replaces the network, ``store`` the memory store and ``extractor`` the extraction model
-    (tests); record/replay wrap the network."""
+    (tests); record/replay wrap the network. ``tracer_provider``: where traces go when ``tracing.enabled`` (else one
+    set up from the ``OTEL_*`` variables)."""
 
     def upstream_at(base_url: str, key_header: bytes) -> Upstream:
         wrapped = transport
@@ -373,8 +379,26 @@ def build_services(
             ttl_s=settings.upstream.object_ttl_days * 86400,
             per_user=settings.upstream.max_objects_per_user,
         ),
+        telemetry=build_telemetry(settings, metrics, census, tracer_provider),
         database=database,
     )
+
+
+def build_telemetry(settings: Settings, metrics: Metrics, census: Census, tracer_provider: Any = None) -> Telemetry:
+    """Metrics and the access log (quiet until ``memproxy serve`` gives it stdout); traces with ``tracing.enabled``,
+    unless ``OTEL_SDK_DISABLED`` says otherwise. OpenTelemetry is imported only then."""
+    tracing = None
+    if settings.tracing.enabled and os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() != "true":
+        from .telemetry.tracing import Tracing, build_provider
+
+        tracing = Tracing(tracer_provider if tracer_provider is not None else build_provider())
+
+    async def held() -> tuple[int, int]:
+        waiting = await census.held(EVERYONE)
+        return waiting.memories, waiting.episodes
+
+    access = AccessLog(settings.server.access_log, settings.server.access_log_format)
+    return Telemetry(metrics.http, access, tracing, held)
 
 
 def episode_service(

@@ -2,8 +2,8 @@
 
 The edges (app, pipeline, services, cli, api, console) sit on top; admin (managing the store: keys, users, forgetting
 a user, health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
-the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs and
-scanning are the foundation everyone may use.
+the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs, scanning and
+telemetry are the foundation everyone may use.
 """
 
 from __future__ import annotations
@@ -104,7 +104,15 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "proxy.testing",
     ),
 }
-FOUNDATION = ("proxy.config", "proxy.errors", "proxy.metrics", "proxy.logs", "proxy.scanning", "proxy.client_json")
+FOUNDATION = (
+    "proxy.config",
+    "proxy.errors",
+    "proxy.metrics",
+    "proxy.logs",
+    "proxy.scanning",
+    "proxy.client_json",
+    "proxy.telemetry",
+)
 # The one crossing allowed: episodes call the extraction model through the litellm route the pipe also uses.
 ALLOWED = {("proxy.episodes", "proxy.pipe.providers")}
 

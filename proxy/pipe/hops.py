@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
+from ..telemetry.exchange import answer_read, upstream_answered, upstream_sent
 from .headers import RawHeaders, relayed_response_headers
 from .providers import LiteLLMRoute
 from .relay import Before, EventBatches, answered, close_quietly, sse_batches
@@ -62,6 +63,7 @@ class UpstreamHops:
             content = await response.aread()
         finally:
             await close_quietly(response, shielded=False)
+        answer_read(content)
         return Answer(response.status_code, relayed_response_headers(response.headers.raw), content)
 
     async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
@@ -72,6 +74,7 @@ class UpstreamHops:
                 content = await response.aread()
             finally:
                 await close_quietly(response, shielded=False)
+            answer_read(content)
             return Answer(response.status_code, headers, content)
         close = partial(close_quietly, response, shielded=False)  # cancelled natively, once: see close_quietly
         return Stream(headers, sse_batches(response, self.max_event_bytes), close)
@@ -94,14 +97,19 @@ class LiteLLMHops:
     before: Before | None = None  # as UpstreamHops'
 
     async def answer(self, payload: dict[str, Any], body: bytes | None = None) -> Answer:
+        exchange = upstream_sent()
         answer = Answer(200, list(JSON_HEADERS), await self.route.complete(payload, self.api_key))
+        upstream_answered(exchange, 200, None)
+        answer_read(answer.body)
         before, self.before = self.before, None
         if before is not None:
             await before()
         return answer
 
     async def stream(self, payload: dict[str, Any], body: bytes | None = None) -> Stream | Answer:
+        exchange = upstream_sent()
         chunks = await self.route.stream(payload, self.api_key)
+        upstream_answered(exchange, 200, None)
         before, self.before = self.before, None
         if before is not None:
             try:

@@ -24,6 +24,7 @@ from starlette.types import Receive, Scope, Send
 
 from ..errors import ProxyError, RequestTooLarge
 from ..logs import redact
+from ..telemetry.exchange import upstream_failed
 from .headers import STREAM_HEADERS, RawHeaders, relayed_response_headers
 from .sse import MAX_EVENT_BYTES, Comment, Event, SSEDecoder, StreamProtocolError
 from .upstream import once_sent, translate_transport_error
@@ -195,6 +196,7 @@ def streamed_passthrough(
                 assert first is not None
                 first(opening)
         except (httpx.TransportError, TimeoutError) as exc:
+            upstream_failed("stream")
             log.warning("upstream failed mid-body: %s", redact(str(translate_transport_error(exc))))
         finally:
             await close_quietly(upstream)
@@ -358,8 +360,10 @@ async def _relay(
                 if out:
                     await write(out, False)
         except StreamProtocolError as exc:
+            upstream_failed("stream")
             return normaliser.error_event(str(exc))
         except (httpx.TransportError, TimeoutError) as exc:
+            upstream_failed("stream")
             log.warning("upstream stream failed: %s", redact(str(exc)))
             return normaliser.error_event(f"the upstream stream failed: {translate_transport_error(exc).message}")
         except Exception as exc:  # noqa: BLE001 - the stream has started: an error event is all we can send

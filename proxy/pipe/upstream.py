@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
@@ -20,6 +21,7 @@ import yarl
 from httpx_aiohttp.transport import map_aiohttp_exceptions
 
 from ..errors import ProxyError, UpstreamTimeout, UpstreamUnreachable
+from ..telemetry.exchange import upstream_answered, upstream_failed, upstream_sent
 from .headers import RawHeaders
 from .paths import checked_path
 
@@ -51,6 +53,8 @@ class Upstream:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.key_header = key_header  # where this upstream takes a configured key: bearer, or Anthropic's x-api-key
+        parts = urlsplit(self.base_url)
+        self.server = (parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))  # for traces
         self._transport = transport  # None: aiohttp directly
         self._ssl = httpx.create_ssl_context() if transport is None else None  # certifi, or SSL_CERT_FILE
         self._session: aiohttp.ClientSession | None = None  # made on first use, inside the event loop
@@ -101,6 +105,7 @@ class Upstream:
             return await self._send_through(self._transport, method, path, query, headers, content)
         url = yarl.URL(str(self.url(path, query)), encoded=True) if query else self._parsed(path)[1]
         session = self._session or self._open()
+        exchange = upstream_sent(self.server)
         try:
             answer = await session.request(
                 method,
@@ -113,7 +118,9 @@ class Upstream:
                 timeout=self._client_timeout,
             )
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise translate_transport_error(exc) from exc
+            raise _failed(exc) from exc
+        answered = answer.headers
+        upstream_answered(exchange, answer.status, answered.get("x-request-id") or answered.get("request-id"))
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if answer.reason:
             extensions["reason_phrase"] = answer.reason.encode()
@@ -134,11 +141,14 @@ class Upstream:
         request = httpx.Request(
             method, self.url(path, query), headers=headers, content=content, extensions={"timeout": self._timeout}
         )
+        exchange = upstream_sent(self.server)
         try:
             response = await transport.handle_async_request(request)
         except (httpx.TransportError, TimeoutError, OSError) as exc:
-            raise translate_transport_error(exc) from exc
+            raise _failed(exc) from exc
         response.request = request
+        answered = response.headers
+        upstream_answered(exchange, response.status_code, answered.get("x-request-id") or answered.get("request-id"))
         return response
 
     def _open(self) -> aiohttp.ClientSession:
@@ -164,6 +174,13 @@ def _text(headers: RawHeaders) -> list[tuple[str, str]]:
         except UnicodeDecodeError:
             continue
     return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers]
+
+
+def _failed(exc: BaseException) -> ProxyError:
+    """The error a failed send raises, noted for the request's metrics and log."""
+    error = translate_transport_error(exc)
+    upstream_failed("timeout" if isinstance(error, UpstreamTimeout) else "unreachable")
+    return error
 
 
 def translate_transport_error(exc: BaseException) -> ProxyError:

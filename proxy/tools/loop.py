@@ -28,6 +28,7 @@ from ..metrics import Metrics
 from ..pipe.headers import RawHeaders
 from ..pipe.hops import Answer, Hops
 from ..pipe.relay import Continue, Fail, Finish, buffered_response, stream_response
+from ..telemetry.exchange import CURRENT, hop_ended
 from .hidden import HiddenTurns
 from .memory_tools import WRITES, MemoryTools
 
@@ -72,16 +73,22 @@ class ToolLoop:
         the answer so far brought in from outside (hosted tools): the calls come after it, so it taints them."""
         trust = self.trust
         trust.saw(brought)
+        exchange = CURRENT.get()
+        trace = exchange.trace if exchange is not None else None
         results = []
         for call in calls:
+            span = trace.tool(call.name, call.id) if trace is not None else None
             try:
                 provenance = await trust.checked() if call.name in WRITES else trust()
             except StoreUnavailable as exc:  # nothing written that the store could not vouch for
-                results.append(self.tools.refuse(call.name, f"memory is unavailable right now: {exc.message}"))
-                continue
-            results.append(
-                await self.tools.run(self.caller, self.session, call.name, call.arguments, provenance, trust.saw)
-            )
+                result = self.tools.refuse(call.name, f"memory is unavailable right now: {exc.message}")
+            else:
+                result = await self.tools.run(
+                    self.caller, self.session, call.name, call.arguments, provenance, trust.saw
+                )
+            results.append(result)
+            if span is not None and trace is not None:
+                trace.tool_done(span, result)
         return results
 
     async def keep(self, turn: Turn, results: list[str]) -> None:
@@ -163,6 +170,7 @@ async def stream(
         tool_loop = loop
 
         def after() -> Awaitable[Continue | Finish | Fail] | None:
+            hop_ended()  # the upstream call's last event is in: what follows is the proxy's time
             if tool_loop is not None and splitter.made_memory_calls():
                 end = splitter.hop_end()
                 if end.hidden:
