@@ -19,6 +19,8 @@ from starlette.responses import Response
 
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
+from .dialects.messages import MESSAGES
+from .dialects.messages_memory import with_memory_tool
 from .episodes.sessions import ChainLink, Followed, derive_session_id
 from .episodes.trust import SessionTrust
 from .memory.block import Placement
@@ -48,6 +50,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
+    if dialect is MESSAGES:  # Anthropic's memory tool, declared by the client or offered (tools.anthropic_memory)
+        plan = with_memory_tool(payload, plan, services.settings.tools.anthropic_memory, known=caller is not None)
+        tools_on = tools_on and (plan is None or not plan.native)  # the block's line is on the function tools
     session, chained = "", False
     trust: SessionTrust | None = None
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead

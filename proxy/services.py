@@ -35,13 +35,16 @@ from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.memory_files_json import FilesMemoryFiles
 from .memory.census import Census
 from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.file_service import FileService
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
+from .memory.memory_files import MemoryFileStore
 from .memory.review import ReviewQueue
 from .memory.service import MemoryService
 from .memory.session_state import SessionState
@@ -50,9 +53,10 @@ from .metrics import Metrics
 from .pipe.providers import LiteLLMRoute
 from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
+from .tools.anthropic_memory import AnthropicMemoryTool
 from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
-from .tools.memory_tools import NAMES, MemoryTools
+from .tools.memory_tools import MEMORY_TOOL, NAMES, MemoryTools
 from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
@@ -78,6 +82,7 @@ class Services:
     context: ContextTiers  # offload and window (context.*), off unless configured
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
     console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
+    files: FileService  # the /memories directory Anthropic's memory tool works on, per user and workspace
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     @cached_property
@@ -202,6 +207,22 @@ def build_detail_store(settings: Settings, database: Database | None = None) -> 
     return PostgresDetails(database)
 
 
+def build_memory_file_store(settings: Settings, database: Database | None = None) -> MemoryFileStore:
+    """The /memories directories of Anthropic's memory tool, beside the owner's memories or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesMemoryFiles(Path(settings.store.path))
+    from .memory.backends.pg_memory_files import PostgresMemoryFiles
+
+    return PostgresMemoryFiles(database)
+
+
+def proxy_tool_names(settings: Settings) -> frozenset[str]:
+    """The tools whose calls the proxy runs itself: never outside content, and left out of transcripts."""
+    names = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    return names | {MEMORY_TOOL} if settings.tools.anthropic_memory != "off" else names
+
+
 def build_history_store(settings: Settings, database: Database | None = None) -> HistoryStore:
     database = database or build_database(settings)
     if database is None:
@@ -292,6 +313,7 @@ def build_services(
     store = store if store is not None else build_store(settings, database, metrics)
     sessions = build_session_state(settings, database)
     history = HistoryService(build_history_store(settings, database), settings.history, metrics)
+    file_store = build_memory_file_store(settings, database)
     memory = MemoryService(
         store,
         settings.memory,
@@ -301,8 +323,10 @@ def build_services(
         sessions=sessions,
         details=build_detail_store(settings, database),
         embeddings=build_embeddings(settings),
+        files=file_store,
     )
-    proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    files = FileService(file_store)
+    proxy_tools = proxy_tool_names(settings)
     untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
     keys = build_key_store(settings, database)  # open mode too: an admin may create keys before switching to keys
     ring = KeyRing(keys) if settings.auth.mode == "keys" else None
@@ -325,7 +349,7 @@ def build_services(
         litellm=litellm,
         memory=memory,
         metrics=metrics,
-        tools=MemoryTools(memory, history, untrusted=untrusted),
+        tools=MemoryTools(memory, history, untrusted=untrusted, files=files, memory_tool=AnthropicMemoryTool(files)),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=hidden_turns,
         episodes=episodes,
@@ -333,6 +357,7 @@ def build_services(
         context=context,
         admin=admin,
         console_sessions=build_console_session_store(settings, database),
+        files=files,
         database=database,
     )
 
@@ -357,6 +382,6 @@ def episode_service(
         build_jobs(settings, database),
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
-        proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
+        proxy_tools=proxy_tool_names(settings),
         history=history,
     )

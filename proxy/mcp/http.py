@@ -1,0 +1,146 @@
+"""``/mcp`` on memproxy's own port: the MCP server over streamable HTTP, with the API's identity rules.
+
+Each request is authenticated before the SDK sees it: in ``auth.mode: keys`` by its memproxy key (in
+``Authorization: Bearer``, as MCP hosts send a token, or ``X-Memproxy-Key``/``x-api-key``), a missing, unknown or
+revoked one refused with a 401 in OpenAI's error shape (the key ring is current within a second, and every request
+is checked: a revoked key's next call is refused); in ``auth.mode: open`` only from this machine, asked for by a
+loopback name (as the console: DNS rebinding cannot forge ``Host``), the user named by ``X-Memory-User``. The caller
+travels to the tools in the ASGI scope.
+
+The SDK runs stateless with JSON answers: no session to pin a host to one replica, nothing kept between requests.
+It is imported, and its session manager started, on the first ``/mcp`` request (importing it costs a second or two
+of CPU that a proxy nobody points an MCP host at should not pay at start-up); the manager runs in a task of its own
+until the app's lifespan ends it (:meth:`McpEndpoint.running`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import Receive, Scope, Send
+
+from ..auth.identity import KEY_HEADER
+from ..console.security import loopback_only
+from ..errors import InvalidRequest, MissingIdentity, ProxyError
+from ..memory.caller import Identity
+from ..pipe.relay import buffered_response
+from ..services import Services
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+CALLER = "memproxy.caller"  # where the authenticated caller waits in the ASGI scope
+
+
+class NotLoopback(InvalidRequest):
+    status = 403
+    code = "loopback_only"
+
+
+class McpEndpoint:
+    """The ASGI app routed at ``/mcp``."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._manager: asyncio.Future[StreamableHTTPSessionManager] | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Inside the app's lifespan: the session manager, once started, stops with it."""
+        try:
+            yield
+        finally:
+            self._stop.set()
+            if self._runner is not None:
+                await asyncio.gather(self._runner, return_exceptions=True)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            scope[CALLER] = self.authenticate(scope)
+        except ProxyError as exc:
+            headers = [(b"content-type", b"application/json")]
+            if exc.status == 401:
+                headers.append((b"www-authenticate", b'Bearer realm="memproxy"'))
+            await buffered_response(exc.status, headers, exc.body())(scope, receive, send)
+            return
+        manager = await self._started()
+        await manager.handle_request(scope, receive, send)
+
+    def authenticate(self, scope: Scope) -> Identity:
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        auth = self.services.auth
+        if auth.keys_mode:  # the key wherever it came, read as the API reads X-Memproxy-Key: nothing goes upstream
+            token = _bearer(raw)
+            if token is not None:
+                raw = [(n, v) for n, v in raw if n.lower() != b"authorization"] + [(KEY_HEADER, token)]
+        else:
+            client = scope.get("client")
+            host = next((v.decode("latin-1") for n, v in raw if n.lower() == b"host"), None)
+            if not loopback_only(client[0] if client else None, host):
+                raise NotLoopback(
+                    "in auth.mode: open, /mcp answers this machine only (a loopback address and Host); "
+                    "use auth.mode: keys to serve MCP hosts elsewhere"
+                )
+        identity = auth.authenticate(raw).identity
+        if identity is None:
+            raise MissingIdentity("memproxy needs to know whose memory this is: send X-Memory-User")
+        return identity
+
+    async def _started(self) -> StreamableHTTPSessionManager:
+        if self._manager is None:
+            loop = asyncio.get_running_loop()
+            self._manager = loop.create_future()
+            # A context of its own: the manager's tasks outlive the request that happened to start them.
+            self._runner = loop.create_task(self._run(self._manager), context=contextvars.Context())
+        return await asyncio.shield(self._manager)
+
+    async def _run(self, ready: asyncio.Future[StreamableHTTPSessionManager]) -> None:
+        try:
+            await asyncio.to_thread(_load)  # the imports, off the event loop: it keeps serving meanwhile
+            manager = _manager(self.services)
+            async with manager.run():
+                ready.set_result(manager)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError("the MCP server stopped"))
+                self._manager = None  # the next request tries again
+            raise
+
+
+def _load() -> None:
+    import mcp.server.streamable_http_manager  # noqa: F401
+
+    from . import server  # noqa: F401 - imported for its imports: the SDK and its wire types
+
+
+def _manager(services: Services) -> StreamableHTTPSessionManager:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    from .local import LocalMemory
+    from .server import build_server
+
+    memory = LocalMemory(services.tools, services.memory, writes=services.settings.mcp.writes)
+    server = build_server(memory, _caller_of)
+    return StreamableHTTPSessionManager(server, json_response=True, stateless=True, security_settings=None)
+
+
+def _caller_of(ctx: Any) -> Identity | None:
+    request = ctx.request
+    found = request.scope.get(CALLER) if request is not None else None
+    return found if isinstance(found, Identity) else None
+
+
+def _bearer(raw: list[tuple[bytes, bytes]]) -> bytes | None:
+    for name, value in raw:
+        if name.lower() == b"authorization":
+            scheme, _, token = value.partition(b" ")
+            if scheme.lower() == b"bearer" and token.strip():
+                return token.strip()
+    return None
