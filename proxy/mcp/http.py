@@ -21,13 +21,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from ..auth.identity import KEY_HEADER
 from ..console.security import loopback_only
 from ..errors import InvalidRequest, MissingIdentity, ProxyError
 from ..memory.caller import Identity
-from ..pipe.relay import buffered_response
 from ..services import Services
 
 if TYPE_CHECKING:
@@ -64,10 +64,9 @@ class McpEndpoint:
         try:
             scope[CALLER] = self.authenticate(scope)
         except ProxyError as exc:
-            headers = [(b"content-type", b"application/json")]
-            if exc.status == 401:
-                headers.append((b"www-authenticate", b'Bearer realm="memproxy"'))
-            await buffered_response(exc.status, headers, exc.body())(scope, receive, send)
+            headers = {"www-authenticate": 'Bearer realm="memproxy"'} if exc.status == 401 else None
+            response = Response(exc.body(), exc.status, headers, media_type="application/json")
+            await response(scope, receive, send)
             return
         manager = await self._started()
         await manager.handle_request(scope, receive, send)
