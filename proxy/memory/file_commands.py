@@ -2,14 +2,15 @@
 
 ``run_command(tree, arguments)`` answers with the result text and the files it changes, or raises
 :class:`CommandError` with the error text: both word for word those of Anthropic's reference implementation
-(``anthropic.lib.tools.BetaLocalFilesystemMemoryTool``, anthropic-sdk-python 2.15), which models are trained on:
+(``anthropic.tools.memory.BetaLocalFilesystemMemoryTool``, anthropic-sdk-python 2.15), which models are trained on:
 ``File created successfully at: /memories/notes.md``, ``The path /memories/x does not exist. Please provide a
 valid path.``, the listing two levels deep with sizes, a file with its line numbers right-aligned in six columns
 and a tab. Where the reference fails with an operating-system error a model cannot read (a file where a directory
 should be, a directory moved into itself, a missing argument), the error here says so in words.
 
-A directory is what some file's key lies under (:mod:`.file_paths`): listing shows it with the size a directory has
-on a local disk (``4K``), and deleting its last file makes it go, as an empty directory has no record to keep.
+A directory is what some key lies under (:mod:`.file_paths`): the files in it, or the marker ``create`` and
+``rename`` leave for each directory they make, so that it outlives its last file as on a disk. A listing shows a
+directory with the size it has on a local disk (``4K``).
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .file_paths import ROOT, MemoryPath, PathError, resolve, under
+from .file_paths import ROOT, MemoryPath, PathError, is_marker, marker, resolve, under
 
 MAX_LINES = 999_999
 LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 DIRECTORY_BYTES = 4096  # a directory's size on a local disk, as the reference's listing shows it
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 
-Tree = Mapping[str, str]  # key -> text
+Tree = Mapping[str, str]  # key -> text (a directory's marker: "")
 
 
 class CommandError(Exception):
@@ -83,10 +84,10 @@ def _listing(tree: Tree, path: MemoryPath) -> str:
     for key, text in tree.items():
         if not under(key, path.key):
             continue
-        names = key[len(path.key) + 1 :].split("/")
+        names = [name for name in key[len(path.key) + 1 :].split("/") if name]
         for depth in range(min(len(names), 2)):
             parent = "/".join((path.key, *names[:depth]))
-            is_file = depth == len(names) - 1
+            is_file = depth == len(names) - 1 and not is_marker(key)
             children.setdefault(parent, {})[names[depth]] = len(text.encode()) if is_file else None
     items: list[tuple[str, str]] = []
 
@@ -127,7 +128,8 @@ def _create(tree: Tree, arguments: Mapping[str, Any]) -> Outcome:
         raise CommandError(f"File {path.given} already exists")
     _check_parents(tree, path)
     text = _text(arguments, "file_text", "create")
-    return Outcome(f"File created successfully at: {path.given}", {path.key: text}, (path,))
+    changes: dict[str, str | None] = {**_directories(tree, path), path.key: text}
+    return Outcome(f"File created successfully at: {path.given}", changes, (path,))
 
 
 def _str_replace(tree: Tree, arguments: Mapping[str, Any]) -> Outcome:
@@ -200,13 +202,23 @@ def _rename(tree: Tree, arguments: Mapping[str, Any]) -> Outcome:
     if under(new.key, old.key):
         raise CommandError(f"Cannot move {old.given} into itself ({new.given})")
     _check_parents(tree, new)
-    changes: dict[str, str | None] = dict.fromkeys(moved)
+    changes: dict[str, str | None] = {**dict.fromkeys(moved), **_directories(tree, new)}
     for key in moved:
         changes[new.key + key[len(old.key) :]] = tree[key]
     return Outcome(f"Successfully renamed {old.given} to {new.given}", changes, (old, new))
 
 
 # -- helpers --------------------------------------------------------------------------------------------------
+
+
+def _directories(tree: Tree, path: MemoryPath) -> dict[str, str | None]:
+    """The markers of the directories ``path`` needs that are not there yet (as ``mkdir -p`` makes them)."""
+    made: dict[str, str | None] = {}
+    for depth in range(1, len(path.parts)):
+        directory = marker("/".join((ROOT, *path.parts[:depth])))
+        if directory not in tree:
+            made[directory] = ""
+    return made
 
 
 def _is_directory(tree: Tree, key: str) -> bool:

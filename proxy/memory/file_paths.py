@@ -1,8 +1,11 @@
 """Paths of Anthropic's memory tool: what may name a file under ``/memories``, and the key each is stored under.
 
 The store has no real directories, links or encodings: a file is a key, ``/memories/notes/todo.md``, and a
-directory is any prefix of keys. A path the model sends is read as Anthropic's reference implementation reads it
-(``anthropic.lib.tools.BetaLocalFilesystemMemoryTool``): it must start with ``/memories``; ``.`` and empty
+directory is any prefix of keys; a directory the memory tool made is also kept by a marker key (``/memories/notes/``,
+empty), so that it stays, empty, when its last file goes, as a directory on a disk does.
+
+A path the model sends is read as Anthropic's reference implementation reads it
+(``anthropic.tools.memory.BetaLocalFilesystemMemoryTool``): it must start with ``/memories``; ``.`` and empty
 components go; ``..`` climbs, and one that would climb out of ``/memories`` is refused with the reference's text.
 Stricter than the reference, since what a path means must never depend on who reads it later: ``/memoriesX``
 (which the reference reads as ``/memories/X``), backslashes, control characters, percent-encoded dots, slashes,
@@ -73,6 +76,15 @@ def resolve(path: object) -> MemoryPath:
             raise PathError(f"Path {path} has a name longer than {MAX_NAME_CHARS} characters")
         parts.append(part)
     return MemoryPath(path, tuple(parts))
+
+
+def marker(directory: str) -> str:
+    """The key that keeps a directory (a key too) when no file is under it: ``/memories/notes/``."""
+    return directory + "/"
+
+
+def is_marker(key: str) -> bool:
+    return key.endswith("/")
 
 
 def under(key: str, directory: str) -> bool:

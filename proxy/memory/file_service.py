@@ -30,7 +30,7 @@ from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected
 from ..scanning import Finding, scan
 from .caller import Identity
 from .file_commands import CommandError, Outcome, Tree, run_command
-from .file_paths import ROOT, PathError, resolve, under
+from .file_paths import ROOT, PathError, is_marker, resolve, under
 from .file_search import Passage, search
 from .memory_files import FileConflict, FileProposal, MemoryFile, MemoryFileStore
 from .provenance import TRUSTED, Provenance
@@ -141,6 +141,8 @@ class FileService:
         now = time.time()
         made = []
         for path, text in changes.items():
+            if is_marker(path):  # a directory the change would make: its file's path makes it when approved
+                continue
             ident = proposal_id(owner, writer.session, path)
             earlier = ids.get(ident)
             base = earlier.base if earlier is not None else _version(live.get(path))
@@ -157,7 +159,8 @@ class FileService:
     # -- a person's --------------------------------------------------------------------------------------------
 
     async def files(self, caller: Identity) -> list[MemoryFile]:
-        return sorted(await self.store.files(owner_of(caller)), key=lambda f: f.path)
+        """The caller's files by path (not the markers that keep empty directories)."""
+        return sorted((f for f in await self.store.files(owner_of(caller)) if not is_marker(f.path)), key=_path)
 
     async def read(self, caller: Identity, path: str) -> MemoryFile:
         key = _person_path(path)
@@ -262,10 +265,9 @@ class FileService:
 
     async def search(self, caller: Identity, query: str, *, limit: int) -> list[Passage]:
         """Passages of the caller's files (never a proposal) that answer ``query``."""
-        files = await self.store.files(owner_of(caller))
-        if not files:
+        found = [(file.path, file.text) for file in await self.files(caller)]
+        if not found:
             return []
-        found = [(file.path, file.text) for file in files]
         if sum(len(text) for _, text in found) > SCAN_INLINE_CHARS * 4:
             return await asyncio.to_thread(search, found, query, limit=limit)
         return search(found, query, limit=limit)
@@ -349,10 +351,14 @@ def _written(path: str, current: MemoryFile | None, text: str | None, writer: Wr
     )  # fmt: skip
 
 
+def _path(file: MemoryFile) -> str:
+    return file.path
+
+
 def _check_limits(tree: Tree, changes: Mapping[str, str | None]) -> None:
     after = {**tree, **changes}
-    count = sum(1 for text in after.values() if text is not None)
-    if count > MAX_FILES and count > sum(1 for text in tree.values() if text is not None):
+    count = sum(1 for path, text in after.items() if text is not None and not is_marker(path))
+    if count > MAX_FILES and count > sum(1 for path in tree if not is_marker(path)):
         raise CommandError(f"Nothing was written: /memories would hold more than {MAX_FILES} files")
     for path, text in changes.items():
         if text is not None and len(text) > MAX_FILE_CHARS:

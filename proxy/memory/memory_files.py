@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .file_paths import PathError, resolve
+from .file_paths import PathError, is_marker, resolve
 from .provenance import TRUSTED, Provenance
 from .records import format_ts, parse_ts
 from .store import Owner
@@ -32,7 +32,7 @@ class FileConflict(Exception):
 
 @dataclass(frozen=True, slots=True)
 class MemoryFile:
-    path: str  # its key
+    path: str  # its key; a directory's marker (the directory's key and a slash, no text) keeps an empty directory
     text: str
     version: int
     created_at: float
@@ -141,14 +141,18 @@ class FileProposal:
 
 
 def _key(path: Any) -> str:
-    """A stored path must be a key as :func:`resolve` makes them: a record edited on disk cannot escape either."""
+    """A stored path must be a key as :func:`resolve` makes them (or a directory's marker, the key and a slash): a
+    record edited on disk cannot escape either."""
+    if not isinstance(path, str):
+        raise ValueError("path must be a string")
+    key = path[:-1] if is_marker(path) else path
     try:
-        resolved = resolve(path)
+        resolved = resolve(key)
     except PathError as exc:
         raise ValueError(str(exc)) from None
-    if resolved.key != path or resolved.is_root:
+    if resolved.key != key or resolved.is_root:
         raise ValueError("path is not a file's key under /memories")
-    return resolved.key
+    return path
 
 
 class MemoryFileStore(Protocol):
@@ -186,11 +190,11 @@ class MemoryFileStore(Protocol):
         ...
 
     async def count(self, owner: Owner) -> int:
-        """Files and proposals of the owner."""
+        """Files and proposals of the owner (directory markers not counted)."""
         ...
 
     async def forget(self, owner: Owner) -> int:
-        """Delete every file and proposal of the owner; returns how many there were."""
+        """Delete every file, marker and proposal of the owner; returns how many files and proposals there were."""
         ...
 
     async def aclose(self) -> None: ...

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ...errors import StoreUnavailable
+from ..file_paths import is_marker
 from ..memory_files import FileConflict, FileProposal, MemoryFile
 from ..store import Owner
 from .durable import fsync_dir, locked
@@ -43,6 +44,9 @@ class _Document:
     def __init__(self, files: dict[str, MemoryFile], proposals: dict[str, FileProposal]) -> None:
         self.files = files
         self.proposals = proposals
+
+    def count(self) -> int:
+        return sum(1 for path in self.files if not is_marker(path)) + len(self.proposals)
 
     def to_bytes(self) -> bytes:
         return orjson.dumps(
@@ -109,7 +113,7 @@ class FilesMemoryFiles:
 
     async def count(self, owner: Owner) -> int:
         document = await self._read(owner)
-        return len(document.files) + len(document.proposals)
+        return document.count()
 
     async def forget(self, owner: Owner) -> int:
         directory = self._directory(owner)
@@ -122,7 +126,7 @@ class FilesMemoryFiles:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(directory / DOCUMENT)
                     fsync_dir(directory)
-            return len(document.files) + len(document.proposals)
+            return document.count()
 
         return await _in_thread(remove)
 

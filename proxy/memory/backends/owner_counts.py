@@ -151,7 +151,10 @@ def count_files(path: str) -> int:
         return 0
     if not isinstance(obj, dict):
         return 0
-    return sum(len(obj.get(kind) or ()) for kind in ("files", "proposals") if isinstance(obj.get(kind), list))
+    files, proposals = obj.get("files"), obj.get("proposals")
+    listed = files if isinstance(files, list) else []
+    found = [f for f in listed if isinstance(f, dict) and not str(f.get("path")).endswith("/")]  # not the markers
+    return len(found) + (len(proposals) if isinstance(proposals, list) else 0)
 
 
 def count_history(path: str, counted: Counted) -> None:

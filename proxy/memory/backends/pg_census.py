@@ -61,7 +61,7 @@ class PostgresCensus:
                     counts.setdefault(owner, {})["details"] = row["details"]
             for row in await conn.fetch(
                 "SELECT user_name, workspace, count(*) AS files FROM ("
-                " SELECT user_name, workspace FROM memory_files"
+                " SELECT user_name, workspace FROM memory_files WHERE right(path, 1) <> '/'"
                 " UNION ALL SELECT user_name, workspace FROM memory_file_proposals) AS both_kinds"
                 " GROUP BY user_name, workspace"
             ):

@@ -14,6 +14,7 @@ from typing import Any
 
 import asyncpg
 
+from ..file_paths import is_marker
 from ..memory_files import FileConflict, FileProposal, MemoryFile
 from ..store import Owner
 from .pg_owners import owner_key
@@ -92,7 +93,9 @@ class PostgresMemoryFiles:
     async def count(self, owner: Owner) -> int:
         key = owner_key(owner)
         async with self.database.connection() as conn:
-            files = await conn.fetchval("SELECT count(*) FROM memory_files WHERE owner_key = $1", key)
+            files = await conn.fetchval(
+                "SELECT count(*) FROM memory_files WHERE owner_key = $1 AND right(path, 1) <> '/'", key
+            )
             proposals = await conn.fetchval("SELECT count(*) FROM memory_file_proposals WHERE owner_key = $1", key)
         return int(files or 0) + int(proposals or 0)
 
@@ -102,7 +105,7 @@ class PostgresMemoryFiles:
             await conn.execute(_LOCK, key)
             files = await conn.fetch("DELETE FROM memory_files WHERE owner_key = $1 RETURNING path", key)
             proposals = await conn.fetch("DELETE FROM memory_file_proposals WHERE owner_key = $1 RETURNING id", key)
-        return len(files) + len(proposals)
+        return sum(1 for row in files if not is_marker(row["path"])) + len(proposals)
 
     async def aclose(self) -> None:
         await self.database.release()
