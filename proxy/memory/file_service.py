@@ -10,7 +10,8 @@ the API, an import.
   wrote), and any later change it makes to such a path is held too, so a held text can never reach the directory
   through a trusted edit of it.
 - Concurrency: a command reads the directory, works out its change (:mod:`.file_commands`) and commits it naming
-  the versions it read; a writer that lost the race reads again and retries.
+  the versions it read; a writer that lost the race reads again and retries. Writers of one owner in one process
+  take turns (a lock per owner's stripe), so retries are for races between processes and replicas.
 - Limits: ``MAX_FILES`` files, ``MAX_FILE_CHARS`` characters a file, ``MAX_PROPOSALS`` proposals an owner: a
   write past them is an error the model or the person reads.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,7 +41,9 @@ from .store import Owner
 MAX_FILES = 1000
 MAX_FILE_CHARS = 100_000
 MAX_PROPOSALS = 200
-COMMIT_TRIES = 5
+COMMIT_TRIES = 8
+RETRY_PAUSE_S = 0.01  # times the try and a random share: racing processes do not meet again at once
+STRIPES = 64  # writer locks, an owner's chosen by its hash
 SCAN_INLINE_CHARS = 8_000  # more than this is scanned in a thread: the event loop keeps serving meanwhile
 
 
@@ -88,6 +92,10 @@ def owner_of(caller: Identity) -> Owner:
 class FileService:
     def __init__(self, store: MemoryFileStore) -> None:
         self.store = store
+        self._turns = [asyncio.Lock() for _ in range(STRIPES)]
+
+    def _turn(self, owner: Owner) -> asyncio.Lock:
+        return self._turns[hash(owner) % STRIPES]
 
     # -- the model's memory tool ------------------------------------------------------------------------------
 
@@ -96,8 +104,16 @@ class FileService:
     ) -> str:
         """One command of the memory tool: its result text, or :class:`CommandError` with the error text."""
         owner = owner_of(caller)
+        if arguments.get("command") == "view":  # a read: no turn to wait for
+            return await self._run(owner, caller, session, arguments, provenance)
+        async with self._turn(owner):
+            return await self._run(owner, caller, session, arguments, provenance)
+
+    async def _run(
+        self, owner: Owner, caller: Identity, session: str | None, arguments: Mapping[str, Any], provenance: Provenance
+    ) -> str:
         writer = Writer.of(caller, "tool", session)
-        for _ in range(COMMIT_TRIES):
+        for attempt in range(COMMIT_TRIES):
             live = {file.path: file for file in await self.store.files(owner)}
             mine = [p for p in await self.store.proposals(owner) if writer.session and p.session == writer.session]
             tree: dict[str, str] = {path: file.text for path, file in live.items()}
@@ -124,6 +140,7 @@ class FileService:
             try:
                 await self.store.commit(owner, changes, expect)
             except FileConflict:
+                await _pause(attempt)
                 continue
             return outcome.text
         raise CommandError("Nothing was written: /memories is busy with other writes; try again")
@@ -180,8 +197,11 @@ class FileService:
         if finding is not None and finding.certain:
             raise MemoryRejected(finding.reason, param="text")
         owner = owner_of(caller)
-        writer = Writer.of(caller, origin)
-        for _ in range(COMMIT_TRIES):
+        async with self._turn(owner):
+            return await self._write(owner, key, text, finding, Writer.of(caller, origin))
+
+    async def _write(self, owner: Owner, key: str, text: str, finding: Finding | None, writer: Writer) -> Written:
+        for attempt in range(COMMIT_TRIES):
             live = {file.path: file for file in await self.store.files(owner)}
             try:
                 _check_limits({path: file.text for path, file in live.items()}, {key: text})
@@ -199,6 +219,7 @@ class FileService:
             try:
                 await self.store.commit(owner, {key: file}, {key: _version(current)})
             except FileConflict:
+                await _pause(attempt)
                 continue
             return Written(file)
         raise InvalidRequest("the memory directory is busy with other writes; try again")
@@ -207,7 +228,7 @@ class FileService:
         """A person deletes a file, or a directory with every file under it; the paths deleted."""
         key = resolve_or_400(path).key
         owner = owner_of(caller)
-        for _ in range(COMMIT_TRIES):
+        for attempt in range(COMMIT_TRIES):
             live = {file.path: file for file in await self.store.files(owner)}
             gone = sorted(p for p in live if p == key or under(p, key))
             if not gone:
@@ -215,6 +236,7 @@ class FileService:
             try:
                 await self.store.commit(owner, dict.fromkeys(gone), {p: live[p].version for p in gone})
             except FileConflict:
+                await _pause(attempt)
                 continue
             return gone
         raise InvalidRequest("the memory directory is busy with other writes; try again")
@@ -228,7 +250,7 @@ class FileService:
     async def approve(self, caller: Identity, proposal_id: str) -> FileProposal:
         """Write the proposed change (a person's word over the file as it stands: the newest text wins)."""
         owner = owner_of(caller)
-        for _ in range(COMMIT_TRIES):
+        for attempt in range(COMMIT_TRIES):
             found = {p.id: p for p in await self.store.proposals(owner)}.get(proposal_id)
             if found is None:
                 raise ProposalNotFound(f"no proposal {proposal_id!r} here", param="id")
@@ -246,6 +268,7 @@ class FileService:
             try:
                 settled = await self.store.settle(owner, proposal_id, {found.path: change}, expect)
             except FileConflict:
+                await _pause(attempt)
                 continue
             if settled is None:
                 raise ProposalNotFound(f"no proposal {proposal_id!r} here", param="id")
@@ -312,6 +335,10 @@ class FileService:
             return await self.read(caller, path)
         except FileNotFound:
             return None
+
+
+async def _pause(attempt: int) -> None:
+    await asyncio.sleep(RETRY_PAUSE_S * (attempt + random.random()))
 
 
 def proposal_id(owner: Owner, session: str | None, path: str) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic.tools.memory import BetaLocalFilesystemMemoryTool
 from anthropic.lib.tools import ToolError
+from anthropic.tools.memory import BetaLocalFilesystemMemoryTool
 
 from proxy.memory.file_commands import CommandError, file_size, run_command
 from proxy.memory.file_paths import PathError, resolve
@@ -149,7 +149,9 @@ def test_a_file_cannot_stand_where_a_directory_is_needed() -> None:
     with pytest.raises(CommandError, match="/memories/a is a file"):
         run_command(tree, {"command": "create", "path": "/memories/a/b.md", "file_text": "x"})
     with pytest.raises(CommandError, match="into itself"):
-        run_command({"/memories/d/x": "1"}, {"command": "rename", "old_path": "/memories/d", "new_path": "/memories/d/e"})
+        run_command(
+            {"/memories/d/x": "1"}, {"command": "rename", "old_path": "/memories/d", "new_path": "/memories/d/e"}
+        )
 
 
 def test_bad_arguments_are_errors_the_model_can_read() -> None:
