@@ -581,21 +581,19 @@ def mcp(
     configure_logging("warning")  # on stderr: stdout carries the protocol alone
 
     async def from_memproxy() -> None:
-        from .mcp.remote import RemoteMemory
+        from .mcp.remote import RemoteMemory, reachable
         from .mcp.stdio import serve
 
         assert url is not None
-        try:
-            memory = await RemoteMemory(url, key=key, user=user, workspace=workspace).__aenter__()
-        except Exception as exc:  # noqa: BLE001 - one line a user can act on
-            _fail(f"cannot reach memproxy's MCP server at {url}: {_first_error(exc)}")
-        try:
+        problem = await reachable(url)
+        if problem is not None:
+            _fail(f"cannot reach memproxy's MCP server at {url}: {problem}")
+        async with RemoteMemory(url, key=key, user=user, workspace=workspace) as memory:
             await serve(memory, Identity(user or "", workspace))
-        finally:
-            await memory.__aexit__(None, None, None)
 
     async def from_store() -> None:
-        from .mcp.stdio import serve, store_memory
+        from .mcp.direct import store_memory
+        from .mcp.stdio import serve
 
         settings = _settings(config_path, {"store.path": data_dir})
         caller = await _caller(settings, {"workspace": workspace, "api_key": key, "user": user})
@@ -608,13 +606,6 @@ def mcp(
 
 def lines_of_files(report: Any) -> bool:
     return bool(report.imported or report.unchanged or report.held or report.errors)
-
-
-def _first_error(exc: BaseException) -> str:
-    """The first real error inside the task groups the SDK nests it in."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 # -- keys -----------------------------------------------------------------------------------------------------

@@ -8,15 +8,16 @@ loopback name (as the console: DNS rebinding cannot forge ``Host``), the user na
 travels to the tools in the ASGI scope.
 
 The SDK runs stateless with JSON answers: no session to pin a host to one replica, nothing kept between requests.
-It is imported, and its session manager started, on the first ``/mcp`` request (importing it costs a second or two
-of CPU that a proxy nobody points an MCP host at should not pay at start-up); the manager runs in a task of its own
-until the app's lifespan ends it (:meth:`McpEndpoint.running`).
+Importing it costs a second or two of CPU, so start-up does not wait for it: the app's lifespan starts it in the
+background (the imports in a thread), and a request that comes first waits for it. The session manager then runs in a
+task of its own until the lifespan ends it (:meth:`McpEndpoint.running`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,8 @@ from ..services import Services
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+log = logging.getLogger("proxy.mcp")
 
 CALLER = "memproxy.caller"  # where the authenticated caller waits in the ASGI scope
 
@@ -52,7 +55,9 @@ class McpEndpoint:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Inside the app's lifespan: the session manager, once started, stops with it."""
+        """Inside the app's lifespan: the session manager starts in the background (ready by the time a host
+        connects, which Claude Code gives five seconds), and stops with the lifespan."""
+        self._start()
         try:
             yield
         finally:
@@ -92,12 +97,16 @@ class McpEndpoint:
         return identity
 
     async def _started(self) -> StreamableHTTPSessionManager:
+        return await asyncio.shield(self._start())
+
+    def _start(self) -> asyncio.Future[StreamableHTTPSessionManager]:
         if self._manager is None:
             loop = asyncio.get_running_loop()
             self._manager = loop.create_future()
+            self._manager.add_done_callback(_retrieved)  # a failed start is reported to the requests that wait
             # A context of its own: the manager's tasks outlive the request that happened to start them.
             self._runner = loop.create_task(self._run(self._manager), context=contextvars.Context())
-        return await asyncio.shield(self._manager)
+        return self._manager
 
     async def _run(self, ready: asyncio.Future[StreamableHTTPSessionManager]) -> None:
         try:
@@ -106,11 +115,21 @@ class McpEndpoint:
             async with manager.run():
                 ready.set_result(manager)
                 await self._stop.wait()
-        except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError("the MCP server stopped"))
-                self._manager = None  # the next request tries again
-            raise
+        except Exception as exc:
+            if ready.done():
+                log.exception("the MCP server stopped")
+                return
+            log.error("the MCP server did not start: %s", exc)
+            ready.set_exception(exc)
+            self._manager = None  # the next request tries again
+        finally:
+            if not ready.done():  # cancelled before it was ready (the app stopping)
+                ready.set_exception(RuntimeError("the MCP server stopped"))
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _load() -> None:
