@@ -15,9 +15,11 @@ from time import perf_counter_ns
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from .api.admin import admin_routes
+from .api.files import file_routes
 from .api.keys import key_routes
 from .api.memories import memory_routes
 from .api.review import review_routes
@@ -27,6 +29,7 @@ from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
 from .errors import AdminOnly, ProxyError
+from .mcp.http import McpEndpoint
 from .metrics import CONTENT_TYPE
 from .passthrough import anthropic_path, passthrough
 from .pipe.relay import buffered_response
@@ -127,10 +130,16 @@ class _Answered:
 
 
 def create_app(services: Services) -> Starlette:
+    mcp = McpEndpoint(services) if services.settings.mcp.enabled else None
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with services:
-            yield
+            if mcp is None:
+                yield
+                return
+            async with mcp.running():  # the MCP session manager, once a host has called, stops before the services
+                yield
 
     async def proxy_error(request: Request, exc: Exception) -> Response:
         """In the error shape of the API the client speaks: Anthropic's on its paths, OpenAI's elsewhere."""
@@ -187,8 +196,11 @@ def create_app(services: Services) -> Starlette:
     app.add_route("/healthz", healthz, methods=["GET"])
     app.add_route("/metrics", metrics, methods=["GET"])
     routes = [*key_routes(services), *admin_routes(services), *session_routes(services), *review_routes(services)]
+    routes += file_routes(services)
     for route in [*routes, *memory_routes(services)]:  # memory_routes last: it ends with /memory's catch-all
         app.router.routes.append(route)
     app.router.routes.extend(console_routes(services))  # /ui: routed like /memory, never on the hot /v1 POSTs
+    if mcp is not None:  # /mcp: routed like /memory and /ui, never on the hot /v1 POSTs
+        app.router.routes.extend(Route(path, mcp, methods=["GET", "POST", "DELETE"]) for path in ("/mcp", "/mcp/"))
     app.add_route("/{path:path}", passthrough_route, methods=ALL_METHODS)
     return app

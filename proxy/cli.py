@@ -365,9 +365,17 @@ def memories_approve(memory_id: str, **who: Any) -> None:
 @_who
 @click.option("--output", "-o", type=click.File("wb"), default="-", help="JSONL file (default: stdout).")
 def memories_export(output: Any, **who: Any) -> None:
-    """Write the user's memories (this workspace and user-wide) as JSONL."""
-    for memory in _run(who, lambda service, caller: service.export(caller)):
+    """Write the user's memories (this workspace and user-wide) as JSONL, then their memory files."""
+
+    async def export(service: Any, caller: Any) -> tuple[list[Any], list[bytes]]:
+        from .memory.file_service import FileService
+
+        return await service.export(caller), await FileService(service.files).export(caller)
+
+    memories, files = _run(who, export)
+    for memory in memories:
         output.write(orjson.dumps(memory.to_json()) + b"\n")
+    output.write(b"".join(files))
 
 
 @memories.command("import")
@@ -377,16 +385,22 @@ def memories_import(source: Any, **who: Any) -> None:
     """Import memories from a JSONL file ('-' for stdin); each line is checked, bad ones are reported and skipped."""
     data = source.read()
 
-    def run(service: Any, caller: Any) -> Any:
+    async def run(service: Any, caller: Any) -> Any:
+        from .memory.file_service import FileService
+        from .memory.service import FILE_LINE
         from .memory.versions import Actor
 
-        return service.import_lines(caller, data, bounded=False, actor=Actor.importer(caller, via="cli"))
+        report = await service.import_lines(caller, data, bounded=False, actor=Actor.importer(caller, via="cli"))
+        lines = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.startswith(FILE_LINE)]
+        return report, await FileService(service.files).import_lines(caller, lines)
 
-    report = _run(who, run)
-    for error in report.errors:
+    report, files = _run(who, run)
+    for error in [*report.errors, *files.errors]:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     unchanged = f", unchanged {len(report.unchanged)} (already there)" if report.unchanged else ""
-    click.echo(f"imported {len(report.imported)}{unchanged}, skipped {len(report.errors)}")
+    written = f"; files: imported {len(files.imported)}, unchanged {len(files.unchanged)}, held {len(files.held)}"
+    shown = written if lines_of_files(files) else ""
+    click.echo(f"imported {len(report.imported)}{unchanged}, skipped {len(report.errors) + len(files.errors)}{shown}")
 
 
 @memories.command("forget-all")
@@ -398,13 +412,13 @@ def memories_forget_all(yes: bool, **who: Any) -> None:
     if not yes:
         click.confirm("Delete every memory of this user in this workspace and their user-wide ones?", abort=True)
 
-    async def forget(service: Any, caller: Any) -> tuple[int, dict[str, int]]:
-        return await service.memory.forget_all(caller), await service.forget(caller)
+    async def forget(service: Any, caller: Any) -> tuple[dict[str, int], dict[str, int]]:
+        return await service.memory.forget_counted(caller), await service.forget(caller)
 
     deleted, forgotten = _run(who, forget, episodes=True)
     click.echo(
-        f"deleted {deleted} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs, "
-        f"{forgotten['history']} history lines"
+        f"deleted {deleted['memories']} memories, {forgotten['episodes']} episodes, {forgotten['jobs']} pending jobs, "
+        f"{forgotten['history']} history lines, {deleted['files']} memory files"
     )
 
 
@@ -470,6 +484,7 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
         build_database,
         build_detail_store,
         build_episode_store,
+        build_memory_file_store,
         build_session_state,
         build_store,
         episode_service,
@@ -480,8 +495,9 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
     async def run() -> T:
         caller = await _caller(settings, who)
         database = build_database(settings)
+        files = build_memory_file_store(settings, database)  # export, import and forget-all take the memory files too
         if not episodes:
-            memory = MemoryService(build_store(settings, database), settings.memory)
+            memory = MemoryService(build_store(settings, database), settings.memory, files=files)
             try:
                 return await action(memory, caller)
             finally:
@@ -490,7 +506,9 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
         details = build_detail_store(settings, database)  # forget-all removes offloaded tool outputs too
         store = build_store(settings, database)
         sessions = build_session_state(settings, database)  # forget-all removes sessions' state and taints too
-        memory = MemoryService(store, settings.memory, episodes=episode_store, details=details, sessions=sessions)
+        memory = MemoryService(
+            store, settings.memory, episodes=episode_store, details=details, sessions=sessions, files=files
+        )
         service = episode_service(settings, memory, database=database)
         try:
             return await action(service, caller)
@@ -539,6 +557,62 @@ def _sync(work: Awaitable[T]) -> T:
         _fail(f"config error: {exc.message}")
     except ProxyError as exc:
         _fail(exc.message)
+
+
+# -- mcp ------------------------------------------------------------------------------------------------------
+
+
+@main.command("mcp")
+@click.option("--url", help="A running memproxy to serve from (its /mcp), e.g. http://127.0.0.1:8787.")
+@click.option(
+    "--key",
+    envvar="MEMPROXY_KEY",
+    help="A memproxy key (auth.mode: keys): with --url sent as the bearer token, else whose memory in the store.",
+)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML config file (the store).")
+@click.option("--data-dir", help="Data directory (store.path).")
+@click.option("--user", envvar="MEMPROXY_USER", help="Whose memory (the X-Memory-User).")
+@click.option("--workspace", default="default", show_default=True, help="The X-Memory-Workspace.")
+def mcp(
+    url: str | None, key: str | None, config_path: str | None, data_dir: str | None, user: str | None, workspace: str
+) -> None:
+    """Serve memory to an MCP host over stdio: the memory tools, memory://pinned and memory://block.
+
+    With --url, from a running memproxy (the same tools through its /mcp); else from the configured store directly.
+    """
+    from .logs import configure_logging
+    from .memory.caller import Identity
+
+    if url and (config_path or data_dir):
+        _fail("--url serves from a running memproxy, --config and --data-dir from the store: give one or the other")
+    configure_logging("warning")  # on stderr: stdout carries the protocol alone
+
+    async def from_memproxy() -> None:
+        from .mcp.remote import RemoteMemory, reachable
+        from .mcp.stdio import serve
+
+        assert url is not None
+        problem = await reachable(url)
+        if problem is not None:
+            _fail(f"cannot reach memproxy's MCP server at {url}: {problem}")
+        async with RemoteMemory(url, key=key, user=user, workspace=workspace) as memory:
+            await serve(memory, Identity(user or "", workspace))
+
+    async def from_store() -> None:
+        from .mcp.direct import store_memory
+        from .mcp.stdio import serve
+
+        settings = _settings(config_path, {"store.path": data_dir})
+        caller = await _caller(settings, {"workspace": workspace, "api_key": key, "user": user})
+        async with store_memory(settings) as memory:
+            await serve(memory, caller)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        _sync(from_memproxy() if url else from_store())
+
+
+def lines_of_files(report: Any) -> bool:
+    return bool(report.imported or report.unchanged or report.held or report.errors)
 
 
 # -- keys -----------------------------------------------------------------------------------------------------

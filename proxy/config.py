@@ -133,6 +133,15 @@ class ToolsSettings(_Section):
     enabled: bool = True
     max_hops: int = Field(4, ge=1)
     models: tuple[str, ...] = ("*",)  # fnmatch patterns of the models that get the memory tools (proxy/tools/models.py)
+    # Anthropic's memory tool (memory_20250818) on /v1/messages (proxy/dialects/messages_memory.py): declared, its calls
+    # are run here against the caller's /memories; offer, Claude models also get it instead of the function tools.
+    anthropic_memory: Literal["declared", "offer", "off"] = "declared"
+
+    @field_validator("anthropic_memory", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: Any) -> Any:
+        """YAML 1.1 reads a bare `off` as false."""
+        return "off" if value is False else value
 
 
 class SessionsSettings(_Section):
@@ -202,6 +211,15 @@ class TracingSettings(_Section):
     enabled: bool = False
 
 
+class McpSettings(_Section):
+    """The Model Context Protocol server at /mcp and `memproxy mcp` (proxy/mcp/)."""
+
+    enabled: bool = True  # serve /mcp on the proxy's port
+    # trusted: what an MCP host writes is stored as a person's own write; held: kept for a person's approval, since
+    # the host's model may have read untrusted content (a web page, a file) that steers what it writes.
+    writes: Literal["trusted", "held"] = "trusted"
+
+
 class Settings(_Section):
     server: ServerSettings = ServerSettings()
     upstream: UpstreamSettings = UpstreamSettings()
@@ -215,6 +233,7 @@ class Settings(_Section):
     history: HistorySettings = HistorySettings()
     console: ConsoleSettings = ConsoleSettings()
     tracing: TracingSettings = TracingSettings()
+    mcp: McpSettings = McpSettings()
 
 
 # Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.

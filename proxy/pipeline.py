@@ -23,6 +23,8 @@ from .auth.object_refs import BODY_PARAMS, Reference, not_found_message, request
 from .auth.objects import UpstreamObjects
 from .dialects.base import AnswerReader, Dialect, Splitter
 from .dialects.chat import CHAT
+from .dialects.messages import MESSAGES
+from .dialects.messages_memory import with_memory_tool
 from .dialects.responses import RESPONSES
 from .episodes.extraction_wire import Credential
 from .episodes.sessions import ChainLink, Followed, derive_session_id
@@ -70,6 +72,9 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
     plan = dialect.plan_tools(payload, MEMORY_TOOLS) if tools_on else None
+    if dialect is MESSAGES:  # Anthropic's memory tool, declared by the client or offered (tools.anthropic_memory)
+        plan = with_memory_tool(payload, plan, services.settings.tools.anthropic_memory, known=caller is not None)
+        tools_on = tools_on and (plan is None or not plan.native)  # the block's line is on the function tools
     session, chained = "", False
     trust: SessionTrust | None = None
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead

@@ -37,15 +37,18 @@ from .memory.backends.files import FilesStore
 from .memory.backends.forget_files import FilesForgetting
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.memory_files_json import FilesMemoryFiles
 from .memory.backends.object_files import FilesObjects
 from .memory.census import EVERYONE, Census
 from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.file_service import FileService
 from .memory.forgetting import Forgetting
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
+from .memory.memory_files import MemoryFileStore
 from .memory.objects import ObjectStore
 from .memory.review import ReviewQueue
 from .memory.service import MemoryService
@@ -57,9 +60,10 @@ from .pipe.recording import RecordingTransport, ReplayTransport
 from .pipe.upstream import Upstream
 from .telemetry.access import AccessLog
 from .telemetry.observer import Telemetry
+from .tools.anthropic_memory import AnthropicMemoryTool
 from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
-from .tools.memory_tools import NAMES, MemoryTools
+from .tools.memory_tools import MEMORY_TOOL, NAMES, MemoryTools
 from .tools.models import ToolModels
 
 log = logging.getLogger("proxy")
@@ -87,6 +91,7 @@ class Services:
     console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
     objects: UpstreamObjects  # who made which upstream object (checked when upstream.api_key is shared)
     telemetry: Telemetry  # per-request metrics, the access log, traces
+    files: FileService  # the /memories directory Anthropic's memory tool works on, per user and workspace
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     @cached_property
@@ -226,6 +231,22 @@ def build_detail_store(settings: Settings, database: Database | None = None) -> 
     return PostgresDetails(database)
 
 
+def build_memory_file_store(settings: Settings, database: Database | None = None) -> MemoryFileStore:
+    """The /memories directories of Anthropic's memory tool, beside the owner's memories or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesMemoryFiles(Path(settings.store.path))
+    from .memory.backends.pg_memory_files import PostgresMemoryFiles
+
+    return PostgresMemoryFiles(database)
+
+
+def proxy_tool_names(settings: Settings) -> frozenset[str]:
+    """The tools whose calls the proxy runs itself: never outside content, and left out of transcripts."""
+    names = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    return names | {MEMORY_TOOL} if settings.tools.anthropic_memory != "off" else names
+
+
 def build_history_store(settings: Settings, database: Database | None = None) -> HistoryStore:
     database = database or build_database(settings)
     if database is None:
@@ -328,6 +349,7 @@ def build_services(
     store = store if store is not None else build_store(settings, database, metrics)
     sessions = build_session_state(settings, database)
     history = HistoryService(build_history_store(settings, database), settings.history, metrics)
+    file_store = build_memory_file_store(settings, database)
     memory = MemoryService(
         store,
         settings.memory,
@@ -337,8 +359,10 @@ def build_services(
         sessions=sessions,
         details=build_detail_store(settings, database),
         embeddings=build_embeddings(settings),
+        files=file_store,
     )
-    proxy_tools = frozenset(NAMES) if settings.tools.enabled else frozenset()
+    files = FileService(file_store)
+    proxy_tools = proxy_tool_names(settings)
     untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
     keys = build_key_store(settings, database)  # open mode too: an admin may create keys before switching to keys
     ring = KeyRing(keys) if settings.auth.mode == "keys" else None
@@ -366,7 +390,7 @@ def build_services(
         litellm=litellm,
         memory=memory,
         metrics=metrics,
-        tools=MemoryTools(memory, history, untrusted=untrusted),
+        tools=MemoryTools(memory, history, untrusted=untrusted, files=files, memory_tool=AnthropicMemoryTool(files)),
         tool_models=ToolModels(settings.tools.models),
         hidden_turns=hidden_turns,
         episodes=episodes,
@@ -380,6 +404,7 @@ def build_services(
             per_user=settings.upstream.max_objects_per_user,
         ),
         telemetry=build_telemetry(settings, metrics, census, tracer_provider),
+        files=files,
         database=database,
     )
 
@@ -421,7 +446,7 @@ def episode_service(
         build_jobs(settings, database),
         extractor or ProcessExtractor(settings),
         metrics or memory.metrics,
-        proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
+        proxy_tools=proxy_tool_names(settings),
         history=history,
         forgetting=build_forgetting(settings, database),
     )

@@ -4,7 +4,8 @@ A files store names its owners' directories by hashes of the user and workspace;
 directory records its names (``owner.json``), and a directory written before that is named by the census
 (:mod:`.memory.backends.census_files`) from what else carries names: its episodes, the store's jobs and keys, the
 other owners' names, and the names the caller passes (``users``, ``workspaces``; ``default`` is always tried).
-Every named directory is copied whole (memories, episodes, history, offloaded tool outputs); one whose names stay
+Every named directory is copied whole (memories, episodes, history, offloaded tool outputs, memory files and the
+proposals waiting beside them); one whose names stay
 unknown is reported, never guessed at, and the command then exits 1.
 
 Rows go in with ``ON CONFLICT DO NOTHING``: what is there already (a second run) is counted as skipped. Each
@@ -31,18 +32,22 @@ from .memory.backends.files import FilesStore, owner_dir
 from .memory.backends.history_files import FILE as HISTORY_FILE
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.memory_files_json import DOCUMENT as MEMORY_FILES
+from .memory.backends.memory_files_json import FilesMemoryFiles
 from .memory.backends.object_files import FilesObjects
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
 from .memory.backends.version_files import FILE as VERSIONS_FILE
 from .memory.details import Detail
 from .memory.episodes import Episode
+from .memory.file_paths import is_marker
 from .memory.history import HistoryLine
+from .memory.memory_files import FileProposal, MemoryFile
 from .memory.records import Memory
 from .memory.revisions import archived
 from .memory.store import GLOBAL, Owner
 
-DATA = ("memories.jsonl", VERSIONS_FILE, "episodes", HISTORY_FILE, "details")  # what an owner directory may hold
+DATA = ("memories.jsonl", VERSIONS_FILE, "episodes", HISTORY_FILE, "details", MEMORY_FILES)  # an owner directory's
 
 
 @dataclass(slots=True)
@@ -54,6 +59,7 @@ class CopyReport:
     keys: int = 0
     history: int = 0  # conversation lines
     details: int = 0  # offloaded tool outputs
+    files: int = 0  # memory files (Anthropic's memory tool) and proposals for them
     skipped: int = 0  # already in the database
     unknown: list[str] = field(default_factory=list)  # owner directories holding data whose names are not known
 
@@ -65,7 +71,8 @@ class CopyReport:
     def summary(self) -> str:
         line = (
             f"copied {self.memories} memories, {self.versions} past versions, {self.episodes} episodes,"
-            f" {self.jobs} jobs, {self.keys} keys, {self.history} history lines, {self.details} details;"
+            f" {self.jobs} jobs, {self.keys} keys, {self.history} history lines, {self.details} details,"
+            f" {self.files} memory files;"
             f" skipped {self.skipped} already there"
         )
         if self.unknown:
@@ -99,7 +106,9 @@ async def copy_store(
     episodes: list[Episode] = []
     said: dict[Owner, list[HistoryLine]] = {}
     details: dict[Owner, list[Detail]] = {}
+    kept: dict[Owner, tuple[list[MemoryFile], list[FileProposal]]] = {}
     files, episode_store, history = FilesStore(root), FilesEpisodes(root), FilesHistory(root)
+    memory_files = FilesMemoryFiles(root)
     try:
         for owner in owners:
             base = root / owner_dir(owner)
@@ -113,10 +122,13 @@ async def copy_store(
                     said[owner] = list((await history.view(owner)).lines)
             if (base / "details").is_dir():
                 details[owner] = await asyncio.to_thread(_read_details, base / "details")
+            if (base / MEMORY_FILES).exists() and owner.user is not None and owner.workspace is not None:
+                kept[owner] = (await memory_files.files(owner), await memory_files.proposals(owner))
     finally:
         await files.aclose()
         await episode_store.aclose()
         await history.aclose()
+        await memory_files.aclose()
 
     async with database.transaction() as conn:
         for owner, found in memories.items():
@@ -175,6 +187,10 @@ async def copy_store(
             )
             report.details += len(added)
             report.skipped += len(found_details) - len(added)
+        for owner, (found_files, proposals) in kept.items():
+            copied, skipped = await _copy_memory_files(conn, owner, found_files, proposals)
+            report.files += copied
+            report.skipped += skipped
         copied_keys = 0
         for key in keys:
             done = await conn.execute(
@@ -292,6 +308,37 @@ async def _copy_episodes(conn: asyncpg.Connection, owner: Owner, episodes: list[
         [(key, e.id, e.user, e.workspace, e.session_id, e.created_at, e.to_json(), version) for e in fresh],
     )
     return len(fresh)
+
+
+async def _copy_memory_files(
+    conn: asyncpg.Connection, owner: Owner, files: list[MemoryFile], proposals: list[FileProposal]
+) -> tuple[int, int]:
+    """The owner's memory files (directory markers too, not counted) and proposals: (copied, already there)."""
+    key = owner_key(owner)
+    added = await conn.fetch(
+        "INSERT INTO memory_files (owner_key, path, user_name, workspace, version, body)"
+        " SELECT $1, p, $2, $3, v, b FROM unnest($4::text[], $5::int[], $6::jsonb[]) AS f(p, v, b)"
+        " ON CONFLICT (owner_key, path) DO NOTHING RETURNING path",
+        key,
+        owner.user,
+        owner.workspace,
+        [f.path for f in files],
+        [f.version for f in files],
+        [f.to_json() for f in files],
+    )
+    waiting = await conn.fetch(
+        "INSERT INTO memory_file_proposals (owner_key, id, user_name, workspace, created, body)"
+        " SELECT $1, i, $2, $3, c, b FROM unnest($4::text[], $5::float8[], $6::jsonb[]) AS p(i, c, b)"
+        " ON CONFLICT (owner_key, id) DO NOTHING RETURNING id",
+        key,
+        owner.user,
+        owner.workspace,
+        [p.id for p in proposals],
+        [p.created_at for p in proposals],
+        [p.to_json() for p in proposals],
+    )
+    copied = sum(1 for row in added if not is_marker(row["path"])) + len(waiting)
+    return copied, sum(1 for f in files if not is_marker(f.path)) + len(proposals) - copied
 
 
 async def _bump(conn: asyncpg.Connection, kind: str, key: str) -> int:

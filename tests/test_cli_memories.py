@@ -104,7 +104,7 @@ def test_forget_all_asks_first(tmp_path: Path) -> None:
     assert code == 1 and run(tmp_path, "memories", "list", "--user", "ada")[1]
     assert (
         run(tmp_path, "memories", "forget-all", "--user", "ada", "--yes")[1]
-        == "deleted 1 memories, 0 episodes, 0 pending jobs, 0 history lines\n"
+        == "deleted 1 memories, 0 episodes, 0 pending jobs, 0 history lines, 0 memory files\n"
     )
     assert run(tmp_path, "memories", "list", "--user", "ada")[1] == ""
 

@@ -1,9 +1,9 @@
 """The layout's rules of who may import whom, checked over every module's imports (lazy ones included).
 
-The edges (app, pipeline, services, cli, api, console) sit on top; admin (managing the store: keys, users, forgetting
-a user, health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects and the pipe in
-the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs, scanning and
-telemetry are the foundation everyone may use.
+The edges (app, pipeline, services, cli, api, console, mcp) sit on top; admin (managing the store: keys, users,
+forgetting a user, health) just below them, for the API, the console and the CLI alike; the tool loop, the dialects
+and the pipe in the middle; memory and episodes at the bottom, never importing HTTP; config, errors, metrics, logs,
+scanning and telemetry are the foundation everyone may use.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ EDGES = (
     "proxy.demo",
     "proxy.api",
     "proxy.console",
+    "proxy.mcp",
     "proxy.__main__",
 )
 HTTP = ("starlette", "uvicorn")
@@ -92,6 +93,19 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "proxy.context": (*EDGES, *HTTP, *(p for p in PACKAGES if p != "proxy.context"), "proxy.testing"),
     "proxy.api": ("proxy.app", "proxy.pipeline", "proxy.cli", "proxy.demo", "proxy.console", "proxy.testing"),
     # The console is an edge beside the API: it calls the services, never the chat path or the API's routes.
+    # The MCP server is an edge too: the memory tools through their own service, for MCP hosts (HTTP and stdio). It
+    # takes the console's loopback check for open mode, nothing else of another edge.
+    "proxy.mcp": (
+        "proxy.app",
+        "proxy.pipeline",
+        "proxy.cli",
+        "proxy.demo",
+        "proxy.api",
+        "proxy.console.routes",
+        "proxy.pipe",
+        "proxy.dialects",
+        "proxy.testing",
+    ),
     "proxy.console": (
         "proxy.app",
         "proxy.pipeline",

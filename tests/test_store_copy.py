@@ -17,21 +17,29 @@ from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.memory_files_json import FilesMemoryFiles
 from proxy.memory.backends.object_files import FilesObjects
 from proxy.memory.backends.owner_dirs import NAMES_FILE, owner_dir
 from proxy.memory.backends.pg_details import PostgresDetails
 from proxy.memory.backends.pg_history import PostgresHistory
 from proxy.memory.backends.pg_memories import PostgresStore
+from proxy.memory.backends.pg_memory_files import PostgresMemoryFiles
 from proxy.memory.backends.postgres import Database
 from proxy.memory.details import Detail, detail_id
 from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.history import HistoryLine
+from proxy.memory.memory_files import FileProposal, MemoryFile
 from proxy.memory.objects import UpstreamObject
+from proxy.memory.provenance import untrusted_by
 from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
 ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "default")
 OUTPUT = Detail(detail_id(BOB, "make: done"), "bash", '{"cmd": "make"}', "make: done", 1_700_000_000.0)
+NOTE = MemoryFile("/memories/deploys.md", "Bob deploys on Fridays\n", 2, 1_700_000_000.0, 1_700_000_001.0)
+PROPOSAL = FileProposal(
+    "fp-0123456789abcdef", "/memories/deploys.md", None, 1_700_000_002.0, "s3", untrusted_by(["web_fetch"])
+)
 EMBEDDING = Embedding("sentence-transformers/all-MiniLM-L6-v2", bytes(768))
 T0 = 1_700_000_000.0
 TABLES = ("memories", "episodes", "extraction_jobs", "api_keys", "history", "details", "upstream_objects")
@@ -97,6 +105,9 @@ async def fill(root: Path) -> dict[str, str]:
     await history.append(BOB, [HistoryLine("s9", 1, "user", T0, "How do we deploy?")])
     await history.aclose()
     await FilesDetails(root).put(BOB, [OUTPUT])
+    notes = FilesMemoryFiles(root)  # a memory file, the marker of a directory the memory tool made, a proposal
+    await notes.commit(BOB, {NOTE.path: NOTE, "/memories/empty/": MemoryFile("/memories/empty/", "", 1, T0, T0)}, {})
+    await notes.propose(BOB, [PROPOSAL])
     return ids
 
 
@@ -118,7 +129,9 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
                 "history",
                 "details",
                 "upstream_objects",
-            )
+                "memory_files",
+                "memory_file_proposals",
+            )  # fmt: skip
         }
     finally:
         await conn.close()
@@ -126,8 +139,10 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
     store = PostgresStore(database)
     history = PostgresHistory(database)
     details = PostgresDetails(database)
+    notes = PostgresMemoryFiles(database)
     try:
         output = await details.get(BOB, OUTPUT.id)
+        kept = (sorted(await notes.files(BOB), key=lambda f: f.path), await notes.proposals(BOB))
         said = [line.text for line in (await history.view(ADA)).lines]
         ada = {m.text: m for m in await store.view(ADA)}
         user_wide = [(m.text, m.embedding) for m in await store.view(ADA_USER)]
@@ -138,6 +153,7 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
             for owner, text, memory_id in ids
         }
     finally:
+        await notes.aclose()
         await details.aclose()
         await history.aclose()
         await store.aclose()
@@ -150,6 +166,7 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
         "said": said,
         "histories": histories,
         "output": output,
+        "files": kept,
     }
 
 
@@ -158,7 +175,7 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     code, out = copy(tmp_path, pg_dsn)  # every owner's names are recorded: none needs naming
     assert code == 0, out
     assert out.strip() == (
-        "copied 5 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 2 history lines, 1 details;"
+        "copied 5 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 2 history lines, 1 details, 2 memory files;"
         " skipped 0 already there"
     )
 
@@ -170,9 +187,11 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
                                      (1, "created", "Staging runs Postgres 15")],
         "Ada's laptop is a Mac": [(2, "deleted", "Ada's laptop is a Mac"), (1, "created", "Ada's laptop is a Mac")],
     }  # fmt: skip
-    counts = {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2, "details": 1}
-    counts |= {"upstream_objects": 1}
+    counts = {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2, "details": 1,
+              "memory_files": 2, "memory_file_proposals": 1, "upstream_objects": 1}  # fmt: skip
     assert found["counts"] == counts
+    marker = MemoryFile("/memories/empty/", "", 1, T0, T0)
+    assert found["files"] == ([NOTE, marker], [PROPOSAL])  # as they were: versions, times and provenance
     assert found["said"] == ["Which Postgres runs staging?"] and found["output"] == OUTPUT
     ada = found["ada"]
     assert isinstance(ada, dict)
@@ -186,8 +205,8 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
     code, out = copy(tmp_path, pg_dsn)
     assert code == 0, out
     assert out.strip() == (
-        "copied 0 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 0 history lines, 0 details;"
-        " skipped 14 already there"
+        "copied 0 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 0 history lines, 0 details, 0 memory files;"
+        " skipped 16 already there"
     )
     # one memory more: the one the first read added; nothing copied twice
     assert asyncio.run(read(pg_dsn))["counts"] == counts | {"memories": 6}
@@ -203,7 +222,7 @@ def test_an_older_store_is_copied_with_the_names_its_records_give_and_the_rest_i
     assert code == 1, out
     first, second = out.strip().splitlines()
     assert first == (
-        "copied 4 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 1 history lines, 0 details;"
+        "copied 4 memories, 3 past versions, 1 episodes, 1 jobs, 1 keys, 1 history lines, 0 details, 0 memory files;"
         " skipped 0 already there"
     )
     assert second.startswith("not copied: 1 owner folder(s)") and "--user and --workspace" in second
@@ -211,7 +230,7 @@ def test_an_older_store_is_copied_with_the_names_its_records_give_and_the_rest_i
     code, out = copy(tmp_path, pg_dsn, "--user", "bob")  # named now: the rest of it goes, nothing twice
     assert code == 0, out
     assert out.strip().startswith(
-        "copied 1 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 1 history lines, 1 details;"
+        "copied 1 memories, 0 past versions, 0 episodes, 0 jobs, 0 keys, 1 history lines, 1 details, 2 memory files;"
     )
 
 

@@ -7,7 +7,8 @@ was stored, and an admin revokes a key on its own (``DELETE /memory/keys/{id}``)
 
 Kinds (``KINDS``, in this order): memories (superseded wordings included, user-wide ones too), episodes,
 extraction jobs not done, history lines, live sessions (this process's), shared session states and kept hidden
-turns (PostgreSQL's rows; with the files store, the turns this process keeps), offloaded tool outputs. A kind
+turns (PostgreSQL's rows; with the files store, the turns this process keeps), offloaded tool outputs, the memory
+tool's files and the changes to them waiting for approval. A kind
 added later (memory versions) is one more entry in ``KINDS`` and one more count in the service methods called.
 """
 
@@ -27,7 +28,7 @@ from ..tools.hidden import HiddenTurns
 
 # The kinds in the order answers list them. Memory versions go in here as "versions", after "memories", counted and
 # deleted by MemoryService.forget_preview / forget_counted (which forget-all already calls): nothing else changes.
-KINDS = ("memories", "episodes", "jobs", "history", "sessions", "session_state", "kept_turns", "details")
+KINDS = ("memories", "episodes", "jobs", "history", "sessions", "session_state", "kept_turns", "details", "files")
 MAX_USER_CHARS = 200
 
 

@@ -6,6 +6,7 @@ Thin: parse the request, call :class:`~proxy.memory.service.MemoryService`, rend
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 import orjson
@@ -19,7 +20,7 @@ from ..memory.browse import Filters, Page
 from ..memory.caller import Identity
 from ..memory.provenance import ORIGINS
 from ..memory.records import SCOPES
-from ..memory.service import MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, search_limit
+from ..memory.service import FILE_LINE, MAX_SEARCH_LIMIT, SEARCH_LIMIT, MemoryService, search_limit
 from ..memory.store import Owner
 from ..memory.versions import Actor
 from ..pipe.relay import buffered_response, read_body
@@ -88,6 +89,7 @@ def memory_routes(services: Services) -> list[Route]:
     async def export(request: Request) -> Response:
         who = caller(request)
         lines = b"".join(orjson.dumps(m.to_json()) + b"\n" for m in await memory.export(who))
+        lines += b"".join(await services.files.export(who))  # the memory tool's files: an import writes them back
         if history is not None:  # after the memories: an import reads those and skips these
             lines += b"".join(orjson.dumps(h.to_json()) + b"\n" for h in await history.export(who))
         headers = [(b"content-type", b"application/x-ndjson")]
@@ -116,9 +118,12 @@ def memory_routes(services: Services) -> list[Route]:
     async def import_memories(request: Request) -> Response:
         who = caller(request)
         data = await read_body(request, services.settings.server.max_body_bytes)
+        files = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.startswith(FILE_LINE)]
         report = await memory.import_lines(who, data, actor=Actor.importer(who, via="api"))
-        body = {"ok": not report.errors, "imported": report.imported, "unchanged": report.unchanged}
-        return _json(body | {"errors": report.errors})
+        written = await services.files.import_lines(who, files)  # after the memories' checks: a 400 imports nothing
+        body = {"ok": not report.errors and not written.errors, "imported": report.imported}
+        body |= {"unchanged": report.unchanged, "errors": report.errors}
+        return _json(body | {"files": asdict(written)})
 
     async def forget_all(request: Request) -> Response:
         who = caller(request)
@@ -129,11 +134,11 @@ def memory_routes(services: Services) -> list[Route]:
                 'send {"confirm": true} to do it',
                 param="confirm",
             )
-        deleted = await memory.forget_all(who)
+        counted = await memory.forget_counted(who)
         services.context.forget(who.user, who.workspace)
         await services.hidden_turns.forget((who.user, who.workspace))
         forgotten = await services.episodes.forget(who)
-        return _json({"ok": True, "deleted": deleted, "forgotten": forgotten})
+        return _json({"ok": True, "deleted": counted["memories"], "files": counted["files"], "forgotten": forgotten})
 
     async def end_session(request: Request) -> Response:
         ended = await services.episodes.end(caller(request), request.path_params["session_id"])

@@ -283,12 +283,14 @@ _SCHEMAS: dict[str, Any] = {
                 "type": "array",
                 "items": _object({"line": {"type": "integer", "minimum": 1}, "error": {"type": "string"}}),
             },
+            "files": _ref("FileImport"),
         }
     ),
     "Forgotten": _object(
         {
             "ok": {"const": True},
             "deleted": {"type": "integer", "description": "memories"},
+            "files": {"type": "integer", "description": "memory files and the changes to them awaiting approval"},
             "forgotten": _object(
                 {
                     "sessions": {"type": "integer"},
@@ -677,11 +679,22 @@ _PATHS: dict[str, Any] = {
     },
     "/memory/export": {
         "get": _operation(
-            "Your memories (this workspace and user-wide) as JSONL, then your history in this workspace",
+            "Your memories (this workspace and user-wide) as JSONL, then your memory files and your history in this "
+            "workspace",
             {
-                "description": 'one memory per line, then one history line per line ({"kind": "history", ...}, '
-                "skipped by an import)",
-                "content": {"application/x-ndjson": {"schema": _ref("Memory")}},
+                "description": 'one memory per line, then one memory file per line ({"kind": "file", ...}, written '
+                'back by an import), then one history line per line ({"kind": "history", ...}, skipped by an import)',
+                "content": {
+                    "application/x-ndjson": {
+                        "schema": {
+                            "anyOf": [
+                                _ref("Memory"),
+                                _ref("ExportedFile"),
+                                _object({"kind": {"const": "history"}}),  # HistoryLine.to_json
+                            ]
+                        }
+                    }
+                },
             },
         )
     },
@@ -791,10 +804,10 @@ _PATHS: dict[str, Any] = {
 
 def document() -> dict[str, Any]:
     """The whole document; every operation but this one's takes the identity headers and the key schemes."""
-    from . import openapi_admin  # it builds on this module's vocabulary
+    from . import openapi_admin, openapi_files  # they build on this module's vocabulary
 
     paths: dict[str, Any] = {}
-    for path, operations in (_PATHS | openapi_admin.PATHS).items():
+    for path, operations in (_PATHS | openapi_admin.PATHS | openapi_files.PATHS).items():
         paths[path] = {}
         for method, operation in operations.items():
             if path != "/memory/openapi.json":
@@ -810,7 +823,7 @@ def document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": _SCHEMAS | openapi_admin.SCHEMAS,
+            "schemas": _SCHEMAS | openapi_admin.SCHEMAS | openapi_files.SCHEMAS,
             "securitySchemes": {
                 "bearer": {
                     "type": "http",

@@ -20,6 +20,7 @@ _TALLY = {
     "held_episodes": {**_COUNT, "description": "untrusted episodes not approved yet"},
     "history": {**_COUNT, "description": "conversation lines kept"},
     "details": {**_COUNT, "description": "offloaded tool outputs (context.offload_chars)"},
+    "files": {**_COUNT, "description": "memory files (Anthropic's memory tool) and changes to them awaiting approval"},
 }
 assert set(_TALLY) == set(Tally().to_json())  # the schema says what Tally.to_json writes
 _SESSIONS = {**_COUNT, "description": "live sessions in the process that answered"}

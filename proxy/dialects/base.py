@@ -32,6 +32,13 @@ class Call:
     arguments: str
 
 
+class ToolFailure(str):
+    """A tool result the model is to read as an error (Anthropic's ``tool_result`` ``is_error``): the text of a
+    call of Anthropic's memory tool that could not be carried out. Everywhere else it is the plain text it is."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """A memory tool as every format describes it: a name, guidance, and a JSON schema of its arguments."""
@@ -99,6 +106,9 @@ class ToolPlan:
 
     names: frozenset[str]
     specs: tuple[ToolSpec, ...] = field(default=())
+    # Tools offered as the provider defines them, not as functions: Anthropic's memory tool
+    # (``{"type": "memory_20250818", "name": "memory"}``, ``tools.anthropic_memory: offer``). Messages only.
+    native: tuple[dict[str, Any], ...] = field(default=())
 
 
 class AnswerReader(Protocol):

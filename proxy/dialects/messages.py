@@ -29,6 +29,7 @@ from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, assistant
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
 from .messages_input import chat_call, inject, rewrite_context, text_block, view
+from .messages_memory import TYPE as MEMORY_TOOL
 from .messages_restore import restore, tool_result, tool_use
 from .messages_stream import MessageEvents
 
@@ -87,18 +88,26 @@ def tool_schema(spec: ToolSpec) -> dict[str, Any]:
 
 
 def offer(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:
-    return {**payload, "tools": [*(payload.get("tools") or ()), *map(tool_schema, plan.specs)]}
+    return {**payload, "tools": [*(payload.get("tools") or ()), *map(tool_schema, plan.specs), *plan.native]}
 
 
 def withdraw(payload: dict[str, Any], plan: ToolPlan) -> dict[str, Any]:
-    """The last call of a loop: the model has to answer (see the module's docstring)."""
+    """The last call of a loop: the model has to answer (see the module's docstring). The memory tool the proxy
+    runs goes too, whether the client declared it or the proxy offered it."""
     tools = payload.get("tools") or []
-    theirs = [
-        tool for tool in tools if not (isinstance(tool, dict) and "type" not in tool and tool.get("name") in plan.names)
-    ]
+    theirs = [tool for tool in tools if not _run_here(tool, plan)]
     if theirs:
         return {**payload, "tools": theirs}
     return {**payload, "tool_choice": NO_TOOLS}
+
+
+def _run_here(tool: Any, plan: ToolPlan) -> bool:
+    """A tool of the request whose calls the proxy runs: one of its function tools, or the memory tool."""
+    return (
+        isinstance(tool, dict)
+        and ("type" not in tool or tool.get("type") == MEMORY_TOOL)
+        and tool.get("name") in plan.names
+    )
 
 
 def next_payload(payload: dict[str, Any], steps: Sequence[HiddenStep]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from .base import Call, Kept, KeptTurn
+from .base import Call, Kept, KeptTurn, ToolFailure
 from .kept import merged, placed
 
 
@@ -32,7 +32,8 @@ def tool_use(call: Call, result: str = "") -> dict[str, Any]:
 
 
 def tool_result(call: Call, result: str) -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": call.id, "content": result}
+    block = {"type": "tool_result", "tool_use_id": call.id, "content": result}
+    return {**block, "is_error": True} if isinstance(result, ToolFailure) else block
 
 
 def restore(payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ class Tally:
     held_episodes: int = 0  # untrusted episodes not approved yet
     history: int = 0  # conversation lines kept
     details: int = 0  # offloaded tool outputs
+    files: int = 0  # memory files (Anthropic's memory tool) and the changes to them waiting for approval
 
     def __add__(self, other: Tally) -> Tally:
         return Tally(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Tally)))
@@ -107,7 +108,8 @@ class Census(Protocol):
     """Counts over every owner of a store. Every method may raise :class:`StoreUnavailable`."""
 
     async def tallies(self) -> dict[Owner, Tally]:
-        """Every named owner with anything stored (memories, episodes, history, details: an empty tally is left out);
+        """Every named owner with anything stored (memories, episodes, history, details, files: an empty tally is left
+        out);
         ``GLOBAL`` too when it holds memories."""
         ...
 

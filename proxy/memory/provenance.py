@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 # The ways a memory is written: the management API, the model's memory_store, an episode's facts, an import
-# (API or CLI) and the CLI's `memories add`. A line stored before origins were recorded loads as `api`.
-ORIGINS = ("api", "tool", "extraction", "import", "cli")
+# (API or CLI), the CLI's `memories add` and an MCP host's memory_store (/mcp, `memproxy mcp`). A line stored before
+# origins were recorded loads as `api`.
+ORIGINS = ("api", "tool", "extraction", "import", "cli", "mcp")
 # The source of a tool result whose call the proxy never saw: what it cannot see it cannot vouch for. No tool can be
 # named so (tool names are letters, digits, `_` and `-`), though extraction.trusted_tools may name it to trust them.
 UNSEEN_CALL = "(unseen call)"

@@ -42,6 +42,7 @@ from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
 from .fusion import Semantic
 from .given import Given
+from .memory_files import MemoryFileStore
 from .merging import Judge, band, protects, settle
 from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
@@ -65,6 +66,7 @@ MAX_SEARCH_LIMIT = 100
 USES_FLUSH_S = 1.0
 MAX_FORESEEN = 1000  # facts whose outcome is remembered per owner index
 HISTORY_LINE = b'{"kind":"history"'  # how an export's history lines start (HistoryLine.to_json); import skips them
+FILE_LINE = b'{"kind":"file"'  # how an export's memory files start (FileService.export): imported by FileService
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +163,11 @@ class MemoryService:
         details: DetailStore | None = None,
         embeddings: Embeddings | None = None,
         similarity: Similarity | None = None,
+        files: MemoryFileStore | None = None,
     ) -> None:
         self.store = store
         self.details = details  # offloaded tool outputs (context.offload_chars); None: none kept
+        self.files = files  # the /memories directories of Anthropic's memory tool: forgotten with the memories
         self.embeddings = embeddings  # None: lexical ranking only
         # Merge on write decides by it (memory/similarity.py): the embeddings' cosine when they are on, else words.
         self.similarity = similarity or (embedded(embeddings) if embeddings is not None else lexical)
@@ -285,6 +289,25 @@ class MemoryService:
         if recalled.pinned:
             headers.append((b"x-memproxy-pinned", str(recalled.pinned).encode()))
         return Prepared(recalled.placement, headers, shared)
+
+    async def preview_block(self, caller: Identity, query: str = "", *, tools: bool = True) -> str | None:
+        """The block a new session of the caller's would open with now, for a first message saying ``query`` (blank:
+        nothing in particular, so the newest memories), as chat requests get it; None when nothing qualifies. Chosen
+        apart from every session: no session's block, note or count changes."""
+        if self.settings.inject_mode == "off":
+            return None
+        views = await self.views(caller)
+        episodes = await self._episode_index(caller, wait=True)
+        recalled = Recall(self.settings, tools=tools)(
+            ("", "", ""),
+            [{"role": "user", "content": query}],
+            views,
+            now=time.time(),
+            visible=lambda m: not m.pinned and m.scope != "session",
+            episodes=episodes,
+            pinned=self._pins(views),
+        )
+        return recalled.placement.block
 
     def _pins(self, views: Sequence[MemoryIndex]) -> Pinned:
         """What a block chosen now opens with: the user's profile and the workspace's environment, within their caps
@@ -956,6 +979,8 @@ class MemoryService:
         await self.sessions.aclose()
         if self.details is not None:
             await self.details.aclose()
+        if self.files is not None:
+            await self.files.aclose()
 
     async def export(self, caller: Identity) -> list[Memory]:
         """The caller's own memories (workspace and user-wide), superseded ones included, oldest first."""
@@ -976,7 +1001,7 @@ class MemoryService:
         lines = [
             (number, line)
             for number, line in enumerate(data.splitlines(), 1)
-            if line.strip() and not line.startswith(HISTORY_LINE)  # an export's history lines: not memories
+            if line.strip() and not line.startswith((HISTORY_LINE, FILE_LINE))  # an export's history and files
         ]
         limit = self.settings.max_import_lines
         if bounded and len(lines) > limit:
@@ -1095,17 +1120,19 @@ class MemoryService:
     async def forget_counted(self, caller: Identity, *, user_wide: bool = True) -> dict[str, int]:
         """What forget-all deletes, with how many of each kind went: memories (superseded ones included, with their
         versions: nothing is left to restore; with ``user_wide``, the user-wide ones too), offloaded tool outputs
-        (``details``), and the sessions' shared state (``session_state``, ``kept_turns``: PostgreSQL's; one
-        process's own is in memory)."""
+        (``details``), the memory tool's files and proposals (``files``), and the sessions' shared state
+        (``session_state``, ``kept_turns``: PostgreSQL's; one process's own is in memory)."""
         deleted = 0
         for owner in owners_visible_to(caller.user, caller.workspace)[: 2 if user_wide else 1]:
             deleted += len(await self.store.forget(owner))
         self.recall.forget(caller.user, caller.workspace)
         states, kept = await self.sessions.forget((caller.user, caller.workspace))
-        details = 0
+        details = files = 0
         if self.details is not None:
             details = await self.details.forget(Owner(caller.user, caller.workspace))
-        return {"memories": deleted, "details": details, "session_state": states, "kept_turns": kept}
+        if self.files is not None:
+            files = await self.files.forget(Owner(caller.user, caller.workspace))
+        return {"memories": deleted, "details": details, "session_state": states, "kept_turns": kept, "files": files}
 
     async def forget_preview(self, caller: Identity, *, user_wide: bool = True) -> dict[str, int]:
         """What :meth:`forget_counted` would delete now, counted the same way."""
@@ -1113,10 +1140,12 @@ class MemoryService:
         for owner in owners_visible_to(caller.user, caller.workspace)[: 2 if user_wide else 1]:
             memories += sum(1 for _ in await self.store.view(owner))  # every one (len() counts the live ones)
         states, kept = await self.sessions.count((caller.user, caller.workspace))
-        details = 0
+        details = files = 0
         if self.details is not None:
             details = await self.details.count(Owner(caller.user, caller.workspace))
-        return {"memories": memories, "details": details, "session_state": states, "kept_turns": kept}
+        if self.files is not None:
+            files = await self.files.count(Owner(caller.user, caller.workspace))
+        return {"memories": memories, "details": details, "session_state": states, "kept_turns": kept, "files": files}
 
     def _writable(self, caller: Identity, scope: str, session: str | None = None) -> Owner:
         if scope == "session" and session is None:

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from ..dialects.base import Call, Kept, KeptTurn, Turn
+from ..dialects.base import Call, Kept, KeptTurn, ToolFailure, Turn
 from ..memory.session_state import InProcessSessionState, SessionState
 
 log = logging.getLogger("proxy.tools")
@@ -119,7 +119,7 @@ def _to_json(kept: KeptTurn) -> dict[str, Any]:
     return {
         "order": list(kept.order),
         "calls": [[c.id, c.name, c.arguments] for c in kept.calls],
-        "results": list(kept.results),
+        "results": [{"error": str(r)} if isinstance(r, ToolFailure) else r for r in kept.results],
         "client": [list(pair) for pair in kept.client],
     }
 
@@ -128,6 +128,6 @@ def _from_json(obj: dict[str, Any]) -> KeptTurn:
     return KeptTurn(
         tuple(obj["order"]),
         tuple(Call(*c) for c in obj["calls"]),
-        tuple(obj["results"]),
+        tuple(ToolFailure(r["error"]) if isinstance(r, dict) else r for r in obj["results"]),
         tuple((a, b) for a, b in obj["client"]),
     )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..dialects.base import ToolSpec
+from ..dialects.base import ToolFailure, ToolSpec
 from ..errors import ProxyError
 from ..memory.caller import Identity
 from ..memory.provenance import TRUSTED, UNSEEN_CALL, Provenance
@@ -33,8 +33,10 @@ from ..memory.records import CATEGORIES, Memory, format_ts
 from ..memory.versions import Actor
 
 if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stream code, which needs no store
+    from ..memory.file_service import FileService
     from ..memory.history_service import HistoryService
     from ..memory.service import MemoryService
+    from .anthropic_memory import AnthropicMemoryTool
 
 log = logging.getLogger("proxy.memory.tools")
 
@@ -93,7 +95,10 @@ SCHEMAS: dict[str, ToolSpec] = {
     "memory_delete": _function("memory_delete", "", {"id": _TEXT}, ["id"]),
 }
 NAMES = frozenset(SCHEMAS)
-WRITES = frozenset({"memory_store", "memory_delete"})  # the calls whose provenance decides what they may do
+MEMORY_TOOL = "memory"  # Anthropic's memory tool (memory_20250818), run here when a request declares it
+# The calls whose provenance decides what they may do (the memory tool's writes are held in an untrusted session).
+WRITES = frozenset({"memory_store", "memory_delete", MEMORY_TOOL})
+FILES_FOUND = 3  # memory file passages a memory_search shows beside the memories
 
 
 class ToolError(Exception):
@@ -113,11 +118,17 @@ class MemoryTools:
         history: HistoryService | None = None,
         *,
         untrusted: Callable[[str], bool] = lambda name: True,
+        files: FileService | None = None,
+        memory_tool: AnthropicMemoryTool | None = None,
     ) -> None:
-        """``untrusted``: whether a tool brings outside content in (a detail's tool is judged again when read)."""
+        """``untrusted``: whether a tool brings outside content in (a detail's tool is judged again when read);
+        ``files``: the memory files ``memory_search`` finds passages in; ``memory_tool``: runs Anthropic's memory tool
+        (``memory``) when a request declares it."""
         self.service = service
         self.history = history
         self.untrusted = untrusted
+        self.files = files
+        self.memory_tool = memory_tool
         self._run: dict[str, _Tool] = {
             "memory_store": self._store,
             "memory_search": self._search,
@@ -132,13 +143,24 @@ class MemoryTools:
         arguments: str,
         provenance: Provenance = TRUSTED,
         taint: Taint | None = None,
+        *,
+        origin: str = "tool",
     ) -> str:
         """``provenance``: the session's, what its writes are stamped with (held when it took in untrusted content);
-        ``taint``: told what outside content a call brought into the session (an untrusted detail read back)."""
+        ``taint``: told what outside content a call brought into the session (an untrusted detail read back);
+        ``origin``: the way in the writes record (``tool``: a chat request's model; ``mcp``: an MCP host's)."""
+        if name == MEMORY_TOOL and self.memory_tool is not None:
+            text = await self.memory_tool.run(replace(caller, admin=False), session, arguments, provenance)
+            self.service.metrics.tool_calls.labels(name, "error" if isinstance(text, ToolFailure) else "ok").inc()
+            return text
         try:
             args = _arguments(arguments)
             if name == "memory_retrieve":
                 result = await self._retrieve(replace(caller, admin=False), session, args, taint)
+            elif name == "memory_store":
+                result = await self._store(replace(caller, admin=False), session, provenance, args, origin)
+            elif name == "memory_delete":
+                result = await self._delete(replace(caller, admin=False), session, provenance, args, origin)
             else:
                 result = await self._run[name](replace(caller, admin=False), session, provenance, args)
         except (ToolError, ProxyError) as exc:
@@ -156,11 +178,11 @@ class MemoryTools:
         return orjson.dumps({"ok": False, "error": error}).decode()
 
     async def _store(
-        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any], origin: str = "tool"
     ) -> dict[str, Any]:
         fields = {key: args.get(key) for key in ("text", "tags", "scope", "category", "pin")}
         fields["source"] = _source(args)
-        stored = await self.service.add(caller, fields, origin="tool", session=session, provenance=provenance)
+        stored = await self.service.add(caller, fields, origin=origin, session=session, provenance=provenance)
         result: dict[str, Any] = {"ok": True, "id": stored.memory.id}
         if stored.superseded is not None:
             result["superseded"] = stored.superseded.id
@@ -173,6 +195,8 @@ class MemoryTools:
             held = stored.memory.provenance
             if held.reason is not None:  # the scanner's: its text only looks like a secret or an instruction
                 result["note"] = f"held for the user's approval: {held.reason}"
+            elif origin == "mcp":  # mcp.writes: held
+                result["note"] = "held for the user's approval: memproxy holds what MCP clients write (mcp.writes)"
             else:
                 sources = ", ".join(held.sources)
                 result["note"] = f"held for the user's approval: this session took in untrusted content ({sources})"
@@ -201,6 +225,9 @@ class MemoryTools:
                 result["episodes"] = [
                     {"id": e.id, "date": format_ts(e.created_at)[:10], "summary": e.summary} for e in episodes
                 ]
+            passages = await self.files.search(caller, query, limit=FILES_FOUND) if self.files is not None else []
+            if passages:  # of the /memories files Anthropic's memory tool keeps (proposals never)
+                result["files"] = [p.to_json() for p in passages]
         return result
 
     async def _search_history(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -250,10 +277,10 @@ class MemoryTools:
         return result
 
     async def _delete(
-        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any]
+        self, caller: Identity, session: str, provenance: Provenance, args: dict[str, Any], origin: str = "tool"
     ) -> dict[str, Any]:
         ident = _required_text(args, "id")
-        by = Actor.model(session, caller)
+        by = Actor.of_origin(origin, caller, session or None)
         deleted = await self.service.delete(caller, ident, session=session, provenance=provenance, actor=by)
         return {"ok": True, "id": deleted.id}
 

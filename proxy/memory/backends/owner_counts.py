@@ -1,9 +1,10 @@
 """One owner directory's counts in the files store, kept with the stamps of the files they were read from.
 
-Read again only what changed: ``memories.jsonl`` by (inode, size, mtime), the ``episodes`` and ``details``
-directories by theirs (every create, rename and unlink moves a directory's mtime), ``history.jsonl`` from where the
-last count stopped while it only grows. A stamp read within ``RACY_S`` of its mtime is not trusted (a change in the
-same tick would not move it): that part is read again next time. In a thread: this is file work.
+Read again only what changed: ``memories.jsonl`` and ``memory_files.json`` by (inode, size, mtime), the
+``episodes`` and ``details`` directories by theirs (every create, rename and unlink moves a directory's mtime),
+``history.jsonl`` from where the last count stopped while it only grows. A stamp read within ``RACY_S`` of its mtime
+is not trusted (a change in the same tick would not move it): that part is read again next time. In a thread: this
+is file work.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ class Counted:
     history: int = 0
     details_stamp: Stamp | None = None
     details: int = 0
+    files_stamp: Stamp | None = None
+    files: int = 0
 
     def tally(self) -> Tally:
         live, held, pinned, superseded = self.memories
         episodes, waiting = self.episodes
-        return Tally(live, held, pinned, superseded, episodes, waiting, self.history, self.details)
+        return Tally(live, held, pinned, superseded, episodes, waiting, self.history, self.details, self.files)
 
 
 def count_owner(base: str, counted: Counted, *, history: bool = True) -> Counted:
@@ -61,6 +64,11 @@ def count_owner(base: str, counted: Counted, *, history: bool = True) -> Counted
         if found is None or found != counted.details_stamp:
             counted.details = count_details(path) if found is not None else 0
             counted.details_stamp = found if found is not None and not racy(found, now) else None
+        path = f"{base}/memory_files.json"
+        found = stamp(path)
+        if found is None or found != counted.files_stamp:
+            counted.files = count_files(path) if found is not None else 0
+            counted.files_stamp = found if found is not None and not racy(found, now) else None
     return counted
 
 
@@ -132,6 +140,21 @@ def count_details(directory: str) -> int:
         return sum(1 for name in os.listdir(directory) if name.endswith(".json"))
     except (FileNotFoundError, NotADirectoryError):
         return 0
+
+
+def count_files(path: str) -> int:
+    """Memory files and the proposals beside them (``memory_files.json``, replaced whole by every write)."""
+    try:
+        with open(path, "rb") as handle:
+            obj = orjson.loads(handle.read())
+    except (FileNotFoundError, NotADirectoryError, orjson.JSONDecodeError):
+        return 0
+    if not isinstance(obj, dict):
+        return 0
+    files, proposals = obj.get("files"), obj.get("proposals")
+    listed = files if isinstance(files, list) else []
+    found = [f for f in listed if isinstance(f, dict) and not str(f.get("path")).endswith("/")]  # not the markers
+    return len(found) + (len(proposals) if isinstance(proposals, list) else 0)
 
 
 def count_history(path: str, counted: Counted) -> None:

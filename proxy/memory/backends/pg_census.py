@@ -59,13 +59,21 @@ class PostgresCensus:
                 owner = _owner(row["owner_key"])
                 if owner is not None:
                     counts.setdefault(owner, {})["details"] = row["details"]
+            for row in await conn.fetch(
+                "SELECT user_name, workspace, count(*) AS files FROM ("
+                " SELECT user_name, workspace FROM memory_files WHERE right(path, 1) <> '/'"
+                " UNION ALL SELECT user_name, workspace FROM memory_file_proposals) AS both_kinds"
+                " GROUP BY user_name, workspace"
+            ):
+                counts.setdefault(Owner(row["user_name"], row["workspace"]), {})["files"] = row["files"]
         return {owner: Tally(**fields) for owner, fields in counts.items()}
 
     async def workspaces(self, user: str) -> set[str | None]:
         found: set[str | None] = set()
         prefix = orjson.dumps([user]).decode()[:-1] + ","  # owner keys are JSON [user, workspace]
         async with self.database.connection() as conn:
-            for table in ("memories", "episodes", "history", "extraction_jobs"):
+            tables = ("memories", "episodes", "history", "extraction_jobs", "memory_files", "memory_file_proposals")
+            for table in tables:
                 rows = await conn.fetch(f"SELECT DISTINCT workspace FROM {table} WHERE user_name = $1", user)
                 found.update(row["workspace"] for row in rows)
             for table in ("details", "session_state", "kept_turns"):

@@ -226,4 +226,31 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0016_memory_tool_files",
+        # Anthropic's memory tool: each owner's /memories directory (proxy/memory/memory_files.py). Writers of one
+        # owner take turns on a transaction-scoped advisory lock named by the owner (pg_memory_files.py).
+        """
+        CREATE TABLE memory_files (
+            owner_key text NOT NULL,  -- JSON [user, workspace]
+            path text NOT NULL,  -- /memories/...: the file's key
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            version integer NOT NULL,  -- bumped by every write: a commit names the version it expects
+            body jsonb NOT NULL,  -- MemoryFile.to_json()
+            PRIMARY KEY (owner_key, path)
+        );
+        CREATE INDEX memory_files_user ON memory_files (user_name, workspace);
+        CREATE TABLE memory_file_proposals (
+            owner_key text NOT NULL,
+            id text NOT NULL,  -- fp-<hex>: one per session and path
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            created double precision NOT NULL,
+            body jsonb NOT NULL,  -- FileProposal.to_json(): a change waiting for a person's approval
+            PRIMARY KEY (owner_key, id)
+        );
+        CREATE INDEX memory_file_proposals_user ON memory_file_proposals (user_name, workspace);
+        """,
+    ),
 )
