@@ -95,12 +95,14 @@ class UserForgetting:
         counts: Counter[str] = Counter(dict.fromkeys(KINDS, 0))
         for number, workspace in enumerate(workspaces):
             who = Identity(user, workspace, admin=True)
+            # Counted first: forgetting the episodes tells every listener, this process's hidden turns too.
+            held_here = self.hidden_turns.count((user, workspace))
             # Episodes first: their jobs go, and a job running now finds its owner forgotten and keeps nothing.
             counts.update(await self.episodes.forget(who))
             counts.update(await self.memory.forget_counted(who, user_wide=number == 0))
             self.context.forget(user, workspace)
-            held_here = await self.hidden_turns.forget((user, workspace))
-            if not self.memory.sessions.shared:
+            await self.hidden_turns.forget((user, workspace))
+            if not self.memory.sessions.shared:  # else the shared rows, counted above, held them
                 counts["kept_turns"] += held_here
         return self._answer(user, workspaces, counts, keys, done=True)
 

@@ -39,7 +39,7 @@ class Stalled:
     def __init__(self) -> None:
         self.started = asyncio.Event()
 
-    async def extract(self, messages: Any, *, session_model: str | None, client_key: str | None) -> Answer:
+    async def extract(self, messages: Any, **call: Any) -> Answer:  # every Extractor keyword (the format, the key)
         self.started.set()
         await asyncio.Event().wait()
         raise AssertionError("never answers")

@@ -20,7 +20,7 @@ BACKENDS = ["files", "postgres"]
 
 
 class NeverExtracts:
-    async def extract(self, messages: Any, *, session_model: str | None, client_key: str | None) -> Answer:
+    async def extract(self, messages: Any, **call: Any) -> Answer:
         raise RuntimeError("no extraction in these tests")
 
     async def aclose(self) -> None:

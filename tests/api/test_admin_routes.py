@@ -55,16 +55,16 @@ async def test_an_admin_sees_every_user_with_their_workspaces_and_counts(store: 
     assert default == {
         "workspace": "default",
         "counts": {"memories": 3, "held": 1, "pinned": 1, "superseded": 1, "episodes": 1, "held_episodes": 0,
-                   "history": lines, "details": 1, "sessions": 1},
+                   "history": lines, "details": 1, "sessions": 1, "files": 0},
     }  # fmt: skip
     assert w2 == {
         "workspace": "w2",
         "counts": {"memories": 1, "held": 0, "pinned": 0, "superseded": 0, "episodes": 1, "held_episodes": 1,
-                   "history": 0, "details": 0, "sessions": 0},
+                   "history": 0, "details": 0, "sessions": 0, "files": 0},
     }  # fmt: skip
     assert odd["user_wide"]["memories"] == 1
     assert odd["counts"] == {"memories": 5, "held": 1, "pinned": 1, "superseded": 1, "episodes": 2, "held_episodes": 1,
-                             "history": lines, "details": 1, "sessions": 1, "keys": 0}  # fmt: skip
+                             "history": lines, "details": 1, "sessions": 1, "files": 0, "keys": 0}  # fmt: skip
     bob = entry(body["users"], BOB)
     assert bob["counts"]["memories"] == 1 and bob["counts"]["held"] == 1 and bob["counts"]["sessions"] == 1
 
