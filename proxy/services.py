@@ -19,6 +19,7 @@ from .auth.identity import Authenticator
 from .auth.key_service import KeyService
 from .auth.keys import KeyRing
 from .config import Settings
+from .dialects.client_marks import ClientMarks
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
@@ -54,6 +55,7 @@ from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import NAMES, MemoryTools
 from .tools.models import ToolModels
+from .tools.side_requests import SideRequests
 
 log = logging.getLogger("proxy")
 
@@ -79,6 +81,16 @@ class Services:
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
     console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
     database: Database | None = None  # store.backend: postgres, shared by every store above
+
+    @cached_property
+    def side_requests(self) -> SideRequests:
+        """Which requests are a client's utility calls beside the conversation (sessions.side_requests)."""
+        return SideRequests(self.settings.sessions)
+
+    @cached_property
+    def client_marks(self) -> ClientMarks:
+        """What a conversation says, without its client's cache markers and context (sessions.client_context)."""
+        return ClientMarks(self.settings.sessions.client_context)
 
     @cached_property
     def session_records(self) -> SessionRecords:

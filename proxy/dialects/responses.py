@@ -32,7 +32,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest, ProxyError
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, check_tools
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, asks_for_json, check_tools
 from .responses_answer import ResponsesAnswers
 from .responses_input import inject, input_items, item_kind, rewrite_context, said, view
 from .responses_items import HopRecord
@@ -170,6 +170,11 @@ class ResponsesDialect:
         """The stored response this request continues: its conversation (and memory block) live upstream."""
         previous = payload.get("previous_response_id")
         return previous if isinstance(previous, str) and previous else None
+
+    @staticmethod
+    def structured(payload: dict[str, Any]) -> bool:
+        text = payload.get("text")
+        return isinstance(text, dict) and asks_for_json(text.get("format"))
 
     @staticmethod
     def answer(body: bytes) -> list[dict[str, Any]]:
