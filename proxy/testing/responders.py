@@ -50,25 +50,47 @@ def memory_hop_responder() -> Responder:
 
 def is_extraction(body: dict[str, Any]) -> bool:
     """Whether a request is memproxy's episode extraction call (it asks for a JSON object; a judgement call,
-    which does too, is not one: see :func:`is_judgement`)."""
-    response_format = body.get("response_format")
-    wants_json = isinstance(response_format, dict) and response_format.get("type") == "json_object"
+    which does too, is not one: see :func:`is_judgement`). litellm sends it as a chat completion, or to the Responses
+    API for a model that only has that one (``gpt-5-codex``, a Codex session's)."""
+    text = body.get("text")
+    formats = (body.get("response_format"), text.get("format") if isinstance(text, dict) else None)
+    wants_json = any(isinstance(f, dict) and f.get("type") == "json_object" for f in formats)
     return wants_json and not is_judgement(body)
 
 
 def is_judgement(body: dict[str, Any]) -> bool:
     """Whether a request is memproxy's judgement call: is a newly extracted fact the same as, an update of, or
     different from a stored memory? (Its first message is the judgement prompt.)"""
+    return first_text(body).startswith(_judgement_opening())
+
+
+def first_text(body: dict[str, Any]) -> str:
+    """The text of a chat request's first message, or a Responses request's ``instructions``: the prompt of
+    memproxy's own calls."""
+    if isinstance(body.get("instructions"), str):
+        return str(body["instructions"])
     messages = body.get("messages")
     first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
-    content = first.get("content")
-    return isinstance(content, str) and content.startswith(_judgement_opening())
+    return _text(first.get("content"))
+
+
+def last_text(body: dict[str, Any]) -> str:
+    """The text of a request's last message (chat ``messages`` or Responses ``input``): what memproxy's own calls
+    ask about (the transcript, the facts to judge)."""
+    messages = body.get("messages", body.get("input"))
+    last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
+    return _text(last.get("content"))
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
 
 
 def judged(body: dict[str, Any]) -> tuple[str, str]:
     """The (new fact, existing memory) a judgement call asks about."""
-    content = str(body["messages"][-1].get("content"))
-    found = _JUDGED.search(content)
+    found = _JUDGED.search(last_text(body))
     return (found[2], found[1]) if found else ("", "")
 
 
@@ -92,9 +114,7 @@ def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Resp
             return judgement_reply(judge(*judged(body)) if judge is not None else "different")
         if not is_extraction(body):
             return Reply()
-        messages = body.get("messages") or [{}]
-        transcript = messages[-1].get("content") if isinstance(messages[-1], dict) else ""
-        said = [line[6:].strip() for line in str(transcript).splitlines() if line.startswith("user: ")]
+        said = [line[6:].strip() for line in last_text(body).splitlines() if line.startswith("user: ")]
         facts = [f"User said: {' '.join(line.split()[:25])}" for line in said[:5]]
         topic = " ".join(said[0].split()[:12]) if said else "nothing"
         return extraction_reply(f"A session of {len(said)} user turns about {topic}.", facts)
