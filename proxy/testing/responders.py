@@ -49,49 +49,45 @@ def memory_hop_responder() -> Responder:
 
 
 def is_extraction(body: dict[str, Any]) -> bool:
-    """Whether a request is memproxy's episode extraction call (it asks for a JSON object; a judgement call,
-    which does too, is not one: see :func:`is_judgement`). litellm sends it as a chat completion, or to the Responses
-    API for a model that only has that one (``gpt-5-codex``, a Codex session's)."""
+    """Whether a request is memproxy's episode extraction call, in any of the three formats it makes one in (Chat
+    Completions or Responses asking for a JSON object; Anthropic Messages opening with the extraction prompt). A
+    judgement call, which asks for JSON too, is not one: see :func:`is_judgement`."""
+    if is_judgement(body):
+        return False
+    response_format = body.get("response_format")
     text = body.get("text")
-    formats = (body.get("response_format"), text.get("format") if isinstance(text, dict) else None)
-    wants_json = any(isinstance(f, dict) and f.get("type") == "json_object" for f in formats)
-    return wants_json and not is_judgement(body)
+    text_format = text.get("format") if isinstance(text, dict) else None
+    wants_json = any(isinstance(f, dict) and f.get("type") == "json_object" for f in (response_format, text_format))
+    system = body.get("system")
+    return wants_json or (isinstance(system, str) and system.startswith(_extraction_opening()))
 
 
 def is_judgement(body: dict[str, Any]) -> bool:
     """Whether a request is memproxy's judgement call: is a newly extracted fact the same as, an update of, or
-    different from a stored memory? (Its first message is the judgement prompt.)"""
-    return first_text(body).startswith(_judgement_opening())
-
-
-def first_text(body: dict[str, Any]) -> str:
-    """The text of a chat request's first message, or a Responses request's ``instructions``: the prompt of
-    memproxy's own calls."""
-    if isinstance(body.get("instructions"), str):
-        return str(body["instructions"])
-    messages = body.get("messages")
-    first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
-    return _text(first.get("content"))
-
-
-def last_text(body: dict[str, Any]) -> str:
-    """The text of a request's last message (chat ``messages`` or Responses ``input``): what memproxy's own calls
-    ask about (the transcript, the facts to judge)."""
-    messages = body.get("messages", body.get("input"))
-    last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
-    return _text(last.get("content"))
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
+    different from a stored memory? (Its first message, or its Messages ``system``, is the judgement prompt.)"""
+    messages = chat_view(body)
+    content = messages[0].get("content") if messages else None
+    return isinstance(content, str) and content.startswith(_judgement_opening())
 
 
 def judged(body: dict[str, Any]) -> tuple[str, str]:
     """The (new fact, existing memory) a judgement call asks about."""
-    found = _JUDGED.search(last_text(body))
+    content = str(chat_view(body)[-1].get("content"))
+    found = _JUDGED.search(content)
     return (found[2], found[1]) if found else ("", "")
+
+
+def chat_view(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A request's messages, chat-shaped, whichever format it came in: Chat Completions' ``messages``, the Responses
+    API's ``input`` items (after its ``instructions``), or Anthropic's ``system`` and ``messages``."""
+    listed = body.get("messages") if "messages" in body else body.get("input")
+    messages = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    if isinstance(listed, str):
+        messages = [{"role": "user", "content": listed}]
+    leading = body.get("system", body.get("instructions"))
+    if isinstance(leading, str):
+        messages = [{"role": "system", "content": leading}, *messages]
+    return messages
 
 
 def judgement_reply(verdict: str) -> Reply:
@@ -114,7 +110,9 @@ def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Resp
             return judgement_reply(judge(*judged(body)) if judge is not None else "different")
         if not is_extraction(body):
             return Reply()
-        said = [line[6:].strip() for line in last_text(body).splitlines() if line.startswith("user: ")]
+        messages = chat_view(body) or [{}]
+        transcript = messages[-1].get("content") if isinstance(messages[-1], dict) else ""
+        said = [line[6:].strip() for line in str(transcript).splitlines() if line.startswith("user: ")]
         facts = [f"User said: {' '.join(line.split()[:25])}" for line in said[:5]]
         topic = " ".join(said[0].split()[:12]) if said else "nothing"
         return extraction_reply(f"A session of {len(said)} user turns about {topic}.", facts)
@@ -125,6 +123,13 @@ def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Resp
 def either(test: Callable[[dict[str, Any]], bool], when: Responder, otherwise: Responder) -> Responder:
     """`when` answers the requests `test` picks, `otherwise` the rest (``--memory-hop --extraction``: both at once)."""
     return lambda body: when(body) if test(body) else otherwise(body)
+
+
+@functools.cache
+def _extraction_opening() -> str:
+    from ..episodes.transcript import EXTRACTION_PROMPT  # lazily: `import proxy.testing` stays light
+
+    return EXTRACTION_PROMPT.splitlines()[0]
 
 
 @functools.cache
