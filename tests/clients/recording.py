@@ -7,10 +7,14 @@ working directory, device and installation ids, the kernel and OS versions. Long
 descriptions) are cut the same way wherever they occur, so a text repeated across requests stays byte-identical:
 the shapes (roles, blocks, cache markers and where they sit, items, tools) are the client's own.
 
-To record again (a new client version), run the client against ``python -m proxy.testing --port 9311`` as
-``record_claude_code.sh`` and ``record_codex.sh`` beside this file do, then::
+To record again (a new client version): start the fake upstream, ``python -m proxy.testing --port 9311``, script
+its answers (``POST /_fake/replies``, the replies test_replayed.py gives), and run the client against it in a
+scratch HOME and working directory: Claude Code with ``ANTHROPIC_BASE_URL=http://127.0.0.1:9311`` and any
+``ANTHROPIC_API_KEY``, Codex with a model provider in ``$HOME/.codex/config.toml`` whose ``base_url`` is
+``http://127.0.0.1:9311/v1``. Say the user lines test_replayed.py expects (``SAID``), then save
+``GET /_fake/requests`` as DUMP.json and::
 
-    python -m tests.clients.recording DUMP.json tests/clients/fixtures/NAME.json --home H --work W
+    python -m tests.clients.recording DUMP.json tests/clients/fixtures/NAME.json --home H --work W --client "..."
 """
 
 from __future__ import annotations
