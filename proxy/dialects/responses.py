@@ -53,6 +53,8 @@ def parse_responses_request(body: bytes) -> ParsedRequest:
             raise InvalidRequest(
                 f"input[{position}] must be an object with a string 'type', 'role' or 'id'", param=f"input[{position}]"
             )
+        if item.get("role") is not None and not isinstance(item["role"], str):  # read everywhere as a string
+            raise InvalidRequest(f"input[{position}].role must be a string", param=f"input[{position}].role")
     instructions = payload.get("instructions")
     if instructions is not None and not isinstance(instructions, str | list):
         raise InvalidRequest("'instructions' must be a string", param="instructions")
