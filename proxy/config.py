@@ -144,6 +144,40 @@ class ToolsSettings(_Section):
         return "off" if value is False else value
 
 
+# Known clients' one-shot utility calls (proxy/tools/side_requests.py): a leading instruction text, or a part of the
+# newest user message, that starts with one of these (Python regular expressions) makes a request a side request:
+# no memory tools, no block, no session, no history. Seen on the wire from Claude Code 2.1 and Codex CLI 0.171;
+# the two marked 1.x are older Claude Code's.
+SIDE_REQUESTS = (
+    r"Generate a concise, sentence-case title",  # Claude Code: a session's title (asks for structured output too)
+    r"Generate a short kebab-case name",  # Claude Code: /rename's suggestion
+    r"CRITICAL: Respond with TEXT ONLY\. Do NOT call any tools\.",  # Claude Code: compaction (/compact, auto-compact)
+    r"Your task is to create a detailed summary of the conversation so far",  # Claude Code 1.x: compaction
+    r"\[SUGGESTION MODE: ",  # Claude Code: the prompt it suggests next
+    r"The user stepped away and is coming back\. Recap",  # Claude Code: the recap when the user comes back
+    r"Describe your most recent action in 3-5 words",  # Claude Code: a subagent's progress line
+    r"<system-reminder>This is a side question from the user\.",  # Claude Code: /btw
+    r"Write a short summary label describing what these tool calls accomplished",  # Claude Code: tool-use labels
+    r"<policy_spec>\s*# Claude Code Code Bash command prefix detection",  # Claude Code: a command's prefix
+    r"Analyze if this message indicates a new conversation topic",  # Claude Code 1.x: topic detection
+    r"quota\Z",  # Claude Code: its quota probe (one user message "quota", max_tokens 1)
+    r"Generate a concise, single-line task title",  # Codex: a thread's title
+    r"You are performing a CONTEXT CHECKPOINT COMPACTION",  # Codex: compaction
+)
+# What clients add to a conversation that is not what it says (proxy/dialects/client_marks.py): a text part (or a
+# user message's whole text) that matches one of these in full is the client's own context. Dropped from what
+# sessions, history and transcripts read; a user message made only of it is not a user turn.
+CLIENT_CONTEXT = (
+    r"<environment_context>.*</environment_context>",  # Codex: the working directory, shell and date
+    r"<user_instructions>.*</user_instructions>",  # Codex: AGENTS.md (older versions)
+    r"# AGENTS\.md instructions for [^\n]*\n+<INSTRUCTIONS>.*</INSTRUCTIONS>",  # Codex: AGENTS.md
+    r"<turn_aborted>.*</turn_aborted>",  # Codex: the user interrupted a turn
+    # Claude Code: reminders it adds to the user's turn (the date, CLAUDE.md), one or several in a part
+    r"(?:<system-reminder>(?:(?!</system-reminder>).)*</system-reminder>\s*)+",
+    r"x-anthropic-billing-header:[^\n]*",  # Claude Code: its attribution line in system (a hash that may change)
+)
+
+
 class SessionsSettings(_Section):
     idle_timeout_s: float = Field(1800, gt=0)
     min_turns_for_extraction: int = Field(3, ge=1)
@@ -154,6 +188,20 @@ class SessionsSettings(_Section):
     max_live_per_key: int = Field(500, gt=0)
     max_bytes: int = Field(1024 * 1024 * 1024, gt=0)  # conversation bytes all live sessions hold (1 GiB)
     max_bytes_per_key: int = Field(128 * 1024 * 1024, gt=0)  # and one key's (128 MiB)
+    side_requests: tuple[str, ...] = SIDE_REQUESTS
+    side_structured: bool = True  # a request asking for structured output is a side request too
+    client_context: tuple[str, ...] = CLIENT_CONTEXT
+
+    @field_validator("side_requests", "client_context")
+    @classmethod
+    def _regular_expressions(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        """A pattern Python cannot compile stops start-up naming it, not the first request that needs it."""
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
+        return patterns
 
 
 # Tools trusted by default: those that only act, and whose results are the agent's own words or a status, never

@@ -16,7 +16,7 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self.recall = Counter(
             "memproxy_recall",
-            "Chat requests by what memory did for them (injected, nothing, no_identity, off, fail_open).",
+            "Chat requests by what memory did for them (injected, nothing, no_identity, off, fail_open, side).",
             ["outcome"],
             registry=self.registry,
         )
@@ -107,7 +107,7 @@ class Metrics:
         # Bound once: `labels()` looks the child up on every call, and chat requests pay for it.
         self.recall_outcome = {
             outcome: self.recall.labels(outcome)
-            for outcome in ("injected", "nothing", "no_identity", "off", "fail_open")
+            for outcome in ("injected", "nothing", "no_identity", "off", "fail_open", "side")
         }
 
     def render(self) -> bytes:

@@ -32,6 +32,7 @@ from .episodes.trust import SessionTrust
 from .errors import ObjectNotFound
 from .memory.block import Placement
 from .memory.caller import Identity
+from .memory.service import Prepared
 from .pipe.headers import RawHeaders, upstream_request_headers
 from .pipe.hops import Hops, LiteLLMHops, UpstreamHops
 from .pipe.relay import SNIFFED_BYTES, ClientGone, answered, read_body, streamed_passthrough, unless_disconnected
@@ -68,6 +69,11 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     if exchange is not None:
         exchange.model, exchange.stream_requested = payload.get("model"), parsed.stream
         exchange.user = caller.user if caller is not None else None
+    viewed = dialect.messages(payload) if caller is not None else None  # the conversation as the client sent it
+    side = services.side_requests.reason(dialect, payload, viewed) if viewed is not None else None
+    if side is not None:
+        # A title, a summary, a quota probe: the client's utility call goes as it came, memory stays out of it.
+        caller, viewed = None, None
     # A model outside tools.models gets its memories but no tools (nor the block's line on them): it would
     # write pseudo-calls as text instead of answering.
     tools_on = caller is not None and services.settings.tools.enabled and services.tool_models(payload.get("model"))
@@ -80,8 +86,8 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
     previous: str | None = None  # the chain id the client sent, when the upstream gets the proxy's instead
     conversation: Sequence[dict[str, Any]] | None = None
     read = payload  # the payload `conversation` was read from
-    if caller is not None:
-        conversation = dialect.messages(payload)
+    if caller is not None and viewed is not None:
+        conversation = services.client_marks.said(viewed)  # what it says: sessions and history compare that
         session, chain = await _session(services, dialect, caller, payload, conversation)
         chained = chain is not None
         if not chained and dialect is RESPONSES and _stored_conversation(payload) is not None:
@@ -99,15 +105,22 @@ async def handle(request: Request, services: Services, dialect: Dialect, upstrea
         restored = dialect.restore(payload, kept) if kept is not None else None
         if restored is not None:
             payload = restored
-    messages = conversation if conversation is not None and payload is read else dialect.messages(payload)
     trace = exchange.trace if exchange is not None else None
-    if trace is not None:
-        trace.begin_recall()
-    prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
+    if side is not None:
+        services.metrics.recall_outcome["side"].inc()
+        prepared = Prepared()
+    else:
+        if conversation is not None and payload is read:
+            messages = conversation
+        else:
+            messages = services.client_marks.said(dialect.messages(payload)) if caller is not None else ()
+        if trace is not None:
+            trace.begin_recall()
+        prepared = await services.memory.prepare(caller, messages, session, tools=tools_on)
     if exchange is not None:
         exchange.session = session or None
         exchange.injected = _injected(prepared.headers)
-        if trace is not None:
+        if trace is not None and side is None:
             trace.end_recall(exchange.injected, (b"x-memproxy-memory", b"unavailable") not in prepared.headers)
     placement = prepared.placement
     before = None  # what the answer waits for: the session's state, written while the upstream works

@@ -20,6 +20,7 @@ from .auth.key_service import KeyService
 from .auth.keys import KeyRing
 from .auth.objects import UpstreamObjects
 from .config import Settings
+from .dialects.client_marks import ClientMarks
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
 from .episodes.jobs import JobQueue, Jobs
@@ -65,6 +66,7 @@ from .tools.context_tiers import ContextTiers
 from .tools.hidden import HiddenTurns
 from .tools.memory_tools import MEMORY_TOOL, NAMES, MemoryTools
 from .tools.models import ToolModels
+from .tools.side_requests import SideRequests
 
 log = logging.getLogger("proxy")
 
@@ -93,6 +95,16 @@ class Services:
     telemetry: Telemetry  # per-request metrics, the access log, traces
     files: FileService  # the /memories directory Anthropic's memory tool works on, per user and workspace
     database: Database | None = None  # store.backend: postgres, shared by every store above
+
+    @cached_property
+    def side_requests(self) -> SideRequests:
+        """Which requests are a client's utility calls beside the conversation (sessions.side_requests)."""
+        return SideRequests(self.settings.sessions)
+
+    @cached_property
+    def client_marks(self) -> ClientMarks:
+        """What a conversation says, without its client's cache markers and context (sessions.client_context)."""
+        return ClientMarks(self.settings.sessions.client_context)
 
     @cached_property
     def session_records(self) -> SessionRecords:

@@ -244,6 +244,11 @@ class Dialect(Protocol):
         """The stored answer this request continues (its conversation and memory block live upstream), if any."""
         ...
 
+    def structured(self, payload: dict[str, Any]) -> bool:
+        """Whether the request asks for structured output (a JSON object or schema): the client parses the answer,
+        so it is a side request unless configured otherwise (:mod:`proxy.tools.side_requests`)."""
+        ...
+
     def restore(self, payload: dict[str, Any], kept: Kept) -> dict[str, Any] | None:
         """The request with each kept mixed turn made whole again; None when nothing was restored."""
         ...
@@ -278,6 +283,11 @@ def assistant_answer(text: str | None, calls: Sequence[dict[str, Any]] = ()) -> 
     if not calls:
         return [{"role": "assistant", "content": text}] if text else []
     return [{"role": "assistant", "content": text or None, "tool_calls": list(calls)}]
+
+
+def asks_for_json(output_format: Any) -> bool:
+    """A format field that asks for JSON (``json_schema``, ``json_object``), as every format spells it."""
+    return isinstance(output_format, dict) and output_format.get("type") in ("json_schema", "json_object")
 
 
 def add_usage(total: dict[str, Any] | None, usage: Any) -> dict[str, Any] | None:

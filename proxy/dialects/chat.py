@@ -19,7 +19,7 @@ from .. import client_json
 from ..context.edits import ContextEdits
 from ..errors import InvalidRequest, ProxyError
 from ..memory.block import INSTRUCTION_ROLES
-from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec, call_message
+from .base import Call, HiddenStep, Kept, ParsedRequest, Placement, ToolPlan, ToolSpec, asks_for_json, call_message
 from .chat_answer import ChatAnswers, said, visible_reason
 from .chat_stream import ChunkNormaliser
 from .views import View
@@ -205,6 +205,10 @@ class ChatDialect:
     @staticmethod
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
+
+    @staticmethod
+    def structured(payload: dict[str, Any]) -> bool:
+        return asks_for_json(payload.get("response_format"))
 
     parse = staticmethod(parse_chat_request)
     inject = staticmethod(inject)

@@ -25,7 +25,16 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, assistant_answer, check_tools
+from .base import (
+    HiddenStep,
+    Kept,
+    ParsedRequest,
+    ToolPlan,
+    ToolSpec,
+    asks_for_json,
+    assistant_answer,
+    check_tools,
+)
 from .messages_answer import MessageAnswers, visible_reason
 from .messages_errors import error_body
 from .messages_input import chat_call, inject, rewrite_context, text_block, view
@@ -143,6 +152,14 @@ class MessagesDialect:
     @staticmethod
     def chained(payload: dict[str, Any]) -> str | None:
         return None  # every request carries the whole conversation
+
+    @staticmethod
+    def structured(payload: dict[str, Any]) -> bool:
+        """``output_config.format``, or the beta's ``output_format`` before it."""
+        config = payload.get("output_config")
+        return asks_for_json(config.get("format") if isinstance(config, dict) else None) or asks_for_json(
+            payload.get("output_format")
+        )
 
     @staticmethod
     def answer(body: bytes) -> list[dict[str, Any]]:

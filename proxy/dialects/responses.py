@@ -32,7 +32,7 @@ import orjson
 
 from .. import client_json
 from ..errors import InvalidRequest, ProxyError
-from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, check_tools
+from .base import HiddenStep, Kept, ParsedRequest, ToolPlan, ToolSpec, asks_for_json, check_tools
 from .responses_answer import ResponsesAnswers
 from .responses_input import inject, input_items, item_kind, rewrite_context, said, view
 from .responses_items import HopRecord
@@ -53,6 +53,8 @@ def parse_responses_request(body: bytes) -> ParsedRequest:
             raise InvalidRequest(
                 f"input[{position}] must be an object with a string 'type', 'role' or 'id'", param=f"input[{position}]"
             )
+        if item.get("role") is not None and not isinstance(item["role"], str):  # read everywhere as a string
+            raise InvalidRequest(f"input[{position}].role must be a string", param=f"input[{position}].role")
     instructions = payload.get("instructions")
     if instructions is not None and not isinstance(instructions, str | list):
         raise InvalidRequest("'instructions' must be a string", param="instructions")
@@ -170,6 +172,11 @@ class ResponsesDialect:
         """The stored response this request continues: its conversation (and memory block) live upstream."""
         previous = payload.get("previous_response_id")
         return previous if isinstance(previous, str) and previous else None
+
+    @staticmethod
+    def structured(payload: dict[str, Any]) -> bool:
+        text = payload.get("text")
+        return isinstance(text, dict) and asks_for_json(text.get("format"))
 
     @staticmethod
     def answer(body: bytes) -> list[dict[str, Any]]:

@@ -3,7 +3,10 @@
 A session is named by the ``X-Memory-Session`` header, else by a fingerprint of its opening: a client
 resends the whole conversation each turn, so its opening messages (the instructions and the first
 user message) are the same on every request of one conversation. A turn is a request that ends with
-a new user message; a retry of the same request, or a follow-up carrying tool results, is not one.
+a new user message (instructions after it aside: Claude Code's first request ends with a ``system`` message); a retry
+of the same request, or a follow-up carrying tool results, is not one. Messages are read as they say (the pipeline
+reads them through :class:`~proxy.dialects.client_marks.ClientMarks`): a client's cache markers, which move every
+turn, never make a turn new or a conversation another.
 
 A session is *untrusted* from the first request whose conversation holds a call to (or a result of) an
 untrusted tool (:mod:`proxy.episodes.untrusted`), a result whose call is not in sight or content the proxy cannot
@@ -86,6 +89,21 @@ class Followed:
         return cls(obj["session"], obj["chain"], tuple(pairs))
 
 
+def newest(messages: Sequence[dict[str, Any]]) -> int | None:
+    """Where the newest message that is not an instruction is: what the conversation waits on (a user message, a
+    tool result) or the answer it ended with. Instructions may follow it (a mid-conversation ``system`` message)."""
+    for position in range(len(messages) - 1, -1, -1):
+        if messages[position].get("role") not in INSTRUCTION_ROLES:
+            return position
+    return None
+
+
+def waiting(messages: Sequence[dict[str, Any]]) -> bool:
+    """Whether the conversation waits for an answer: it ends with a user message or a tool result."""
+    position = newest(messages)
+    return position is not None and messages[position].get("role") in ANSWERED_ROLES
+
+
 def derive_session_id(messages: Sequence[dict[str, Any]]) -> str:
     opening: list[Any] = []
     for message in messages:
@@ -128,7 +146,7 @@ class Session:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
         said = self.answer() if self.answer is not None else ()
         messages = self.own()
-        if said and messages and messages[-1].get("role") in ANSWERED_ROLES:
+        if said and waiting(messages):
             return [*messages, *said]
         return messages
 
@@ -171,6 +189,9 @@ class SessionTracker:
         self.usage = Usage()  # live sessions and their bytes, per key (proxy.episodes.quotas)
         # Responses chains: (user, workspace, response id) -> where it goes on from
         self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
+        # (user, workspace, the first message after the instructions) -> the newest session that opened with it, for a
+        # conversation that goes on under new instructions (resolve). Names only: a stale one finds no session.
+        self._openings: OrderedDict[tuple[str, str, bytes], str] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -186,17 +207,28 @@ class SessionTracker:
         Two conversations can open alike (``[system, "hi"]``): a request continues a session only if its messages
         extend what that session last saw. One that is shorter or diverges gets the next free name
         (``fp-...-2``). Returns the name and whether no live session had it (the caller starts afresh).
+
+        A client may change its instructions mid-conversation (Claude Code's system prompt names another model after
+        its first request, an MCP server's instructions arrive late): a request whose conversation, instructions
+        aside, goes on from a live session's continues that session, under its name.
         """
         candidate, n = fingerprint, 1
         while True:
             session = self._sessions.get((user, workspace, candidate))
             if session is None:
-                return candidate, True
+                break
             seen = session.messages
             if len(messages) >= len(seen) and messages[: len(seen)] == seen:
                 return candidate, False
             n += 1
             candidate = f"{fingerprint}-{n}"
+        said = _said(messages)
+        if said:
+            name = self._openings.get((user, workspace, _opening(said[0])))
+            session = self._sessions.get((user, workspace, name)) if name is not None else None
+            if session is not None and _goes_on(said, _said(session.messages)):
+                return session.id, False
+        return candidate, True
 
     def link(self, user: str, workspace: str, session_id: str, link: ChainLink) -> None:
         """An answer a later request may chain from (``previous_response_id``) belongs to this session: noted
@@ -243,6 +275,7 @@ class SessionTracker:
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = Session(session_id, user, workspace, started_at=now, last_seen=now)
+            self._opened(session, messages)
             self.usage.add(session)
             if fresh_only:
                 session.forgotten = _newest_turn(messages)
@@ -268,14 +301,26 @@ class SessionTracker:
         self.taint(session, names)
         session.scanned = len(messages)
         session.messages = messages
-        if messages and messages[-1].get("role") == "user":
-            turn = _digest(len(messages), messages[-1])
+        position = newest(messages)
+        if position is not None and messages[position].get("role") == "user":
+            turn = _digest(position, messages[position])
             if turn != session.last_turn:
                 session.last_turn = turn
                 # A conversation first seen mid-way (a restart, another worker) already had its earlier turns.
                 users = sum(1 for m in session.own() if m.get("role") == "user")
                 session.turns = max(session.turns + 1, users)
         return session
+
+    def _opened(self, session: Session, messages: Sequence[dict[str, Any]]) -> None:
+        """A new session: the conversation it opens with, for one that goes on from it under new instructions."""
+        said = _said(messages)
+        if not said:
+            return
+        key = (session.user, session.workspace, _opening(said[0]))
+        self._openings.pop(key, None)
+        self._openings[key] = session.id
+        while len(self._openings) > self.limit:
+            self._openings.popitem(last=False)
 
     def taint(self, session: Session, names: Iterable[str]) -> bool:
         """``session`` called, or took in the results of, the tools ``names``; returns whether its provenance
@@ -367,10 +412,27 @@ class SessionTracker:
         return [s for s in reversed(self._sessions.values()) if s.user == user and s.workspace == workspace]
 
 
+def _said(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A conversation without its instructions."""
+    return [message for message in messages if message.get("role") not in INSTRUCTION_ROLES]
+
+
+def _opening(message: dict[str, Any]) -> bytes:
+    data = orjson.dumps([message.get("role"), message.get("content")], option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _goes_on(said: list[dict[str, Any]], seen: list[dict[str, Any]]) -> bool:
+    """Whether a conversation (instructions aside) goes on from one seen before: all of it, and more."""
+    return bool(seen) and len(said) > len(seen) and said[: len(seen)] == seen
+
+
 def _newest_turn(messages: Sequence[dict[str, Any]]) -> int:
-    """Where the conversation's newest user message is (all of it, when it does not end with one)."""
-    if messages and messages[-1].get("role") == "user":
-        return len(messages) - 1
+    """Where the conversation's newest user message is (instructions after it aside; all of it, when it does not end
+    with one)."""
+    position = newest(messages)
+    if position is not None and messages[position].get("role") == "user":
+        return position
     return len(messages)
 
 

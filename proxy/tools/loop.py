@@ -7,6 +7,12 @@ response: the first call's ``id`` and ``created``, usage summed over the calls, 
 calls (COMPAT E1, E7). A turn that mixes memory and client calls ends the loop: the memory calls are
 run and kept (:mod:`proxy.tools.hidden`), the client gets its calls.
 
+A memory call that repeats one already answered in the loop (same tool, same arguments) ends it too, its memory
+calls dropped, never run: a model does that when it never saw the answer (a local server that drops tool results),
+and every hop after would be as blind, up to a last one that invents a call of the client's tool to answer at all.
+The client gets the text of the hops so far and that hop's (and any call of its own tool that hop made, as a turn
+cut short does: a stream has relayed it already); no hop past that point is made.
+
 Upstream calls go through :class:`~proxy.pipe.hops.Hops`: the OpenAI-compatible upstream (httpx) or litellm. An
 upstream error on the first call is relayed as the upstream said it; on a later call of a stream it
 becomes the stream's error event (COMPAT I1, I2).
@@ -14,10 +20,12 @@ becomes the stream's error event (COMPAT I1, I2).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
 from starlette.responses import Response
 
 from ..dialects.base import AnswerReader, Call, Dialect, HiddenStep, Splitter, ToolPlan, Turn
@@ -31,6 +39,8 @@ from ..pipe.relay import Continue, Fail, Finish, buffered_response, stream_respo
 from ..telemetry.exchange import CURRENT, hop_ended
 from .hidden import HiddenTurns
 from .memory_tools import WRITES, MemoryTools
+
+log = logging.getLogger("proxy.tools")
 
 Settle = Callable[[], Awaitable[None] | None]  # the answer's last step before its end reaches the client
 
@@ -67,6 +77,7 @@ class ToolLoop:
     trust: Trust
     steps: list[HiddenStep] = field(default_factory=list)  # the hidden turns and their results so far
     hop: int = 0  # upstream calls made after the first
+    answered: set[tuple[str, str]] = field(default_factory=set)  # (tool, arguments) of every memory call run
 
     async def run(self, calls: list[Call], brought: Iterable[str] = ()) -> list[str]:
         """Run the memory calls in order (a store then a search sees the store); one result each. ``brought``: what
@@ -76,6 +87,7 @@ class ToolLoop:
         exchange = CURRENT.get()
         trace = exchange.trace if exchange is not None else None
         results = []
+        self.answered.update(map(_said, calls))
         for call in calls:
             span = trace.tool(call.name, call.id) if trace is not None else None
             try:
@@ -107,6 +119,16 @@ class ToolLoop:
     def offers_tools(self) -> bool:
         return self.hop < self.max_hops
 
+    def repeats(self, calls: Iterable[Call]) -> bool:
+        """Whether any of a turn's memory calls was answered already in this loop: the loop ends (module docstring)."""
+        repeated = [call.name for call in calls if _said(call) in self.answered]
+        if repeated:
+            log.warning(
+                "the model repeated %s after its answer: the loop ends (does the upstream drop tool results?)",
+                ", ".join(repeated),
+            )
+        return bool(repeated)
+
     def mentioned_in(self, body: bytes) -> bool:
         """A cheap look before parsing: no memory tool's name in the body, no memory call in it."""
         return any(name.encode() in body for name in self.plan.names)
@@ -134,8 +156,8 @@ async def complete(
             if loop.hop == 0 and not loop.dialect.echoes_tools:
                 return buffered_response(first.status, first.headers + extra, first.body)  # untouched
             break
-        if not loop.offers_tools or turn.cut:
-            break  # calls made without the tools on offer, or cut short: dropped, never run
+        if not loop.offers_tools or turn.cut or loop.repeats(turn.hidden):
+            break  # calls made without the tools on offer, cut short or repeated: dropped, never run
         results = await loop.run(turn.hidden, reader.brought)
         if turn.relayed:
             await loop.keep(turn, results)
@@ -189,7 +211,7 @@ async def _settled(waiting: Awaitable[None], tail: bytes = b"") -> Finish:
 async def _after_hop(
     hops: Hops, payload: dict[str, Any], loop: ToolLoop, splitter: Splitter, end: Turn, settle: Settle | None
 ) -> Continue | Finish | Fail:
-    if not loop.offers_tools or end.cut:
+    if not loop.offers_tools or end.cut or loop.repeats(end.hidden):
         tail = splitter.finish_chunk(loop.dialect.visible_reason(end.reason, end.relayed))
         waiting = settle() if settle is not None else None
         return await _settled(waiting, tail) if waiting is not None else Finish(tail)
@@ -204,3 +226,12 @@ async def _after_hop(
         return Fail(splitter.upstream_error(following.status, following.body))
     splitter.next_hop()
     return Continue(following.batches, following.close)
+
+
+def _said(call: Call) -> tuple[str, str]:
+    """A call as what it asks: its tool and its arguments however they are spaced or ordered."""
+    try:
+        arguments = orjson.loads(call.arguments)
+    except orjson.JSONDecodeError:
+        return call.name, call.arguments
+    return call.name, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()

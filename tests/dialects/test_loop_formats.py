@@ -277,3 +277,70 @@ def splitter(dialect: Any, loop: ToolLoop) -> Any:
 
 def reader(loop: ToolLoop) -> Any:
     return loop.dialect.reader(loop.plan.names)
+
+
+# -- A memory call repeated after its answer ------------------------------------------------------------------
+
+STORE = {"text": "Ada likes tea", "tags": ["drinks"]}
+GET_WEATHER = mw.tool_use("toolu_w", "get_weather", {"city": "New York"})
+
+
+def repeating_hops(again: dict[str, Any]) -> list[dict[str, Any]]:
+    """A model that never sees its tool results (a server that drops them): it stores the same thing again, and
+    would go on to invent a call of the client's tool."""
+    return [
+        mw.message("msg_1", [mw.text("Noting."), mw.tool_use("toolu_m1", "memory_store", STORE)], "tool_use"),
+        mw.message("msg_2", [mw.text("Noted."), mw.tool_use("toolu_m2", "memory_store", again)], "tool_use"),
+        mw.message("msg_3", [mw.text("Noted again.")], "end_turn"),
+        mw.message("msg_4", [GET_WEATHER], "tool_use"),
+    ]
+
+
+async def test_a_memory_call_repeated_after_its_answer_ends_the_loop_with_the_models_text() -> None:
+    payload, loop = messages_request()
+    reordered = {"tags": ["drinks"], "text": "Ada likes tea"}  # the same call, its arguments in another order
+    hops = FakeHops(repeating_hops(reordered))
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    result = orjson.loads(response.body)
+    assert len(hops.payloads) == 2  # no hop past the repetition
+    assert [name for name, _ in loop.tools.calls] == ["memory_store"]  # type: ignore[attr-defined]  # run once
+    assert result["content"] == [mw.text("Noting."), mw.text("Noted.")]
+    assert result["stop_reason"] == "end_turn"
+    assert b"memory_store" not in response.body
+
+
+async def test_a_streamed_memory_call_repeated_after_its_answer_ends_the_stream_with_the_models_text() -> None:
+    payload, loop = messages_request(stream=True)
+    hops = FakeHops([], [mw.hop_events(body) for body in repeating_hops(STORE)])
+    out = await body_of(await stream(splitter(MESSAGES, loop), hops, payload, None, loop, []))  # type: ignore[arg-type]
+    events = [data for _, data in rw.parse_named(out)]
+    kinds = [e["type"] for e in events]
+    assert len(hops.payloads) == 2 and len(loop.tools.calls) == 1  # type: ignore[attr-defined]
+    assert kinds.count("message_start") == kinds.count("message_stop") == 1
+    assert events[-2]["delta"]["stop_reason"] == "end_turn"
+    assert b"memory_store" not in out and b"get_weather" not in out
+
+
+async def test_a_repeated_responses_memory_call_ends_the_loop_however_its_arguments_are_spaced() -> None:
+    payload, loop = prepared(RESPONSES, {"model": "gpt-5", "input": "note it"})
+    first = rw.response("resp_1", output=[rw.call_item("fc_1", "call_1", "memory_store", '{"text":"tea"}')], tools=ECHO)
+    again = rw.response(
+        "resp_2",
+        output=[
+            rw.message_item("msg_2", "Noted."),
+            rw.call_item("fc_2", "call_2", "memory_store", '{ "text": "tea" }'),
+        ],
+        tools=ECHO,
+    )
+    hops = FakeHops([first, again, rw.response("resp_3", output=[rw.message_item("msg_3", "Again.")], tools=ECHO)])
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert len(hops.payloads) == 2
+    assert [item["id"] for item in orjson.loads(response.body)["output"]] == ["msg_2"]
+
+
+async def test_a_memory_call_with_new_arguments_goes_on_with_the_loop() -> None:
+    payload, loop = messages_request()
+    hops = FakeHops(repeating_hops({"text": "Ada likes green tea"}))
+    response = await complete(reader(loop), hops, payload, None, loop, [])  # type: ignore[arg-type]
+    assert len(hops.payloads) == 3 and len(loop.tools.calls) == 2  # type: ignore[attr-defined]
+    assert orjson.loads(response.body)["content"][-1] == mw.text("Noted again.")

@@ -66,6 +66,8 @@ def test_a_request_with_string_or_list_input_parses() -> None:
         (b'{"input": 3}', "input"),
         (b'{"input": ["hi"]}', "input[0]"),
         (b'{"input": [{"content": "no role"}]}', "input[0]"),
+        (b'{"input": [{"type": "message", "role": {"a": 1}, "content": "hi"}]}', "input[0].role"),
+        (b'{"input": [{"type": "message", "role": ["user"], "content": []}]}', "input[0].role"),
         (b'{"input": "hi", "stream": "yes"}', "stream"),
         (b'{"input": "hi", "instructions": 7}', "instructions"),
     ],

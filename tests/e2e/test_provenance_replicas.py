@@ -11,13 +11,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from proxy.episodes.sessions import SessionTracker
 from proxy.testing import FakeUpstream, ToolCall
 from proxy.testing.postgres import PostgresServer
 
@@ -124,10 +122,10 @@ def test_a_chain_is_held_after_many_other_answers_of_the_same_user(
 @pytest.mark.parametrize("backend", ["files", "postgres"])
 def test_another_users_flood_of_sessions_never_makes_a_tainted_session_trusted(
     request: pytest.FixtureRequest, fake_upstream_server: FakeUpstream, fake_upstream: FakeUpstream, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, user: str, backend: str,
+    user: str, backend: str,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr("proxy.episodes.service.SessionTracker", partial(SessionTracker, FLOOD_LIMIT))
-    with run_proxy(fake_upstream_server.base_url, overrides_for(backend, request, tmp_path)) as url:
+    overrides = {**overrides_for(backend, request, tmp_path), "sessions.max_live": FLOOD_LIMIT}
+    with run_proxy(fake_upstream_server.base_url, overrides) as url:
         answer = tainted_answer(url, fake_upstream, user, False)
         flooder = sdk(url, f"flooder-{user}")
         for n in range(FLOOD_LIMIT + 10):  # each a new session: the victim's is pushed out of the proxy's memory

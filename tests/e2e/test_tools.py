@@ -434,9 +434,11 @@ def test_the_loop_runs_through_litellm_for_other_providers(
 
 
 def always_searching(body: dict[str, Any]) -> Reply:
-    """A model that calls memory_search whenever it is offered, and answers otherwise."""
+    """A model that calls memory_search whenever it is offered (something new each time: a repeated call would end
+    the loop), and answers otherwise."""
     if "memory_search" in tool_names(body):
-        return Reply(content=None, tool_calls=[ToolCall("memory_search", {"query": "anything"})])
+        query = f"anything {len(body['messages'])}"
+        return Reply(content=None, tool_calls=[ToolCall("memory_search", {"query": query})])
     return Reply(content="Final answer.")
 
 

@@ -319,3 +319,34 @@ def test_a_restored_session_goes_back_in_order_and_merges_with_one_seen_meanwhil
     assert [s for s in tracker] == [again]
     assert (again.turns, again.tools, again.started_at) == (2, {"web_fetch"}, 3.0)
     assert again.provenance == Provenance(True, ("web_fetch",))  # what the ended one took in taints the new one
+
+
+def test_a_request_ending_with_a_system_message_after_a_new_user_message_is_a_turn() -> None:
+    """Claude Code's first request ends with a `system` message (its agent types) after the user's."""
+    tracker = SessionTracker()
+    agents = {"role": "system", "content": "Available agent types: claude."}
+    conversation = [SYSTEM, user("hi"), agents]
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).turns == 1
+    assert tracker.observe("ada", "default", "s1", chat(*conversation), now=2.0).turns == 1  # a retry
+    conversation += [assistant("hello"), user("set up the repo")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=3.0)
+    assert session.turns == 2
+    session.answer = lambda: [assistant("done")]
+    assert session.conversation()[-1] == assistant("done")  # it waits on the user: the answer belongs to it
+    tracker.observe("ada", "default", "s2", chat(SYSTEM, user("hi"), assistant("hello"), agents), now=4.0)
+    assert tracker.get("ada", "default", "s2").turns == 0  # type: ignore[union-attr]  # it waits on no one: no turn
+
+
+def test_a_conversation_that_goes_on_under_new_instructions_stays_its_session() -> None:
+    """Claude Code's system prompt names another model after its first request; the conversation is the same."""
+    tracker = SessionTracker()
+    first = [SYSTEM, user("hi")]
+    name, fresh = tracker.resolve("ada", "default", derive_session_id(first), first)
+    tracker.observe("ada", "default", name, chat(*first), now=1.0)
+    renamed = [{"role": "system", "content": "You are a coding agent on another model."}, user("hi")]
+    longer = [*renamed, assistant("hello"), user("and the tests?")]
+    assert tracker.resolve("ada", "default", derive_session_id(longer), longer) == (name, False)
+    assert tracker.observe("ada", "default", name, chat(*longer), now=2.0).turns == 2
+    # The same opening under other instructions, not going on from it, is another conversation.
+    again = [renamed[0], user("hi")]
+    assert tracker.resolve("ada", "default", derive_session_id(again), again)[0] != name
