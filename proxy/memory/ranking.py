@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 import snowballstemmer
 
@@ -247,6 +248,15 @@ class Scored:
     score: float
 
 
+class Semantic(Protocol):
+    """What a query means, beside its words: one request's query embedding (:mod:`.embeddings`), when they are on."""
+
+    def add(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
+        """``scores`` (the index's lexical ones, by memory id) with what the query's meaning adds, in their unit, to
+        them and to the ``keep`` memories nearest in meaning (:func:`~.fusion.fuse_scores`)."""
+        ...
+
+
 class MemoryIndex:
     """All memories of one owner; the live ones (not superseded) are indexed for ranking, except held ones.
 
@@ -375,12 +385,16 @@ class MemoryIndex:
         found.sort(key=positions.__getitem__)
         return tuple(found)
 
-    def rank(self, query: Query, *, now: float, limit: int) -> list[Scored]:
-        """The live memories that share a word with the query, best first."""
+    def rank(self, query: Query, *, now: float, limit: int, semantic: Semantic | None = None) -> list[Scored]:
+        """The live memories that share a word with the query, best first; with ``semantic``, also those near it in
+        meaning, each scored by both before a named month lifts and neighbours lend (so what meaning found lends to
+        the memories saved beside it, as what words found does)."""
         count = len(self._lengths)
-        if not count or not query.terms or limit <= 0:
+        if not count or limit <= 0 or (not query.terms and semantic is None):
             return []
-        scores = self._scores(query, count)
+        scores = self._scores(query, count) if query.terms else {}
+        if semantic is not None:
+            scores = semantic.add(self, scores, keep=2 * limit)
         if not scores:
             return []
         scores = self._best(scores, query.months, 2 * limit)
