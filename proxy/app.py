@@ -25,21 +25,14 @@ from .console.routes import console_routes
 from .dialects.chat import CHAT
 from .dialects.messages import MESSAGES
 from .dialects.responses import RESPONSES
-from .errors import ProxyError
+from .errors import AdminOnly, ProxyError
 from .metrics import CONTENT_TYPE
-from .pipe.headers import upstream_request_headers
-from .pipe.relay import ClientGone, buffered_response, streamed_passthrough, unless_disconnected
-from .pipeline import CLIENT_CLOSED, handle
+from .passthrough import anthropic_path, passthrough
+from .pipe.relay import buffered_response
+from .pipeline import handle
 from .services import Services
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-# Bodies up to this size are read before forwarding, so a disconnect can be watched for; larger ones stream.
-_READ_FIRST_BYTES = 1024 * 1024
-
-
-def _anthropic(path: str) -> bool:
-    """Anthropic's API: ``/v1/messages`` and what lies under it (``count_tokens``, ``batches``)."""
-    return path.startswith(("/v1/messages", "/messages"))
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -90,7 +83,7 @@ def create_app(services: Services) -> Starlette:
         assert isinstance(exc, ProxyError)  # the one exception type it is registered for
         headers = [(b"content-type", b"application/json")]
         headers += [(name.encode(), value.encode()) for name, value in getattr(exc, "headers", {}).items()]
-        body = MESSAGES.error_body(exc) if _anthropic(request.url.path) else exc.body()
+        body = MESSAGES.error_body(exc) if anthropic_path(request.url.path) else exc.body()
         return buffered_response(exc.status, headers, body)
 
     app = ProxyApp(lifespan=lifespan, exception_handlers={ProxyError: proxy_error})
@@ -109,36 +102,17 @@ def create_app(services: Services) -> Starlette:
     async def messages(request: Request) -> Response:
         return await handle(request, services, MESSAGES, services.anthropic)
 
-    async def passthrough(request: Request) -> Response:
+    async def passthrough_route(request: Request) -> Response:
         """Every other path goes to the upstream as it came (COMPAT K); in keys mode only for a known key."""
-        auth = services.auth.authenticate(request.headers.raw)
-        upstream = services.anthropic if _anthropic(request.url.path) else services.upstream
-        headers = upstream_request_headers(
-            request.headers.raw, auth.upstream_key, auth.strip, key_header=upstream.key_header
-        )
-        declared = request.headers.get("content-length")
-        small = declared is not None and declared.isdigit() and int(declared) <= _READ_FIRST_BYTES
-        bodiless = declared is None and "transfer-encoding" not in request.headers
-        if small or bodiless:
-            content = await request.body() if small else None
-            send = upstream.send(
-                request.method, request.url.path, query=request.scope["query_string"], headers=headers, content=content
-            )
-            try:
-                answer = await unless_disconnected(request.receive, send)
-            except ClientGone:
-                return Response(status_code=CLIENT_CLOSED)
-        else:
-            answer = await upstream.send(
-                request.method,
-                request.url.path,
-                query=request.scope["query_string"],
-                headers=headers,
-                content=request.stream(),
-            )
-        return streamed_passthrough(answer)
+        return await passthrough(request, services)
 
     async def metrics(request: Request) -> Response:
+        """Prometheus text. In keys mode for an admin key only (a scraper sends it as a bearer token): the counters
+        say who is busy and how the store fares, which is no key holder's business but the operator's."""
+        if services.auth.keys_mode:
+            identity = services.auth.identity_of(request.headers.raw)  # a 401 without a valid key
+            if identity is None or not identity.admin:
+                raise AdminOnly("/metrics needs an admin memproxy key in keys mode", param="Authorization")
         return buffered_response(200, [(b"content-type", CONTENT_TYPE.encode())], services.metrics.render())
 
     app.hot = {
@@ -157,5 +131,5 @@ def create_app(services: Services) -> Starlette:
     for route in [*routes, *memory_routes(services)]:  # memory_routes last: it ends with /memory's catch-all
         app.router.routes.append(route)
     app.router.routes.extend(console_routes(services))  # /ui: routed like /memory, never on the hot /v1 POSTs
-    app.add_route("/{path:path}", passthrough, methods=ALL_METHODS)
+    app.add_route("/{path:path}", passthrough_route, methods=ALL_METHODS)
     return app

@@ -72,6 +72,7 @@ def serve(
     from .app import create_app
     from .logs import configure_logging
     from .services import build_services, check_store
+    from .serving import http_protocol
 
     configure_logging(settings.server.log_level)
     try:
@@ -109,6 +110,7 @@ def serve(
         date_header=False,
         backlog=BACKLOG,
         proxy_headers=False,  # nothing reads the client's address: the middleware would only cost every request
+        http=http_protocol(settings.server.header_timeout_s),  # a deadline for each request's headers
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl+C is how one stops it
@@ -490,6 +492,7 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
             return await action(service, caller)
         finally:
             await service.jobs.aclose()
+            await service.forgetting.aclose()
             if service.history is not None:
                 await service.history.aclose()
             await memory.aclose()

@@ -31,6 +31,9 @@ class ServerSettings(_Section):
     port: int = Field(8787, ge=0, le=65535)
     max_body_bytes: int = Field(32 * 1024 * 1024, gt=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # A connection has this long to send each request's headers (from its first byte; the first request's from the
+    # connection), else it is closed: idle and half-sent requests never hold sockets before any authentication.
+    header_timeout_s: float = Field(10, gt=0)
 
 
 class UpstreamSettings(_Section):
@@ -41,6 +44,11 @@ class UpstreamSettings(_Section):
     max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
     litellm_models: tuple[str, ...] = ()
     litellm_api_base: str | None = None
+    # With api_key set, the objects users make upstream (stored responses, conversations, files, batches) are bound
+    # to who made them; nobody else reaches them through the shared key. Bindings last this long (the upstream's own
+    # retention of stored responses), at most this many per user (oldest dropped first).
+    object_ttl_days: float = Field(30, gt=0)
+    max_objects_per_user: int = Field(100_000, gt=0)
 
     @field_validator("base_url")
     @classmethod
@@ -121,6 +129,13 @@ class ToolsSettings(_Section):
 class SessionsSettings(_Section):
     idle_timeout_s: float = Field(1800, gt=0)
     min_turns_for_extraction: int = Field(3, ge=1)
+    # Live sessions held in memory, each with its conversation as last sent: in all, and per memproxy key (a service
+    # key's end users share its share). Past a limit the least recently seen end early (extracted as ever); past a
+    # key's share, only that key's.
+    max_live: int = Field(5000, gt=0)
+    max_live_per_key: int = Field(500, gt=0)
+    max_bytes: int = Field(1024 * 1024 * 1024, gt=0)  # conversation bytes all live sessions hold (1 GiB)
+    max_bytes_per_key: int = Field(128 * 1024 * 1024, gt=0)  # and one key's (128 MiB)
 
 
 # Tools trusted by default: those that only act, and whose results are the agent's own words or a status, never
@@ -159,6 +174,9 @@ class ContextSettings(_Section):
 class HistorySettings(_Section):
     enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
     retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+    # Characters of history one owner keeps; past it their oldest lines go. A search indexes what it reads (about a
+    # second per 2 million characters on a busy 2-core machine, the first time after a start): this keeps it short.
+    max_chars_per_owner: int = Field(4_000_000, gt=0)
 
 
 class ConsoleSettings(_Section):

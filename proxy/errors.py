@@ -63,6 +63,13 @@ class MemoryNotFound(InvalidRequest):
     code = "memory_not_found"
 
 
+class ObjectNotFound(InvalidRequest):
+    """An upstream object (a stored response, a conversation, a file...) the caller did not make: with a shared
+    upstream key, as far as the caller can tell it does not exist."""
+
+    status = 404
+
+
 class UnknownRoute(InvalidRequest):
     """A path under /memory that no management route serves (never passed to the upstream)."""
 
@@ -134,6 +141,12 @@ class StoreUnavailable(ProxyError):
 
     status = 503
     code = "memory_store_unavailable"
+
+
+class UnstorableInput(InvalidRequest):
+    """The store refused a value itself (not for being down): writing it again would fail again."""
+
+    code = "unstorable_input"
 
 
 class RequestTooLarge(ProxyError):

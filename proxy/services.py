@@ -18,6 +18,7 @@ from .admin.service import AdminService
 from .auth.identity import Authenticator
 from .auth.key_service import KeyService
 from .auth.keys import KeyRing
+from .auth.objects import UpstreamObjects
 from .config import Settings
 from .episodes.extraction import Extractor
 from .episodes.extraction_process import ProcessExtractor
@@ -33,15 +34,19 @@ from .memory.backends.detail_files import FilesDetails
 from .memory.backends.durable import remove_crash_leftovers
 from .memory.backends.episode_files import FilesEpisodes
 from .memory.backends.files import FilesStore
+from .memory.backends.forget_files import FilesForgetting
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.object_files import FilesObjects
 from .memory.census import Census
 from .memory.console_sessions import ConsoleSessionStore
 from .memory.details import DetailStore
 from .memory.episodes import EpisodeStore
+from .memory.forgetting import Forgetting
 from .memory.history import HistoryStore
 from .memory.history_service import HistoryService
 from .memory.keys import KeyStore
+from .memory.objects import ObjectStore
 from .memory.review import ReviewQueue
 from .memory.service import MemoryService
 from .memory.session_state import SessionState
@@ -78,6 +83,7 @@ class Services:
     context: ContextTiers  # offload and window (context.*), off unless configured
     admin: AdminService  # keys, users and their counts, forgetting a user, store health
     console_sessions: ConsoleSessionStore  # sign-ins to the console at /ui/, shared by every replica
+    objects: UpstreamObjects  # who made which upstream object (checked when upstream.api_key is shared)
     database: Database | None = None  # store.backend: postgres, shared by every store above
 
     @cached_property
@@ -102,17 +108,21 @@ class Services:
             await self.auth.keyring.start()
         if self.memory.embeddings is not None:
             await self.memory.embeddings.start()  # the model loaded before the first request
+        await self.episodes.forgetting.start()  # forget-all marks known before the first request
         self.episodes.start()
+        self.objects.start()
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.episodes.aclose()  # first: ending sessions queues their jobs
+        await self.episodes.forgetting.aclose()
         await self.upstream.aclose()
         await self.anthropic.aclose()
         await self.litellm.aclose()
         await self.memory.aclose()
+        await self.objects.aclose()
         if self.auth.keyring is not None:
             await self.auth.keyring.aclose()
         await self.admin.aclose()  # the key store (the ring's too) and the census
@@ -192,6 +202,16 @@ def build_console_session_store(settings: Settings, database: Database | None = 
     return PostgresConsoleSessions(database)
 
 
+def build_object_store(settings: Settings, database: Database | None = None) -> ObjectStore:
+    """Who made which upstream object, beside the keys (files) or in the shared database."""
+    database = database or build_database(settings)
+    if database is None:
+        return FilesObjects(Path(settings.store.path))
+    from .memory.backends.pg_objects import PostgresObjects
+
+    return PostgresObjects(database)
+
+
 def build_detail_store(settings: Settings, database: Database | None = None) -> DetailStore:
     """Offloaded tool outputs, beside the owner's memories (files) or in the shared database."""
     database = database or build_database(settings)
@@ -221,6 +241,16 @@ def build_session_state(settings: Settings, database: Database | None = None) ->
     from .memory.backends.pg_sessions import PostgresSessionState
 
     return PostgresSessionState(database, settings.sessions.idle_timeout_s)
+
+
+def build_forgetting(settings: Settings, database: Database | None = None) -> Forgetting:
+    """forget-all marks, beside the memories (files) or in the shared database: every process hears of them."""
+    database = database or build_database(settings)
+    if database is None:
+        return Forgetting(FilesForgetting(Path(settings.store.path)))
+    from .memory.backends.pg_forgetting import PostgresForgetting
+
+    return Forgetting(PostgresForgetting(database))
 
 
 def build_jobs(settings: Settings, database: Database | None = None) -> Jobs:
@@ -318,6 +348,11 @@ def build_services(
         problems=RecentProblems(),
         ring=ring,
     )
+    # A forget-all on any replica: this process drops its frozen blocks and notes, kept turns and context state
+    # of the owner too (the episode service drops live sessions and queued history itself).
+    episodes.forgetting.subscribe(lambda owner, before: memory.recall.forget(*owner))
+    episodes.forgetting.subscribe(lambda owner, before: hidden_turns.forget_here(owner))
+    episodes.forgetting.subscribe(lambda owner, before: context.forget(*owner))
     return Services(
         settings=settings,
         upstream=upstream,
@@ -333,6 +368,11 @@ def build_services(
         context=context,
         admin=admin,
         console_sessions=build_console_session_store(settings, database),
+        objects=UpstreamObjects(
+            build_object_store(settings, database),
+            ttl_s=settings.upstream.object_ttl_days * 86400,
+            per_user=settings.upstream.max_objects_per_user,
+        ),
         database=database,
     )
 
@@ -359,4 +399,5 @@ def episode_service(
         metrics or memory.metrics,
         proxy_tools=frozenset(NAMES) if settings.tools.enabled else frozenset(),
         history=history,
+        forgetting=build_forgetting(settings, database),
     )

@@ -31,6 +31,7 @@ from .memory.backends.files import FilesStore, owner_dir
 from .memory.backends.history_files import FILE as HISTORY_FILE
 from .memory.backends.history_files import FilesHistory
 from .memory.backends.key_files import FilesKeys
+from .memory.backends.object_files import FilesObjects
 from .memory.backends.pg_owners import owner_key
 from .memory.backends.postgres import CHANNEL, Database, tag_of
 from .memory.backends.version_files import FILE as VERSIONS_FILE
@@ -82,6 +83,7 @@ async def copy_store(
     report = CopyReport()
     jobs = await JobQueue(root).all()
     keys = await FilesKeys(root).keys()
+    bindings = await FilesObjects(root).everything()
     census = FilesCensus(root, users=users, workspaces=workspaces)
     directories: dict[Path, Owner | None] = {owner_dir(GLOBAL): GLOBAL, **await asyncio.to_thread(census.directories)}
     owners: list[Owner] = []
@@ -189,6 +191,14 @@ async def copy_store(
         report.keys, report.skipped = copied_keys, report.skipped + len(keys) - copied_keys
         if copied_keys:
             await _bump(conn, "keys", "")
+        if bindings:  # who made which upstream object: without them, a shared key's stored responses would be nobody's
+            await conn.execute(
+                "INSERT INTO upstream_objects (id, user_name, created)"
+                " SELECT * FROM unnest($1::text[], $2::text[], $3::float8[]) ON CONFLICT (id) DO NOTHING",
+                [o.id for o in bindings],
+                [o.user for o in bindings],
+                [o.created for o in bindings],
+            )
         every = [m for found in [*memories.values(), *versions.values()] for m in found]
         highest = max((m.number for m in every), default=0)
         if highest:

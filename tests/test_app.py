@@ -9,6 +9,7 @@ import respx
 
 from proxy.app import create_app
 from proxy.config import load_settings
+from proxy.episodes.extraction_wire import Credential
 from proxy.services import build_services
 
 from .dialects.test_chat_stream import LLAMA_CPP
@@ -329,7 +330,7 @@ async def test_only_a_request_the_upstream_accepted_sets_a_users_extraction_key_
         refused = await c.post("/v1/chat/completions", json=forged, headers={**alice, "authorization": "Bearer sk-x"})
         session = services.episodes.sessions.get("alice", "default", "s1")
     assert (ok.status_code, refused.status_code) == (200, 401)
-    assert services.episodes.key_of("alice") == "sk-alice"
+    assert services.episodes.key_of("alice") == Credential("sk-alice")
     assert session is not None and session.model == "gpt-test"
 
 

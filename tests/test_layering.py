@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent / "proxy"
 EDGES = (
     "proxy.app",
     "proxy.pipeline",
+    "proxy.passthrough",
+    "proxy.serving",
     "proxy.services",
     "proxy.cli",
     "proxy.demo",

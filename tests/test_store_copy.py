@@ -17,6 +17,7 @@ from proxy.memory.backends.episode_files import FilesEpisodes
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.backends.history_files import FilesHistory
 from proxy.memory.backends.key_files import FilesKeys
+from proxy.memory.backends.object_files import FilesObjects
 from proxy.memory.backends.owner_dirs import NAMES_FILE, owner_dir
 from proxy.memory.backends.pg_details import PostgresDetails
 from proxy.memory.backends.pg_history import PostgresHistory
@@ -25,6 +26,7 @@ from proxy.memory.backends.postgres import Database
 from proxy.memory.details import Detail, detail_id
 from proxy.memory.episodes import Episode, episode_id
 from proxy.memory.history import HistoryLine
+from proxy.memory.objects import UpstreamObject
 from proxy.memory.records import Embedding, MemoryDraft
 from proxy.memory.store import GLOBAL, Owner
 
@@ -32,6 +34,7 @@ ADA, ADA_USER, BOB = Owner("ada", "w"), Owner("ada", None), Owner("bob", "defaul
 OUTPUT = Detail(detail_id(BOB, "make: done"), "bash", '{"cmd": "make"}', "make: done", 1_700_000_000.0)
 EMBEDDING = Embedding("sentence-transformers/all-MiniLM-L6-v2", bytes(768))
 T0 = 1_700_000_000.0
+TABLES = ("memories", "episodes", "extraction_jobs", "api_keys", "history", "details", "upstream_objects")
 
 
 def draft(text: str, scope: str = "workspace", **fields: object) -> MemoryDraft:
@@ -88,6 +91,7 @@ async def fill(root: Path) -> dict[str, str]:
         )
     )
     await create_key(FilesKeys(root), "ada", "personal")
+    await FilesObjects(root).bind([UpstreamObject("resp_ada", "ada", T0)])
     history = FilesHistory(root)
     await history.append(ADA, [HistoryLine("s1", 1, "user", T0, "Which Postgres runs staging?")])
     await history.append(BOB, [HistoryLine("s9", 1, "user", T0, "How do we deploy?")])
@@ -106,7 +110,15 @@ async def read(dsn: str, ids: tuple[tuple[Owner, str, str], ...] = ()) -> dict[s
     try:
         counts = {
             table: await conn.fetchval(f"SELECT count(*) FROM {table}")  # noqa: S608 - the tables named here
-            for table in ("memories", "episodes", "extraction_jobs", "api_keys", "history", "details")
+            for table in (
+                "memories",
+                "episodes",
+                "extraction_jobs",
+                "api_keys",
+                "history",
+                "details",
+                "upstream_objects",
+            )
         }
     finally:
         await conn.close()
@@ -159,6 +171,7 @@ def test_a_files_store_is_copied_with_ids_and_links_and_nothing_twice(tmp_path: 
         "Ada's laptop is a Mac": [(2, "deleted", "Ada's laptop is a Mac"), (1, "created", "Ada's laptop is a Mac")],
     }  # fmt: skip
     counts = {"memories": 5, "episodes": 1, "extraction_jobs": 1, "api_keys": 1, "history": 2, "details": 1}
+    counts |= {"upstream_objects": 1}
     assert found["counts"] == counts
     assert found["said"] == ["Which Postgres runs staging?"] and found["output"] == OUTPUT
     ada = found["ada"]

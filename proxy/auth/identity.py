@@ -21,7 +21,7 @@ from ..config import Settings
 from ..errors import AdminOnly, InvalidApiKey, InvalidRequest, MissingIdentity, UserNotAllowed
 from ..memory.caller import DEFAULT_WORKSPACE, Identity
 from ..memory.keys import KeyRecord
-from .keys import RESERVED_USER_PREFIXES, KeyRing
+from .keys import RESERVED_USER_PREFIXES, KeyRing, looks_like_key
 
 USER_HEADER = b"x-memory-user"
 WORKSPACE_HEADER = b"x-memory-workspace"
@@ -41,6 +41,7 @@ class Caller:
     upstream_key: str | None  # replaces the client's credential upstream; None: the client's own goes
     strip: frozenset[bytes]  # headers that carried memproxy's own key: never sent upstream
     client_key: str | None  # the client's own upstream credential (for extraction on its behalf), if any
+    client_key_header: str = "authorization"  # where it came: "authorization" (a bearer token) or "x-api-key"
 
 
 @dataclass(slots=True)
@@ -89,10 +90,11 @@ class Authenticator:
         headers = read_headers(raw)
         if self.keys_mode:
             return self._by_key(headers, management=management)
-        client_key = _bearer(headers.authorization) or headers.api_key
+        bearer, api_key, strip = _without_memproxy_keys(headers)
+        client_key = bearer or api_key
         identity = _open_identity(headers, self.settings.memory.admin_key)
         upstream_key = self.settings.upstream.api_key
-        return Caller(identity, upstream_key, frozenset({KEY_HEADER}), _text(client_key))
+        return Caller(identity, upstream_key, strip, _text(client_key), _carrier(bearer))
 
     def require(self, raw: RawHeaders) -> Identity:
         """The caller's identity, for the management API: memory needs to know whose it is."""
@@ -115,7 +117,38 @@ class Authenticator:
             return Identity(NO_USER, headers.workspace or DEFAULT_WORKSPACE, admin=True)
         return self.require(raw)
 
+    def identity_of(self, raw: RawHeaders) -> Identity | None:
+        """Who calls a route that forwards nothing (``/metrics``): any header may carry the memproxy key, whether or
+        not an ``upstream.api_key`` is set."""
+        headers = read_headers(raw)
+        if self.keys_mode:
+            return self._key_identity(headers)[0]
+        return _open_identity(headers, self.settings.memory.admin_key)
+
     def _by_key(self, headers: _Headers, *, management: bool = False) -> Caller:
+        identity, carrier = self._key_identity(headers, management=management)
+        upstream_key = self.settings.upstream.api_key
+        if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
+            # A memproxy key beside it (in Authorization or x-api-key) is never a provider key: it stays here.
+            own_bearer, own_api_key, strip = _without_memproxy_keys(headers)
+            client_key = _text(own_bearer or own_api_key)
+            return Caller(
+                identity,
+                upstream_key if client_key is None else None,
+                strip,
+                client_key,
+                _carrier(own_bearer),
+            )
+        if upstream_key is None:
+            raise InvalidRequest(
+                "this memproxy has no upstream.api_key, so your provider key must reach the upstream: send the "
+                "memproxy key in X-Memproxy-Key and your provider key in Authorization",
+                param="X-Memproxy-Key",
+            )
+        return Caller(identity, upstream_key, frozenset({KEY_HEADER, carrier}), None)
+
+    def _key_identity(self, headers: _Headers, *, management: bool = False) -> tuple[Identity, bytes]:
+        """The identity a memproxy key stands for, and the header it came in; a 401/403 when it stands for none."""
         assert self.keyring is not None
         bearer = _bearer(headers.authorization)
         presented: bytes | None
@@ -134,17 +167,20 @@ class Authenticator:
                 else "the memproxy key is unknown or revoked"
             )
         identity = acting_for(record, headers.user, headers.workspace, headers.session, management=management)
-        upstream_key = self.settings.upstream.api_key
-        if carrier == KEY_HEADER:  # the client's own credential goes upstream, when it sent one
-            client_key = _text(bearer or headers.api_key)
-            return Caller(identity, upstream_key if client_key is None else None, frozenset({KEY_HEADER}), client_key)
-        if upstream_key is None:
-            raise InvalidRequest(
-                "this memproxy has no upstream.api_key, so your provider key must reach the upstream: send the "
-                "memproxy key in X-Memproxy-Key and your provider key in Authorization",
-                param="X-Memproxy-Key",
-            )
-        return Caller(identity, upstream_key, frozenset({KEY_HEADER, carrier}), None)
+        return identity, carrier
+
+
+def _without_memproxy_keys(headers: _Headers) -> tuple[bytes | None, bytes | None, frozenset[bytes]]:
+    """The client's bearer token and x-api-key unless they hold a memproxy key, and the headers to strip: a memproxy
+    key never leaves the proxy, in whichever header it came."""
+    bearer, api_key, strip = _bearer(headers.authorization), headers.api_key, {KEY_HEADER}
+    if bearer is not None and looks_like_key(_text(bearer) or ""):
+        bearer = None
+        strip.add(b"authorization")
+    if api_key is not None and looks_like_key(_text(api_key) or ""):
+        api_key = None
+        strip.add(b"x-api-key")
+    return bearer, api_key, frozenset(strip)
 
 
 def acting_for(
@@ -227,6 +263,11 @@ def _bearer(authorization: bytes | None) -> bytes | None:
     scheme, _, token = authorization.partition(b" ")
     token = token.strip()
     return token if scheme.lower() == b"bearer" and token else None
+
+
+def _carrier(bearer: bytes | None) -> str:
+    """The header the client's own credential came in: its bearer token, else ``x-api-key``."""
+    return "authorization" if bearer is not None else "x-api-key"
 
 
 def _text(value: bytes | None) -> str | None:

@@ -49,9 +49,21 @@ class ProcessExtractor:
         return None if self._child is None else self._child.pid
 
     async def extract(
-        self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        session_model: str | None,
+        client_key: str | None,
+        api: str = "chat",
+        key_header: str = "authorization",
     ) -> Answer:
-        call = {"messages": messages, "session_model": session_model, "client_key": client_key}
+        call = {
+            "messages": messages,
+            "session_model": session_model,
+            "client_key": client_key,
+            "api": api,
+            "key_header": key_header,
+        }
         async with self._lock:  # one call at a time: a line out, a line back
             child = self._child or await self._start()
             assert child.stdin is not None and child.stdout is not None

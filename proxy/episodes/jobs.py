@@ -33,6 +33,7 @@ import orjson
 from ..errors import StoreUnavailable
 from ..memory.backends.durable import fsync_dir, left_by_a_crash, writer_gone
 from ..memory.records import format_ts
+from .extraction_wire import APIS
 
 log = logging.getLogger("proxy.jobs")
 
@@ -59,6 +60,12 @@ class Job:
     next_at: float = 0.0  # not before this time (epoch seconds)
     last_error: str | None = None
     state: str = "pending"  # "pending" | "failed" (gave up after max_attempts)
+    api: str = "chat"  # the dialect the session's requests spoke: its extraction goes where and as they went
+    started_at: float = 0.0  # when its session began (0: not recorded; created_at counts then)
+
+    def __post_init__(self) -> None:
+        if not self.started_at:
+            object.__setattr__(self, "started_at", self.created_at)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "sources": list(self.sources)}
@@ -92,7 +99,13 @@ class Job:
             raise ValueError("'sources' must be a list of strings")
         if not _ID.fullmatch(fields["id"]) or fields["state"] not in STATES or fields["attempts"] < 0:
             raise ValueError("bad 'id', 'state' or 'attempts'")
-        return cls(**fields, sources=tuple(sources))
+        api = obj.get("api", "chat")  # jobs written before sessions recorded it were all extracted as chat
+        if api not in APIS:
+            raise ValueError("bad 'api'")
+        started = obj.get("started_at", 0.0)
+        if isinstance(started, bool) or not isinstance(started, int | float):
+            raise ValueError("bad 'started_at'")
+        return cls(**fields, sources=tuple(sources), api=api, started_at=float(started))
 
 
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -115,6 +128,8 @@ def new_job(
     untrusted: bool,
     sources: tuple[str, ...],
     now: float,
+    api: str = "chat",
+    started_at: float = 0.0,
 ) -> Job:
     return Job(
         id=f"j-{uuid.uuid4().hex}",
@@ -127,6 +142,8 @@ def new_job(
         untrusted=untrusted,
         sources=tuple(sources),
         created_at=now,
+        api=api,
+        started_at=started_at or now,
     )
 
 

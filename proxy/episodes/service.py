@@ -5,9 +5,10 @@ A chat request only notes its session (:meth:`EpisodeService.observe`, no I/O). 
 ``sessions.min_turns_for_extraction`` turns it becomes a job, written to disk before anything is acknowledged;
 a session whose job cannot be written (a full disk) is kept, live, and ends again later (the next end, sweep or
 shutdown), so its episode is never lost to a failed write.
-One worker per process runs due jobs: the extraction call, the episode, then the facts. It takes users in turn
-(one job of each per round), and a user keeps at most ``extraction.max_pending_per_user`` jobs waiting (past it
-their oldest is dropped), so one user's sessions never hold everyone else's back. A job that fails is retried
+One worker per process runs due jobs: the extraction call, the episode, then the facts. It takes memproxy keys in
+turn (one job per key each round; a service key's end users take turns among themselves), and a user keeps at
+most ``extraction.max_pending_per_user`` jobs waiting (past it their oldest is dropped), so one user's sessions
+never hold everyone else's back. A job that fails is retried
 with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
 
@@ -32,9 +33,17 @@ from functools import partial
 from typing import Any
 
 from ..config import Settings
-from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, ProxyError, StoreUnavailable
+from ..errors import (
+    InvalidRequest,
+    MemoryNotFound,
+    MemoryRejected,
+    ProxyError,
+    StoreUnavailable,
+    UnstorableInput,
+)
 from ..memory.caller import Identity
 from ..memory.episodes import Episode, EpisodeStore, episode_id
+from ..memory.forgetting import Forgetting, InProcessForgetStore
 from ..memory.history_service import HistoryService
 from ..memory.merging import Judge, Verdict
 from ..memory.provenance import Provenance
@@ -43,12 +52,15 @@ from ..memory.service import MemoryService
 from ..memory.store import Owner
 from ..memory.versions import Actor
 from ..metrics import Metrics
+from ..pipe.providers import LiteLLMRoute
 from ..scanning import redact, scan
 from .evidence import tools_seen
 from .extraction import ExtractionFailed, Extractor
+from .extraction_wire import OPENAI, Credential, destination
 from .history_turns import HistoryTurns
 from .jobs import Job, Jobs, new_job
 from .judgement import judgement_messages, parse_verdict
+from .quotas import key_of_user
 from .sessions import Followed, Session, SessionTracker
 from .transcript import MalformedExtraction, build_transcript, extraction_messages, parse_extraction
 from .trust import SessionTrust
@@ -90,6 +102,7 @@ class EpisodeService:
         *,
         proxy_tools: frozenset[str],
         history: HistoryService | None = None,
+        forgetting: Forgetting | None = None,
     ) -> None:
         self.settings = settings
         self.memory = memory
@@ -99,13 +112,22 @@ class EpisodeService:
         self.metrics = metrics
         self.proxy_tools = proxy_tools
         self.untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
-        self.sessions = SessionTracker(untrusted=self.untrusted)
+        self.sessions = SessionTracker(settings.sessions.max_live, untrusted=self.untrusted)
         self._sharing: set[asyncio.Task[None]] = set()  # taints and chain links on their way to the store
         self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
         self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
-        self._keys: OrderedDict[str, str] = OrderedDict()  # user -> their latest bearer token; never written
-        self._forgotten: dict[tuple[str, str], float] = {}  # (user, workspace) -> when they asked to forget all
-        self._want_key: set[str] = set()  # users whose jobs an upstream refused for want of their key
+        # (user, destination) -> the credential their latest accepted request there carried; never written
+        self._keys: OrderedDict[tuple[str, str], Credential] = OrderedDict()
+        self._route = LiteLLMRoute.of(settings.upstream)  # which chat models went through litellm
+        # When each owner last forgot everything, in every process: what they said before it is never kept.
+        self.forgetting = forgetting if forgetting is not None else Forgetting(InProcessForgetStore())
+        self.forgetting.subscribe(self._forgot)
+        if history is not None:
+            history.forgotten_before = lambda owner: self.forgetting.before(owner.user or "", owner.workspace or "")
+        # (user, destination) whose jobs that upstream refused for want of the user's key
+        self._want_key: set[tuple[str, str]] = set()
+        self._served: OrderedDict[str, int] = OrderedDict()  # user -> the worker's turn a job of theirs last ran
+        self._turns = 0
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._ending: set[asyncio.Task[Any]] = set()
@@ -119,9 +141,13 @@ class EpisodeService:
         messages: Sequence[dict[str, Any]],
         chain: Followed | None = None,
         hosted: tuple[str, ...] = (),
+        *,
+        size: int = 0,
     ) -> Provenance:
         """Note a request of a session; returns the session's provenance, which its memory writes carry."""
         return self.note(caller, session_id, messages, chain, hosted).provenance
+
+        return self.note(caller, session_id, messages, chain, hosted, size=size).provenance
 
     def trust(
         self,
@@ -130,10 +156,12 @@ class EpisodeService:
         messages: Sequence[dict[str, Any]],
         chain: Followed | None = None,
         hosted: tuple[str, ...] = (),
+        *,
+        size: int = 0,
     ) -> SessionTrust:
         """A request's view of its session's provenance (:class:`SessionTrust`): the session is noted when it is
         first asked for (while the upstream works), then widened by what the answer brings in."""
-        take = partial(self.note, caller, session_id, messages, chain, hosted)
+        take = partial(self.note, caller, session_id, messages, chain, hosted, size=size)
         return SessionTrust(self.sessions, self.memory.sessions, caller, session_id, take, self._sharing)
 
     async def follow(self, caller: Identity, answer_id: str) -> Followed | None:
@@ -162,26 +190,47 @@ class EpisodeService:
         messages: Sequence[dict[str, Any]],
         chain: Followed | None = None,
         hosted: tuple[str, ...] = (),
+        *,
+        size: int = 0,
     ) -> Session:
         """Note a request of a session: its turn, the tools it shows (:meth:`SessionTracker.observe`), its history.
 
         ``chain``: where a chained request goes on from (the conversation before its items, the calls it made);
-        ``hosted``: tools the upstream runs for it out of sight (:meth:`Dialect.hosted`). No I/O: requests never
-        wait on sessions or extraction.
+        ``hosted``: tools the upstream runs for it out of sight (:meth:`Dialect.hosted`); ``size``: the request's
+        bytes, what holding its conversation costs (against its key's share). No I/O: requests never wait on
+        sessions or extraction.
         """
         now = time.time()
+        # After a forget-all, a conversation first seen keeps only what is said from now on: a client that simply
+        # goes on re-sends all of it, and none of that may come back.
+        fresh_only = self.forgetting.before(caller.user, caller.workspace) > 0.0
         observed = self.sessions.observe(
-            caller.user, caller.workspace, session_id, messages, now=now, chain=chain, hosted=hosted
+            caller.user,
+            caller.workspace,
+            session_id,
+            messages,
+            now=now,
+            chain=chain,
+            hosted=hosted,
+            fresh_only=fresh_only,
+            size=size,
         )
         if self._history_turns is not None:  # queued: rendered and written in the background
-            self._history_turns.note(observed, observed.messages, now)
-        if len(self.sessions) > self.sessions.limit:
-            for session in self.sessions.overflow():
-                if self._extracts(session):
-                    self._end_soon(session, "overflow")
-                else:  # the common case under load (one-shot requests): no task, no I/O
-                    self._history_ended(session)
-                    self.metrics.sessions_ended.labels("no_extraction").inc()
+            self._history_turns.note(observed, observed.own(), now)
+        limits = self.settings.sessions
+        ended = self.sessions.overflow() if len(self.sessions) > self.sessions.limit else []
+        ended += self.sessions.over_quota(
+            key_of_user(caller.user),
+            max_count=limits.max_live_per_key,
+            max_bytes=limits.max_bytes_per_key,
+            max_total_bytes=limits.max_bytes,
+        )
+        for session in ended:  # the least recently seen end early; their episodes are not lost
+            if self._extracts(session):
+                self._end_soon(session, "overflow")
+            else:  # the common case under load (one-shot requests): no task, no I/O
+                self._history_ended(session)
+                self.metrics.sessions_ended.labels("no_extraction").inc()
         return observed
 
     def confirm(
@@ -189,10 +238,13 @@ class EpisodeService:
         caller: Identity,
         session_id: str,
         model: Any,
-        client_key: str | None,
+        credential: Credential | None,
         answer: Callable[[], Sequence[dict[str, Any]]] | None = None,
+        *,
+        api: str = "chat",
     ) -> None:
-        """The upstream accepted a request: its model is what the session used, and its key may pay for extraction.
+        """The upstream accepted a request of ``api`` (the dialect's name): its model and format are what the
+        session used, and its credential may pay for extraction on that same upstream, and only there.
 
         Only an accepted request counts, so a caller with a bogus key or a model of its choosing can neither
         break a user's extractions nor choose what they run on.
@@ -201,19 +253,58 @@ class EpisodeService:
         if session is not None:
             if isinstance(model, str):
                 session.model = model
+            session.api = api
             session.answer = answer
-        if client_key is not None and self.settings.upstream.api_key is None:
-            self._keys[caller.user] = client_key
-            self._keys.move_to_end(caller.user)
+        if credential is not None and self.settings.upstream.api_key is None:
+            where = (caller.user, self._destination(api, model if isinstance(model, str) else None))
+            self._keys[where] = credential
+            self._keys.move_to_end(where)
             if len(self._keys) > MAX_KEYS:
                 self._keys.popitem(last=False)
-            if caller.user in self._want_key:
-                self._want_key.discard(caller.user)
+            if where in self._want_key:
+                self._want_key.discard(where)
                 self._wake.set()
 
-    def key_of(self, user: str) -> str | None:
-        """The user's upstream key as their latest accepted request carried it (memory only, never disk)."""
-        return self._keys.get(user)
+    def key_of(self, user: str, destination: str = OPENAI) -> Credential | None:
+        """The user's credential for an upstream (``OPENAI``, ``ANTHROPIC``, ``LITELLM``) as their latest request
+        it accepted carried it (memory only, never disk)."""
+        return self._keys.get((user, destination))
+
+    def _one_per_key(self, jobs: list[Job]) -> list[Job]:
+        """One round of the worker: each key's job, keys in the order of their oldest (``jobs`` is oldest first);
+        a key's user is the one of its users served longest ago, and the job that user's oldest."""
+        by_key: dict[str, dict[str, Job]] = {}
+        for job in jobs:
+            by_key.setdefault(key_of_user(job.user), {}).setdefault(job.user, job)
+        return [min(users.values(), key=lambda job: self._served.get(job.user, 0)) for users in by_key.values()]
+
+    def _forgotten_before(self, user: str, workspace: str) -> float:
+        return self.forgetting.before(user, workspace)
+
+    def _forgot(self, owner: tuple[str, str], before: float) -> None:
+        """An owner forgot everything (here or on another replica): drop their live sessions, unextracted, and the
+        history queued for them."""
+        dropped = self.sessions.forget(*owner)
+        if self.history is not None:
+            self.history.drop_queued(Owner(*owner))
+        if dropped:
+            log.info("dropped %d live sessions of %s: forgotten", dropped, owner[0])
+
+    def _destination(self, api: str, model: str | None) -> str:
+        return destination(api, model, self._route.handles(model))
+
+    def _job_key(self, job: Job) -> tuple[str, str]:
+        return (job.user, self._destination(job.api, job.model))
+
+    def _extract_kwargs(self, job: Job) -> dict[str, Any]:
+        """Where and how a job's calls go: its session's format, and the credential its upstream accepted."""
+        credential = self._keys.get(self._job_key(job))
+        return {
+            "session_model": job.model,
+            "api": job.api,
+            "client_key": credential.value if credential is not None else None,
+            "key_header": credential.header if credential is not None else "authorization",
+        }
 
     # -- ending sessions --------------------------------------------------------------------------------------
 
@@ -232,6 +323,9 @@ class EpisodeService:
             self._history_turns.ended(session)
 
     async def _ended(self, session: Session, reason: str) -> Ended:
+        if session.started_at <= self._forgotten_before(session.user, session.workspace):
+            self.metrics.sessions_ended.labels("forgotten").inc()  # its owner forgot everything since it began
+            return Ended(session, None, reason)
         self._history_ended(session)
         if not self._extracts(session):
             self.metrics.sessions_ended.labels("no_extraction").inc()
@@ -257,12 +351,19 @@ class EpisodeService:
             untrusted=untrusted,
             sources=sources,
             now=time.time(),
+            api=session.api,
+            started_at=session.started_at,
         )
         try:
             await self.jobs.put(job)
         except StoreUnavailable:
             self._keep(session)
             raise
+        except UnstorableInput as exc:  # never storable, however often it is tried: ended without an episode
+            self.metrics.sessions_ended.labels("unstorable").inc()
+            log.error("session %s of %s ended without extraction: the store refused its job: %s", session.id,
+                      session.user, exc.message)  # fmt: skip
+            return Ended(session, None, reason)
         self.metrics.sessions_ended.labels("queued").inc()
         log.info("session %s of %s ended (%s): %d turns, job %s queued", session.id, session.user, reason,
                  session.turns, job.id)  # fmt: skip
@@ -288,7 +389,7 @@ class EpisodeService:
 
     def _keep(self, session: Session) -> None:
         """Back among the live sessions, its job not written: unless its user forgot everything meanwhile."""
-        if self._forgotten.get((session.user, session.workspace), 0.0) < session.last_seen:
+        if self._forgotten_before(session.user, session.workspace) < session.last_seen:
             self.sessions.restore(session)
 
     async def _end_all(self, sessions: list[Session], reason: str) -> int:
@@ -344,14 +445,16 @@ class EpisodeService:
         pending = [job for job in jobs if job.state == "pending"]
         self.metrics.extraction_pending.labels("pending").set(len(pending))
         self.metrics.extraction_pending.labels("failed").set(len(jobs) - len(pending))
-        waiting = (job.next_at for job in pending if job.user not in self._want_key)  # those wait for a request
+        # Those waiting for a request of their user to bring a key are not due.
+        waiting = (job.next_at for job in pending if self._job_key(job) not in self._want_key)
         return min(waiting, default=None)
 
     async def run_due(self) -> int:
-        """Run every job that is due now, users in turn; returns how many ran to completion.
+        """Run every job that is due now, keys in turn; returns how many ran to completion.
 
-        Each round runs the oldest due job of each user (users by their oldest job), then looks again: a user
-        with a long backlog holds a newcomer's job back by one round at most, never by their whole queue.
+        Each round runs one due job per memproxy key (keys by their oldest job): a person's own, or a service key's
+        end users taking turns among themselves, each its oldest. A backlog holds a newcomer's job back by one round
+        at most, never by its whole queue, and a service key that names a hundred end users is still one key.
         """
         finished = 0
         tried: set[str] = set()  # each job once per call: one claimed elsewhere stays due meanwhile
@@ -359,12 +462,17 @@ class EpisodeService:
             due = [
                 job
                 for job in await self.jobs.due(time.time())
-                if job.id not in tried and job.user not in self._want_key  # those wait for their user's key
+                if job.id not in tried and self._job_key(job) not in self._want_key  # those wait for their user's key
             ]
             if not due:
                 return finished
-            for job in _oldest_of_each_user(due):
+            for job in self._one_per_key(due):
                 tried.add(job.id)
+                self._turns += 1
+                self._served[job.user] = self._turns
+                self._served.move_to_end(job.user)
+                if len(self._served) > MAX_KEYS:
+                    self._served.popitem(last=False)
                 async with self.jobs.claim(job) as mine:
                     if mine and await self.run_job(job):
                         finished += 1
@@ -376,16 +484,12 @@ class EpisodeService:
         episode = (await self.store.view(owner)).get(episode_id(job.user, job.workspace, job.session_id))
         if episode is None or episode.job != job.id:
             try:
-                answer = await self.extractor.extract(
-                    extraction_messages(job.transcript),
-                    session_model=job.model,
-                    client_key=self.key_of(job.user),
-                )
+                answer = await self.extractor.extract(extraction_messages(job.transcript), **self._extract_kwargs(job))
                 extracted = parse_extraction(answer.text)
             except ExtractionFailed as exc:
                 if exc.keyless and exc.upstream_status in (401, 403):
                     # After a restart the user's key is not known yet: wait for it without using up attempts.
-                    self._want_key.add(job.user)
+                    self._want_key.add(self._job_key(job))
                     log.info("extraction job %s waits for a request from its user to bring their key", job.id)
                     return False
                 return await self._retry(job, exc)
@@ -395,7 +499,9 @@ class EpisodeService:
             self.metrics.extraction_tokens.labels("completion").inc(answer.completion_tokens)
             episode = self._episode(job, extracted.summary, extracted.facts, answer.model)
             await self.store.put(owner, episode)
-        if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+        with contextlib.suppress(StoreUnavailable):
+            await self.forgetting.refresh()  # a forget-all on another replica while it ran
+        if job.started_at <= self._forgotten_before(job.user, job.workspace):
             await self.store.delete(owner, episode.id)  # forgotten while it ran: keep nothing
             await self.jobs.done(job.id)
             return False
@@ -456,7 +562,7 @@ class EpisodeService:
         """
         caller = Identity(episode.user, episode.workspace)
         for fact in episode.facts:
-            if since is not None and since <= self._forgotten.get((episode.user, episode.workspace), 0.0):
+            if since is not None and since <= self._forgotten_before(episode.user, episode.workspace):
                 return
             try:
                 stored = await self.memory.add(
@@ -486,15 +592,14 @@ class EpisodeService:
 
         async def judge(fact: str, memory: Memory) -> Verdict:
             try:
-                answer = await self.extractor.extract(
-                    judgement_messages(fact, memory.text), session_model=job.model, client_key=self.key_of(job.user)
-                )
+                messages = judgement_messages(fact, memory.text)
+                answer = await self.extractor.extract(messages, **self._extract_kwargs(job))
             except Exception as exc:  # noqa: BLE001 - the safe fallback, whatever went wrong
                 answer = None
                 self.metrics.extraction_judgements.labels("failed").inc()
                 log.warning("extraction job %s: judging a fact against %s failed, both kept: %s", job.id, memory.id,
                             getattr(exc, "message", None) or type(exc).__name__)  # fmt: skip
-            if job.created_at <= self._forgotten.get((job.user, job.workspace), 0.0):
+            if job.started_at <= self._forgotten_before(job.user, job.workspace):
                 raise _Forgotten  # while the model thought: the fact must not be written now
             if answer is None:
                 return "different"
@@ -533,8 +638,12 @@ class EpisodeService:
         A job already running when this is called finds its owner forgotten and keeps nothing.
         """
         owner = (caller.user, caller.workspace)
-        self._forgotten[owner] = time.time()
-        sessions = self.sessions.forget(caller.user, caller.workspace)
+        sessions = len(self.sessions.of(caller.user, caller.workspace))
+        if self.history is not None:
+            await self.history.flush()  # what this process queued is written, then deleted: the count says all
+        # First, in the store: every process drops what it holds of the owner (this one at once), and whatever is
+        # written after this (another replica's queued history, a job it was running) keeps nothing said before.
+        await self.forgetting.mark(caller.user, caller.workspace)
         history = 0
         if self.history is not None:
             history = await self.history.forget(caller)  # waits for a write of theirs in flight
@@ -601,14 +710,6 @@ class EpisodeService:
         if self.history is not None:  # after the sessions ended: their last answers are queued
             await self.history.aclose()
         await self.jobs.aclose()
-
-
-def _oldest_of_each_user(jobs: list[Job]) -> list[Job]:
-    """One round of the worker: each user's oldest job, users in the order of those (``jobs`` is oldest first)."""
-    oldest: dict[str, Job] = {}
-    for job in jobs:
-        oldest.setdefault(job.user, job)
-    return list(oldest.values())
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:

@@ -32,6 +32,7 @@ from ..config import ExtractionSettings
 from ..memory.provenance import TRUSTED, Provenance, untrusted_by
 from ..memory.records import format_ts
 from .evidence import tools_seen
+from .quotas import Usage, key_of_user
 from .untrusted import UntrustedTools
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class Session:
     started_at: float
     last_seen: float
     model: str | None = None
+    api: str = "chat"  # the dialect its accepted requests spoke (where its extraction goes)
     turns: int = 0
     messages: Sequence[dict[str, Any]] = ()  # the conversation as the client last sent it
     tools: frozenset[str] = frozenset()  # every tool the model called in it (frozen: most sessions call none)
@@ -113,13 +115,22 @@ class Session:
     # The newest answer the client got, chat-shaped (Dialect.answer), read when needed.
     answer: Callable[[], Sequence[dict[str, Any]]] | None = None
     said: Said | None = None  # what history has kept of it so far (HistoryTurns)
+    # Leading messages that are not the session's: said before its owner's forget-all, re-sent by a client that went
+    # on with the conversation. History and extraction never see them.
+    forgotten: int = 0
+    size: int = 0  # bytes of the request that carried its conversation last (what holding it costs)
+
+    def own(self) -> Sequence[dict[str, Any]]:
+        """The conversation as the client last sent it, without what was forgotten before the session began."""
+        return self.messages[self.forgotten :] if self.forgotten else self.messages
 
     def conversation(self) -> Sequence[dict[str, Any]]:
         """What the session said, its last answer included (the client sends that only with its next turn)."""
         said = self.answer() if self.answer is not None else ()
-        if said and self.messages and self.messages[-1].get("role") in ANSWERED_ROLES:
-            return [*self.messages, *said]
-        return self.messages
+        messages = self.own()
+        if said and messages and messages[-1].get("role") in ANSWERED_ROLES:
+            return [*messages, *said]
+        return messages
 
     def as_of(self, count: int) -> Sequence[dict[str, Any]]:
         """The conversation up to the answer to its first ``count`` messages: what a request chaining from that
@@ -157,6 +168,7 @@ class SessionTracker:
         self.limit = limit
         self.untrusted = untrusted if untrusted is not None else UntrustedTools.of(ExtractionSettings())
         self._sessions: OrderedDict[SessionKey, Session] = OrderedDict()
+        self.usage = Usage()  # live sessions and their bytes, per key (proxy.episodes.quotas)
         # Responses chains: (user, workspace, response id) -> where it goes on from
         self._chains: OrderedDict[tuple[str, str, str], Followed] = OrderedDict()
 
@@ -217,18 +229,27 @@ class SessionTracker:
         now: float,
         chain: Followed | None = None,
         hosted: tuple[str, ...] = (),
+        fresh_only: bool = False,
+        size: int = 0,
     ) -> Session:
         """Note one request of a session (its chat-shaped conversation): a turn when it ends with a new user message.
 
         ``chain``: where a chained request goes on from (its messages are only the new ones); ``hosted``: tools the
-        upstream runs for it whose calls its answer never shows (:meth:`Dialect.hosted`).
+        upstream runs for it whose calls its answer never shows (:meth:`Dialect.hosted`). ``fresh_only``: the
+        owner forgot everything once; a session first seen now owns only its newest user message and what follows,
+        not the conversation before it.
         """
         key = (user, workspace, session_id)
         session = self._sessions.get(key)
         if session is None:
             session = self._sessions[key] = Session(session_id, user, workspace, started_at=now, last_seen=now)
+            self.usage.add(session)
+            if fresh_only:
+                session.forgotten = _newest_turn(messages)
         else:
             self._sessions.move_to_end(key)
+        if size != session.size:
+            self.usage.resize(session, size)
         session.last_seen = now
         called: Iterable[tuple[str, str]] = ()
         if chain is not None:
@@ -252,7 +273,7 @@ class SessionTracker:
             if turn != session.last_turn:
                 session.last_turn = turn
                 # A conversation first seen mid-way (a restart, another worker) already had its earlier turns.
-                users = sum(1 for m in messages if m.get("role") == "user")
+                users = sum(1 for m in session.own() if m.get("role") == "user")
                 session.turns = max(session.turns + 1, users)
         return session
 
@@ -273,8 +294,28 @@ class SessionTracker:
         """Sessions past the limit, least recently seen first: they end now."""
         ended = []
         while len(self._sessions) > self.limit:
-            ended.append(self._sessions.popitem(last=False)[1])
+            ended.append(self._drop(next(iter(self._sessions))))
         return ended
+
+    def over_quota(self, key: str, *, max_count: int, max_bytes: int, max_total_bytes: int) -> list[Session]:
+        """Sessions past a key's share (``key``: :func:`key_of_user`; its count and bytes), least recently seen of
+        that key first, then past the bytes all sessions may hold (least recently seen first): they end now."""
+        ended = []
+        usage = self.usage
+        if usage.count.get(key, 0) > max_count or usage.size.get(key, 0) > max_bytes:
+            for session_key, session in list(self._sessions.items()):
+                if usage.count.get(key, 0) <= max_count and usage.size.get(key, 0) <= max_bytes:
+                    break
+                if key_of_user(session.user) == key:
+                    ended.append(self._drop(session_key))
+        while usage.total > max_total_bytes and len(self._sessions) > 1:
+            ended.append(self._drop(next(iter(self._sessions))))
+        return ended
+
+    def _drop(self, key: SessionKey) -> Session:
+        session = self._sessions.pop(key)
+        self.usage.remove(session)
+        return session
 
     def idle(self, now: float, timeout_s: float) -> list[Session]:
         """Sessions silent for ``timeout_s``: they end now."""
@@ -282,11 +323,11 @@ class SessionTracker:
         for key, session in list(self._sessions.items()):
             if now - session.last_seen < timeout_s:
                 break  # least recently seen first: the rest are newer
-            ended.append(self._sessions.pop(key))
+            ended.append(self._drop(key))
         return ended
 
     def end(self, key: SessionKey) -> Session | None:
-        return self._sessions.pop(key, None)
+        return self._drop(key) if key in self._sessions else None
 
     def restore(self, session: Session) -> None:
         """Put back an ended session whose job could not be written, so it ends again later, nothing lost.
@@ -301,6 +342,7 @@ class SessionTracker:
             current.model = current.model or session.model
             return
         self._sessions[session.key] = session
+        self.usage.add(session)
         # Least recently seen first, as `idle` expects: the sessions seen since go back behind it.
         for key in [key for key, other in self._sessions.items() if other.last_seen > session.last_seen]:
             self._sessions.move_to_end(key)
@@ -308,13 +350,14 @@ class SessionTracker:
     def end_all(self) -> list[Session]:
         ended = list(self._sessions.values())
         self._sessions.clear()
+        self.usage = Usage()
         return ended
 
     def forget(self, user: str, workspace: str) -> int:
         """Drop a caller's live sessions without ending them into jobs: forget-all means nothing is extracted."""
         keys = [key for key, s in self._sessions.items() if s.user == user and s.workspace == workspace]
         for key in keys:
-            del self._sessions[key]
+            self._drop(key)
         for chain in [chain for chain in self._chains if chain[:2] == (user, workspace)]:
             del self._chains[chain]
         return len(keys)
@@ -322,6 +365,13 @@ class SessionTracker:
     def of(self, user: str, workspace: str) -> list[Session]:
         """One caller's live sessions, most recently seen first."""
         return [s for s in reversed(self._sessions.values()) if s.user == user and s.workspace == workspace]
+
+
+def _newest_turn(messages: Sequence[dict[str, Any]]) -> int:
+    """Where the conversation's newest user message is (all of it, when it does not end with one)."""
+    if messages and messages[-1].get("role") == "user":
+        return len(messages) - 1
+    return len(messages)
 
 
 def _digest(position: int, message: dict[str, Any]) -> bytes:

@@ -147,7 +147,21 @@ class HistoryStore(Protocol):
         """Remove every owner's lines said before ``before``; returns how many went."""
         ...
 
+    async def trim(self, owner: Owner, max_chars: int) -> int:
+        """Remove the owner's oldest lines until the rest's text is ``max_chars`` at most; returns how many went."""
+        ...
+
     async def aclose(self) -> None: ...
+
+
+def newest_within(lines: Sequence[HistoryLine], max_chars: int) -> int:
+    """How many of ``lines`` (oldest first) to drop so that the text of the rest is ``max_chars`` at most."""
+    kept = 0
+    for position in range(len(lines) - 1, -1, -1):
+        kept += len(lines[position].text)
+        if kept > max_chars:
+            return position + 1
+    return 0
 
 
 class HistoryIndex:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..config import HistorySettings
-from ..errors import ProxyError
+from ..errors import ProxyError, UnstorableInput
 from ..metrics import Metrics
 from .caller import Identity
 from .history import Found, HistoryLine, HistoryStore, SessionSummary, retention_cutoff
@@ -57,6 +57,10 @@ class HistoryService:
         self._wake = asyncio.Event()
         self._writing = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
+        # When each owner last forgot everything (proxy.memory.forgetting): lines said before it are never written.
+        self.forgotten_before: Callable[[Owner], float] | None = None
+        # Characters written per owner since their history was last held to its quota (checked every tenth of it).
+        self._unchecked: dict[Owner, int] = {}
 
     @property
     def enabled(self) -> bool:
@@ -85,8 +89,16 @@ class HistoryService:
             self._queue.clear()
             rendered = await _render(batch)
             for owner, lines in rendered.items():
+                if self.forgotten_before is not None:
+                    before = self.forgotten_before(owner)
+                    lines = [line for line in lines if line.ts >= before] if before else lines
+                    if not lines:
+                        continue
                 try:
                     kept = await self.store.append(owner, lines)
+                except UnstorableInput:
+                    await self._one_by_one(owner, lines)
+                    continue
                 except ProxyError as exc:
                     log.warning("history: could not write %d lines of %s: %s", len(lines), owner.label,
                                 exc.message)  # fmt: skip
@@ -94,9 +106,48 @@ class HistoryService:
                     continue
                 self.metrics.history_lines.labels("kept").inc(kept)
                 self.metrics.history_lines.labels("repeated").inc(len(lines) - kept)
+                await self._hold_to_quota(owner, sum(len(line.text) for line in lines))
             if failed:
                 self._queue.extendleft(reversed(failed))
                 asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+
+    async def _hold_to_quota(self, owner: Owner, written: int) -> None:
+        """Past ``history.max_chars_per_owner`` the owner's oldest lines go. Looked at once a tenth of the quota has
+        been written since the last look (and on the first write after a start), so history is read rarely."""
+        quota = self.settings.max_chars_per_owner
+        unchecked = self._unchecked.get(owner, quota) + written
+        if unchecked < quota // 10:
+            self._unchecked[owner] = unchecked
+            return
+        self._unchecked[owner] = 0
+        if len(self._unchecked) > MAX_QUEUED:
+            self._unchecked.clear()
+        try:
+            trimmed = await self.store.trim(owner, quota)
+        except ProxyError as exc:
+            log.warning("history: could not hold %s to its quota: %s", owner.label, exc.message)
+            return
+        if trimmed:
+            self.metrics.history_lines.labels("trimmed").inc(trimmed)
+            log.info("history: %s is past its quota of %d characters: its %d oldest lines went", owner.label, quota,
+                     trimmed)  # fmt: skip
+
+    async def _one_by_one(self, owner: Owner, lines: Sequence[HistoryLine]) -> None:
+        """A batch the store refused for what is in it: each line on its own, so one it can never hold (dropped,
+        and counted) does not keep the lines behind it out. A store that fails meanwhile keeps the rest queued."""
+        for number, line in enumerate(lines):
+            try:
+                kept = await self.store.append(owner, [line])
+            except UnstorableInput as exc:
+                self.metrics.history_lines.labels("dropped").inc()
+                log.warning("history: a line of %s was dropped, the store refused it: %s", owner.label, exc.message)
+            except ProxyError:
+                self._queue.appendleft(_Queued(owner, _already(lines[number:])))
+                asyncio.get_running_loop().call_later(RETRY_S, self._wake.set)
+                return
+            else:
+                self.metrics.history_lines.labels("kept").inc(kept)
+                self.metrics.history_lines.labels("repeated").inc(1 - kept)
 
     async def _write_loop(self) -> None:
         while True:
@@ -176,6 +227,10 @@ class HistoryService:
         index = await self.store.view(Owner(caller.user, caller.workspace))
         since = retention_cutoff(time.time(), self.settings.retention_days)
         return [line for line in await asyncio.to_thread(index.session_lines, session) if line.ts >= since]
+
+    def drop_queued(self, owner: Owner) -> None:
+        """Forget what is queued for ``owner`` and not written yet (a forget-all, here or on another replica)."""
+        self._queue = deque(q for q in self._queue if q.owner != owner)
 
     async def forget(self, caller: Identity) -> int:
         """All of the caller's history in this workspace, queued lines included; returns how many lines went."""

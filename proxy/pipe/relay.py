@@ -171,13 +171,29 @@ def buffered_response(status: int, headers: RawHeaders, body: bytes) -> Response
     return response
 
 
-def streamed_passthrough(upstream: httpx.Response) -> StreamingResponse:
-    """Relay any response byte for byte, as it arrives."""
+SNIFFED_BYTES = 8 * 1024
+
+
+def streamed_passthrough(
+    upstream: httpx.Response, *, first: Callable[[bytes], None] | None = None
+) -> StreamingResponse:
+    """Relay any response byte for byte, as it arrives. ``first``: called with the opening bytes of a successful
+    answer (up to ``SNIFFED_BYTES``, once they have gone to the client), to learn what it made."""
 
     async def body() -> AsyncIterator[bytes]:
+        opening = b"" if first is not None and upstream.status_code < 400 else None
         try:
             async for chunk in upstream.aiter_bytes():
                 yield chunk
+                if opening is not None:
+                    opening += chunk[: SNIFFED_BYTES - len(opening)]
+                    if len(opening) >= SNIFFED_BYTES:
+                        assert first is not None
+                        first(opening)
+                        opening = None
+            if opening is not None:
+                assert first is not None
+                first(opening)
         except (httpx.TransportError, TimeoutError) as exc:
             log.warning("upstream failed mid-body: %s", redact(str(translate_transport_error(exc))))
         finally:

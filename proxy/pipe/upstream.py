@@ -16,10 +16,12 @@ from typing import Any
 
 import aiohttp
 import httpx
+import yarl
 from httpx_aiohttp.transport import map_aiohttp_exceptions
 
-from ..errors import InvalidRequest, ProxyError, UpstreamTimeout, UpstreamUnreachable
+from ..errors import ProxyError, UpstreamTimeout, UpstreamUnreachable
 from .headers import RawHeaders
+from .paths import checked_path
 
 MAX_URLS = 1_000
 MAX_CONNECTIONS = 1_000
@@ -58,22 +60,26 @@ class Upstream:
         self._client_timeout = aiohttp.ClientTimeout(
             sock_connect=timeout.connect, sock_read=timeout.read, connect=timeout.pool
         )
-        self._urls: dict[str, tuple[httpx.URL, str]] = {}  # parsed once per path: parsing was a fifth of a request
+        # Parsed once per path: parsing was a fifth of a request.
+        self._urls: dict[str, tuple[httpx.URL, yarl.URL]] = {}
 
     def url(self, path: str, query: bytes = b"") -> httpx.URL:
-        """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4)."""
+        """Map a client path onto the base URL: ``/v1/x`` and ``/x`` both mean ``<base>/x`` (COMPAT K4).
+
+        ``path`` is the path as it came on the wire, percent-encoding intact (``scope["raw_path"]``): it is checked
+        in that form (:func:`checked_path`) and sent in it, never decoded and re-encoded on the way."""
         url = self._parsed(path)[0]
         return url.copy_with(query=query) if query else url
 
-    def _parsed(self, path: str) -> tuple[httpx.URL, str]:
+    def _parsed(self, path: str) -> tuple[httpx.URL, yarl.URL]:
         found = self._urls.get(path)
         if found is None:
-            check_path(path)
-            rest = path[3:] if path == "/v1" or path.startswith("/v1/") else path
-            url = httpx.URL(self.base_url + rest)
+            checked = checked_path(path)
+            rest = checked[3:] if checked == "/v1" or checked.startswith("/v1/") else checked
+            text = self.base_url + rest
             if len(self._urls) >= MAX_URLS:  # clients choose paths: keep the cache bounded
                 self._urls.clear()
-            found = self._urls[path] = (url, str(url))
+            found = self._urls[path] = (httpx.URL(text), yarl.URL(text, encoded=True))
         return found
 
     async def send(
@@ -93,7 +99,7 @@ class Upstream:
         """
         if self._transport is not None:
             return await self._send_through(self._transport, method, path, query, headers, content)
-        url = str(self.url(path, query)) if query else self._parsed(path)[1]
+        url = yarl.URL(str(self.url(path, query)), encoded=True) if query else self._parsed(path)[1]
         session = self._session or self._open()
         try:
             answer = await session.request(
@@ -158,15 +164,6 @@ def _text(headers: RawHeaders) -> list[tuple[str, str]]:
         except UnicodeDecodeError:
             continue
     return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers]
-
-
-def check_path(path: str) -> None:
-    """Refuse a path that could leave the base URL's path once the URL is built: dot segments (``..``, also when
-    sent as ``%2e%2e``), or a query or fragment smuggled in encoded. With ``upstream.api_key`` set, such a path
-    would carry the server's own key to any path of the upstream host."""
-    segments = path.split("/")
-    if any(segment in (".", "..") for segment in segments) or any(c in path for c in "?#\\") or not path.isprintable():
-        raise InvalidRequest("the request path may not contain '.' or '..' segments, '?', '#' or '\\'", param="path")
 
 
 def translate_transport_error(exc: BaseException) -> ProxyError:

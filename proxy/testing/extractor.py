@@ -36,7 +36,7 @@ class FakeExtractor:
     verdicts: list[str | Exception] = field(default_factory=list)  # judgement answers: a verdict, raw text, an error
     default_verdict: str = "different"  # when no verdict is queued
     model: str = "openai/fake-extractor"
-    calls: list[dict[str, Any]] = field(default_factory=list)  # every call: messages, session model, key
+    calls: list[dict[str, Any]] = field(default_factory=list)  # every call: messages, session model, key, format
     judged: list[tuple[str, str]] = field(default_factory=list)  # (new fact, existing memory) of judgement calls
 
     def answer(self, summary: str, *facts: str) -> None:
@@ -44,11 +44,18 @@ class FakeExtractor:
         self.answers.append(orjson.dumps({"summary": summary, "facts": list(facts)}).decode())
 
     async def extract(
-        self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        session_model: str | None,
+        client_key: str | None,
+        api: str = "chat",
+        key_header: str = "authorization",
     ) -> Answer:
         from ..episodes.extraction import Answer  # lazily: `import proxy.testing` stays light
 
-        self.calls.append({"messages": messages, "session_model": session_model, "client_key": client_key})
+        call = {"messages": messages, "session_model": session_model, "client_key": client_key}
+        self.calls.append({**call, "api": api, "key_header": key_header})
         body = {"messages": messages}
         if is_judgement(body):
             self.judged.append(judged(body))

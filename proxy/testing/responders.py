@@ -49,27 +49,45 @@ def memory_hop_responder() -> Responder:
 
 
 def is_extraction(body: dict[str, Any]) -> bool:
-    """Whether a request is memproxy's episode extraction call (it asks for a JSON object; a judgement call,
-    which does too, is not one: see :func:`is_judgement`)."""
+    """Whether a request is memproxy's episode extraction call, in any of the three formats it makes one in (Chat
+    Completions or Responses asking for a JSON object; Anthropic Messages opening with the extraction prompt). A
+    judgement call, which asks for JSON too, is not one: see :func:`is_judgement`."""
+    if is_judgement(body):
+        return False
     response_format = body.get("response_format")
-    wants_json = isinstance(response_format, dict) and response_format.get("type") == "json_object"
-    return wants_json and not is_judgement(body)
+    text = body.get("text")
+    text_format = text.get("format") if isinstance(text, dict) else None
+    wants_json = any(isinstance(f, dict) and f.get("type") == "json_object" for f in (response_format, text_format))
+    system = body.get("system")
+    return wants_json or (isinstance(system, str) and system.startswith(_extraction_opening()))
 
 
 def is_judgement(body: dict[str, Any]) -> bool:
     """Whether a request is memproxy's judgement call: is a newly extracted fact the same as, an update of, or
-    different from a stored memory? (Its first message is the judgement prompt.)"""
-    messages = body.get("messages")
-    first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
-    content = first.get("content")
+    different from a stored memory? (Its first message, or its Messages ``system``, is the judgement prompt.)"""
+    messages = chat_view(body)
+    content = messages[0].get("content") if messages else None
     return isinstance(content, str) and content.startswith(_judgement_opening())
 
 
 def judged(body: dict[str, Any]) -> tuple[str, str]:
     """The (new fact, existing memory) a judgement call asks about."""
-    content = str(body["messages"][-1].get("content"))
+    content = str(chat_view(body)[-1].get("content"))
     found = _JUDGED.search(content)
     return (found[2], found[1]) if found else ("", "")
+
+
+def chat_view(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A request's messages, chat-shaped, whichever format it came in: Chat Completions' ``messages``, the Responses
+    API's ``input`` items (after its ``instructions``), or Anthropic's ``system`` and ``messages``."""
+    listed = body.get("messages") if "messages" in body else body.get("input")
+    messages = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    if isinstance(listed, str):
+        messages = [{"role": "user", "content": listed}]
+    leading = body.get("system", body.get("instructions"))
+    if isinstance(leading, str):
+        messages = [{"role": "system", "content": leading}, *messages]
+    return messages
 
 
 def judgement_reply(verdict: str) -> Reply:
@@ -92,7 +110,7 @@ def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Resp
             return judgement_reply(judge(*judged(body)) if judge is not None else "different")
         if not is_extraction(body):
             return Reply()
-        messages = body.get("messages") or [{}]
+        messages = chat_view(body) or [{}]
         transcript = messages[-1].get("content") if isinstance(messages[-1], dict) else ""
         said = [line[6:].strip() for line in str(transcript).splitlines() if line.startswith("user: ")]
         facts = [f"User said: {' '.join(line.split()[:25])}" for line in said[:5]]
@@ -105,6 +123,13 @@ def extraction_responder(judge: Callable[[str, str], str] | None = None) -> Resp
 def either(test: Callable[[dict[str, Any]], bool], when: Responder, otherwise: Responder) -> Responder:
     """`when` answers the requests `test` picks, `otherwise` the rest (``--memory-hop --extraction``: both at once)."""
     return lambda body: when(body) if test(body) else otherwise(body)
+
+
+@functools.cache
+def _extraction_opening() -> str:
+    from ..episodes.transcript import EXTRACTION_PROMPT  # lazily: `import proxy.testing` stays light
+
+    return EXTRACTION_PROMPT.splitlines()[0]
 
 
 @functools.cache

@@ -72,6 +72,7 @@ def run_memproxy(upstream_url: str, overrides: dict[str, Any] | None = None, **s
     from ..app import create_app
     from ..config import load_settings
     from ..services import build_services
+    from ..serving import http_protocol
 
     with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
         overrides = {
@@ -83,6 +84,8 @@ def run_memproxy(upstream_url: str, overrides: dict[str, Any] | None = None, **s
             "memory.store_deadline_ms": 10_000,
             **(overrides or {}),
         }
-        app = create_app(build_services(load_settings(overrides=overrides), **services))
-        with serve_in_background(app, name="memproxy") as root:
+        settings = load_settings(overrides=overrides)
+        app = create_app(build_services(settings, **services))
+        protocol = http_protocol(settings.server.header_timeout_s)  # as `memproxy serve` has it
+        with serve_in_background(app, name="memproxy", http=protocol) as root:
             yield f"{root}/v1"

@@ -96,11 +96,16 @@ class HiddenTurns:
 
     async def forget(self, owner: tuple[str, str]) -> int:
         """Drop the owner's kept turns here and in the shared copy; returns how many this process held."""
+        held = self.forget_here(owner)
+        await self.shared.forget(owner)
+        return held
+
+    def forget_here(self, owner: tuple[str, str]) -> int:
+        """Drop what this process keeps of the owner (another replica's forget-all deleted the shared rows)."""
         keys = [key for key in self._turns if key[:2] == owner]
         for key in keys:
             del self._turns[key]
         self._unshared = [entry for entry in self._unshared if entry[0] != owner]
-        await self.shared.forget(owner)
         return len(keys)
 
     def _put(self, key: tuple[str, str, str, str], kept: KeptTurn) -> None:

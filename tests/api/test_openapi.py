@@ -26,7 +26,7 @@ CATCH_ALL = ("/memory", "/memory/{rest:path}")  # answers 404/405 for what no ro
 
 
 class NeverExtracts:
-    async def extract(self, messages: Any, *, session_model: str | None, client_key: str | None) -> Answer:
+    async def extract(self, messages: Any, **route: Any) -> Answer:
         raise RuntimeError("no extraction in this test")
 
     async def aclose(self) -> None:

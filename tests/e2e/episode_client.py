@@ -25,7 +25,7 @@ from proxy.testing import (
     judgement_reply,
     run_fake_upstream,
 )
-from proxy.testing.responders import judged
+from proxy.testing.responders import chat_view, judged
 from proxy.testing.runner import serve_in_background
 
 from .memory_client import api
@@ -89,7 +89,8 @@ class Model:
 
 
 def transcript_of(body: dict[str, Any]) -> str:
-    return str(body["messages"][-1]["content"])
+    """The transcript an extraction call carries, whichever format it went in."""
+    return str(chat_view(body)[-1]["content"])
 
 
 def extraction_calls(fake: FakeUpstream) -> list[dict[str, Any]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import sys
 import time
@@ -118,6 +117,35 @@ def test_the_upstream_never_sees_a_memproxy_key(keyed: str, fake_upstream: FakeU
         assert seen.headers["authorization"] == "Bearer sk-provider"  # the client's own credential
 
 
+def test_a_memproxy_key_beside_x_memproxy_key_never_reaches_the_upstream(
+    keyed: str, fake_upstream: FakeUpstream, data_dir: Path
+) -> None:
+    """A client that put its memproxy key in x-api-key (or Authorization) as well: that copy stays here too."""
+    _, key = make_key(data_dir, "ada")
+    wait_until_accepted(keyed, key)
+    fake_upstream.requests.clear()
+    both = {"x-api-key": key, "Authorization": "Bearer sk-provider"}
+    client(keyed, key, **both).chat.completions.create(model="m", messages=[user_says()])
+    api(keyed, key, "GET", "/v1/models", headers=both)
+    api(keyed, key, "GET", "/v1/models", headers={"Authorization": f"Bearer {key}", "x-api-key": "sk-ant-provider"})
+    assert len(fake_upstream.requests) == 3
+    for seen in fake_upstream.requests:
+        assert key not in str(seen.headers)
+    assert fake_upstream.requests[0].headers["authorization"] == "Bearer sk-provider"
+    assert fake_upstream.requests[2].headers["x-api-key"] == "sk-ant-provider"
+
+
+def test_metrics_need_an_admin_key_in_keys_mode(keyed: str, data_dir: Path) -> None:
+    _, personal = make_key(data_dir, "ada")
+    _, admin = make_key(data_dir, "ops", "admin")
+    wait_until_accepted(keyed, admin)
+    assert api(keyed, None, "GET", "/metrics").status_code == 401
+    refused = api(keyed, personal, "GET", "/metrics")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "admin_key_required"
+    scraped = api(keyed, None, "GET", "/metrics", headers={"Authorization": f"Bearer {admin}"})
+    assert scraped.status_code == 200 and "memproxy_" in scraped.text
+
+
 def test_a_key_in_authorization_sends_the_servers_upstream_key(
     start_proxy: RunProxy, fake_upstream: FakeUpstream, data_dir: Path
 ) -> None:
@@ -145,22 +173,6 @@ def test_the_cli_follows_the_same_rules(keyed: str, data_dir: Path) -> None:
     assert revoked.returncode == 2 and "unknown or revoked" in revoked.stderr
     listed = run([sys.executable, "-m", "proxy", "keys", "list", "--data-dir", str(data_dir)], {})
     assert key_id in listed.stdout and "revoked" in listed.stdout and key not in listed.stdout
-
-
-@pytest.mark.parametrize("path", [b"/v1/../../admin/keys", b"/v1/%2e%2e/%2e%2e/admin/keys", b"/v1/..%2f..%2fadmin"])
-def test_a_path_that_leaves_the_upstreams_base_path_is_refused(
-    start_proxy: RunProxy, fake_upstream: FakeUpstream, path: bytes
-) -> None:
-    """With upstream.api_key set, such a path would carry the server's key to any path of the upstream host."""
-    with start_proxy(fake_upstream.base_url, {"upstream.api_key": "sk-server"}) as url:
-        host, port = url.removeprefix("http://").removesuffix("/v1").split(":")
-        with socket.create_connection((host, int(port)), timeout=10) as sock:
-            sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            answer = b""
-            while chunk := sock.recv(65536):
-                answer += chunk
-    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
-    assert fake_upstream.requests == []
 
 
 def run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import uuid
+from collections import deque
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ from click.testing import CliRunner
 
 from proxy.cli import main
 from proxy.memory.block import BLOCK_TITLE
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
@@ -597,6 +598,68 @@ def test_unknown_sessions_and_episodes_are_404_and_no_identity_is_401(
     ):
         response = api(proxy, None, method, path)
         assert response.status_code == 401 and response.json()["error"]["code"] == "missing_identity", path
+
+
+def anthropic_session(url: str, user: str, credential: dict[str, str]) -> None:
+    """Three Messages turns carrying the client's Anthropic key in ``credential``, then the session's end."""
+    messages: list[dict[str, Any]] = []
+    for text in ("I am building a billing service.", "It is written in Rust.", "We deploy it with Nomad."):
+        messages.append({"role": "user", "content": text})
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": messages}
+        answer = httpx.post(f"{url}/messages", json=body, headers={"X-Memory-User": user, **credential}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        messages.append({"role": "assistant", "content": answer.json()["content"][0]["text"]})
+    end(url, user, the_session(url, user)["id"])
+
+
+@pytest.mark.parametrize(
+    "credential",
+    [{"x-api-key": "sk-ant-client-secret"}, {"authorization": "Bearer sk-ant-client-secret"}],
+    ids=["x-api-key", "bearer"],
+)
+def test_an_anthropic_session_is_extracted_through_anthropics_upstream_with_its_own_key(
+    proxy: str, fake: FakeUpstream, user: str, credential: dict[str, str]
+) -> None:
+    """extraction.model null: the session's own model, where its requests went (Messages), with the key that upstream
+    accepted in the header it came in. The client's Anthropic key never reaches the OpenAI-compatible upstream."""
+    model = Model(fake, extract=billing)
+    anthropic_session(proxy, user, credential)
+    assert [e["summary"] for e in settled_episodes(proxy, user)] == [BILLING_SUMMARY]
+
+    [call] = [r for r in fake.requests if isinstance(r.json, dict) and is_extraction(r.json)]
+    assert call.path == "/v1/messages" and call.json["model"] == "claude-sonnet-4-5"
+    assert call.json["system"].startswith("You extract long-term memory") and "max_tokens" in call.json
+    [(header, value)] = credential.items()
+    assert call.headers.get(header) == value and {"authorization", "x-api-key"} & set(call.headers) == {header}
+    assert "I am building a billing service." in transcript_of(call.json)
+    assert [r.path for r in fake.requests if r.path != "/v1/messages"] == [] and model.chat == deque()
+
+
+def test_a_configured_openai_extraction_model_never_gets_an_anthropic_sessions_key(
+    fake: FakeUpstream, user: str
+) -> None:
+    """A bare extraction.model is a model of the OpenAI-compatible upstream: an Anthropic session's key stays where
+    that session's requests went, and the call goes without it."""
+    Model(fake, extract=billing)
+    with run_proxy(fake.base_url, {"extraction.model": "gpt-4o-mini"}) as url:
+        anthropic_session(url, user, {"x-api-key": "sk-ant-client-secret"})
+        settled_episodes(url, user)
+    [call] = [r for r in fake.requests if isinstance(r.json, dict) and is_extraction(r.json)]
+    assert call.path == "/v1/chat/completions" and call.json["model"] == "gpt-4o-mini"
+    assert "sk-ant-client-secret" not in str(call.headers)
+
+
+def test_a_responses_session_is_extracted_through_the_responses_api(proxy: str, fake: FakeUpstream, user: str) -> None:
+    Model(fake, extract=billing)
+    client = sdk(proxy, user, key="sk-openai-client", **{"X-Memory-Session": "s-responses"})
+    for text in ("I am building a billing service.", "It is written in Rust.", "We deploy it with Nomad."):
+        client.responses.create(model="fake-model", input=text, store=False)
+    end(proxy, user, the_session(proxy, user)["id"])
+    assert [e["summary"] for e in settled_episodes(proxy, user)] == [BILLING_SUMMARY]
+    [call] = [r for r in fake.requests if isinstance(r.json, dict) and is_extraction(r.json)]
+    assert call.path == "/v1/responses" and call.json["store"] is False
+    assert call.json["text"] == {"format": {"type": "json_object"}}
+    assert call.headers["authorization"] == "Bearer sk-openai-client"
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 
-from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply, is_extraction
 
 from .episode_client import (
     Chat,
@@ -17,6 +18,7 @@ from .episode_client import (
     sessions,
     settled_episodes,
     tool,
+    transcript_of,
     wait_until,
 )
 from .memory_client import api, close_clients, remember, sdk
@@ -84,3 +86,33 @@ def test_forget_all_leaves_nothing_of_the_user_in_the_store_or_in_the_proxy(fake
     # The follow-up came after the forget: it is new history of the session it names, nothing older.
     assert files_mentioning(data, "Bartholomew", FACT, "billing service", "pending-one") == []
     assert len(files_mentioning(data, GRACE)) == 1  # grace's memories stay
+
+
+def test_a_conversation_continued_after_forget_all_stays_forgotten_even_after_a_restart(
+    fake: FakeUpstream, tmp_path: Path
+) -> None:
+    """Clients re-send the whole conversation on every turn: what came before the forget is never kept again."""
+    data = tmp_path / "data"
+    model = Model(fake, extract=lambda transcript: extraction_reply("Docs were written.", ["User writes docs"]))
+    with proxy_on(data, fake.base_url) as url:
+        chat = Chat(sdk(url, "ada"), SYSTEM)
+        for text in ("I am building a billing service.", "It is written in Rust.", "We deploy it with Nomad."):
+            chat.say(text)
+        assert api(url, "ada", "POST", "/memory/forget-all", json={"confirm": True}).status_code == 200
+        chat.say("Now about the docs.")
+        assert [s["turns"] for s in sessions(url, "ada")] == [1]
+    with proxy_on(data, fake.base_url) as url:  # a restart knows the mark: it is in the store
+        chat.client = sdk(url, "ada")
+        chat.say("They go in the wiki.")
+        chat.say("That is all.")
+        (session,) = sessions(url, "ada")
+        assert session["turns"] == 2
+        chat.say("Bye.")
+        end(url, "ada", sessions(url, "ada")[0]["id"])
+        settled_episodes(url, "ada")
+        kept = api(url, "ada", "GET", "/memory/export").text
+    assert "billing service" not in kept and "Nomad" not in kept and "They go in the wiki." in kept
+    [call] = [r.json for r in fake.requests if r.json and is_extraction(r.json)]
+    transcript = transcript_of(call)
+    assert "billing service" not in transcript and "They go in the wiki." in transcript
+    assert model.chat == deque() and files_mentioning(data, "billing service", "Nomad") == []

@@ -25,7 +25,7 @@ import orjson
 import pytest
 
 from proxy.memory.block import BLOCK_TITLE
-from proxy.testing import FakeUpstream, ToolCall, extraction_reply
+from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
@@ -37,6 +37,7 @@ from .episode_client import (
     fake,
     fake_server,
     memories,
+    sessions,
     settled_episodes,
     the_session,
     wait_until,
@@ -256,6 +257,49 @@ def test_forget_all_on_one_replica_drops_the_session_block_on_the_other(
     assert api(a, user, "POST", "/memory/forget-all", json={"confirm": True}).status_code == 200
     assert injected(chat(b, user, ask, **session)) == []
     assert blocks(fake.requests[-1].json["messages"]) == []
+
+
+def test_forget_all_on_one_replica_leaves_nothing_on_the_other_and_a_continued_conversation_stays_forgotten(
+    replicas: tuple[str, str], fake: FakeUpstream, user: str
+) -> None:
+    """B holds a live three-turn session, a kept hidden turn and history not yet written when forget-all runs on A:
+    none of it comes back, there or anywhere, and a client that simply goes on re-sends it all for nothing."""
+    a, b = replicas
+    model = Model(fake, lambda transcript: extraction_reply("Zebra ships in May.", ["User's project is Zebra"]))
+    client_b, client_a = sdk(b, user), sdk(a, user)
+    messages: list[dict[str, Any]] = [SYSTEM]
+    for text in ("My secret project is Zebra.", "It ships in May."):
+        messages.append({"role": "user", "content": text})
+        answer = client_b.chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
+        messages.append(answer.choices[0].message.model_dump(exclude_none=True))
+    messages.append({"role": "user", "content": "Weather in Lisbon for the Zebra launch?"})
+    store = ToolCall("memory_store", {"text": "User's project Zebra launches in Lisbon"}, id="call_mem")
+    model.calls(store, ToolCall("get_weather", {"city": "Lisbon"}, id="call_weather"))
+    mixed = client_b.chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
+    messages.append(mixed.choices[0].message.model_dump(exclude_none=True))  # B keeps the memory_store part
+    (live,) = sessions(b, user)
+    assert live["turns"] == 3
+
+    assert api(a, user, "POST", "/memory/forget-all", json={"confirm": True}).status_code == 200
+    wait_until(lambda: sessions(b, user) == [], "replica B to drop the forgotten session")
+    assert api(b, user, "POST", f"/memory/sessions/{live['id']}/end").status_code == 404
+
+    messages.append({"role": "tool", "tool_call_id": "call_weather", "content": "Sunny, 24C"})
+    model.chat.append(Reply("Sunny for the launch."))
+    client_b.chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
+    sent = fake.requests[-1].json["messages"]
+    assert "call_mem" not in orjson.dumps(sent).decode()  # the forgotten hidden turn is not re-sent upstream
+    messages += [{"role": "assistant", "content": "Sunny for the launch."}, {"role": "user", "content": "Thanks!"}]
+    client_a.chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
+
+    for replica in (a, b):
+        kept = api(replica, user, "GET", "/memory/export").text
+        assert "Zebra" not in kept and "ships in May" not in kept and "Sunny, 24C" not in kept
+        assert "Thanks!" in kept  # what was said after the forget is kept
+        assert all(s["turns"] <= 1 for s in sessions(replica, user))  # the old turns are not counted again
+        found = api(replica, user, "GET", "/memory/episodes").json()
+        assert found["episodes"] == [] and found["jobs"] == []
+    assert extraction_calls(fake) == []
 
 
 # -- a replica killed mid-write ---------------------------------------------------------------------------------

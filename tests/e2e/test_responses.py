@@ -141,6 +141,19 @@ def test_the_block_is_a_developer_item_after_the_leading_instructions(
     assert body["instructions"] == "Be brief."
 
 
+def test_a_stored_conversation_gets_the_block_once_as_a_chain_does(
+    memproxy: str, fake_upstream: FakeUpstream, user: str
+) -> None:
+    """The upstream keeps a `conversation`'s items: a block on every request would pile up in it."""
+    remember(memproxy, user)
+    client = sdk(memproxy, user)
+    for text in ("Tabs or spaces?", "And in Go?", "And in YAML?"):
+        client.responses.create(model="fake-model", input=text, conversation="conv_team_style")
+    first, *later = [r.json for r in fake_upstream.requests if r.path == "/v1/responses"]
+    assert len(blocks_in(first)) == 1 and [blocks_in(body) for body in later] == [[], []]
+    assert all(body["conversation"] == "conv_team_style" for body in (first, *later))
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_memory_stored_through_the_api_is_recalled_in_a_later_session(
     memproxy: str, fake_upstream: FakeUpstream, user: str, stream: bool

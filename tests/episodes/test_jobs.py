@@ -417,3 +417,15 @@ async def test_every_acknowledged_put_survives_kill_9(tmp_path: Path, processes:
     assert set(acked) <= {each.id for each in stored}
     assert all(each.transcript == "x" * 20000 and each.untrusted for each in stored)
     assert len(stored) == len(list((tmp_path / "jobs").glob("*.json")))  # no torn job file
+
+
+async def test_a_job_keeps_the_format_its_session_spoke_and_an_older_job_reads_as_chat(queues: OpenQueue) -> None:
+    """Where its extraction goes depends on it (an Anthropic session is extracted through Anthropic's upstream)."""
+    queue = queues()
+    spoke = dataclasses.replace(job(), api="messages")
+    await queue.put(spoke)
+    assert [found.api for found in await queues().all()] == ["messages"]
+    older = {key: value for key, value in job().to_json().items() if key != "api"}
+    assert Job.from_json(older).api == "chat"
+    with pytest.raises(ValueError):
+        Job.from_json({**older, "api": "smtp"})

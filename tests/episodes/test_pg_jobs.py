@@ -145,9 +145,7 @@ class SlowExtractor:
     def __init__(self, calls: list[str]) -> None:
         self.calls = calls
 
-    async def extract(
-        self, messages: list[dict[str, str]], *, session_model: str | None, client_key: str | None
-    ) -> Answer:
+    async def extract(self, messages: list[dict[str, str]], **route: Any) -> Answer:
         self.calls.append(messages[-1]["content"][:40])
         await asyncio.sleep(0.3)
         text = orjson.dumps({"summary": "Moved billing to Rust.", "facts": ["Billing is written in Rust"]}).decode()

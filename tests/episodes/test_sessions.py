@@ -73,6 +73,40 @@ def test_a_conversation_first_seen_mid_way_counts_its_earlier_turns() -> None:
     assert tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0).turns == 3
 
 
+def test_after_a_forget_all_a_conversation_first_seen_owns_only_its_newest_turn() -> None:
+    """A client that goes on after forget-all re-sends all of it: what came before is not the session's."""
+    tracker = SessionTracker()
+    conversation = [SYSTEM, user("a"), assistant("b"), user("c"), assistant("d"), user("e")]
+    session = tracker.observe("ada", "default", "s1", chat(*conversation), now=1.0, fresh_only=True)
+    assert session.turns == 1 and session.conversation() == [user("e")]
+    more = [*conversation, assistant("f"), user("g")]
+    session = tracker.observe("ada", "default", "s1", chat(*more), now=2.0, fresh_only=True)
+    assert session.turns == 2 and session.conversation() == [user("e"), assistant("f"), user("g")]
+
+
+def test_past_a_keys_share_only_that_keys_least_recently_seen_sessions_end() -> None:
+    tracker = SessionTracker()
+    tracker.observe("ada", "default", "a1", chat(user("hi")), now=0.0, size=100)
+    for n in range(5):  # a service key's end users share its share
+        tracker.observe(f"svc:k-1:end-{n}", "default", f"e{n}", chat(user("hi")), now=1.0 + n, size=100)
+    ended = tracker.over_quota("svc:k-1:", max_count=3, max_bytes=10_000, max_total_bytes=10_000)
+    assert [s.id for s in ended] == ["e0", "e1"] and tracker.get("ada", "default", "a1") is not None
+    assert (tracker.usage.count, tracker.usage.size) == ({"ada": 1, "svc:k-1:": 3}, {"ada": 100, "svc:k-1:": 300})
+    tracker.observe("bob", "default", "b1", chat(user("a long one")), now=9.0, size=5_000)
+    ended = tracker.over_quota("bob", max_count=3, max_bytes=1_000, max_total_bytes=100_000)
+    assert [s.id for s in ended] == ["b1"] and tracker.usage.total == 400
+
+
+def test_past_the_bytes_all_sessions_may_hold_the_least_recently_seen_end() -> None:
+    tracker = SessionTracker()
+    for n in range(4):
+        tracker.observe(f"u{n}", "default", "s", chat(user("hi")), now=float(n), size=300)
+    ended = tracker.over_quota("u3", max_count=10, max_bytes=10_000, max_total_bytes=700)
+    assert [s.user for s in ended] == ["u0", "u1"] and tracker.usage.total == 600
+    tracker.end(("u2", "default", "s"))
+    assert tracker.usage.total == 300 and tracker.usage.count == {"u3": 1}
+
+
 def test_sessions_are_per_user_and_workspace() -> None:
     tracker = SessionTracker()
     tracker.observe("ada", "default", "s1", chat(user("hi")), now=1.0)

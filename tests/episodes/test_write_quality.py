@@ -10,6 +10,7 @@ import pytest
 
 from proxy.config import load_settings
 from proxy.episodes.extraction import ExtractionFailed
+from proxy.episodes.extraction_wire import Credential
 from proxy.episodes.jobs import JobQueue
 from proxy.episodes.judgement import JUDGEMENT_PROMPT
 from proxy.episodes.service import EpisodeService
@@ -85,7 +86,7 @@ async def extract(service: EpisodeService, session: str, *facts: str, caller: Id
     for text in ("Let us talk about the project", "Here is what changed", "Thanks"):
         messages = [*messages, {"role": "user", "content": text}]
         service.observe(caller, session, messages)
-        service.confirm(caller, session, "gpt-test", "sk-ada-key")
+        service.confirm(caller, session, "gpt-test", Credential("sk-ada-key"))
         messages = [*messages, {"role": "assistant", "content": "ok"}]
     await service.end(caller, session)
     model(service).answer(f"Session {session}.", *facts)

@@ -285,3 +285,15 @@ async def test_a_busy_proxy_writes_its_requests_history_in_one_batch(
     assert counting.appends == [[f"request {n}" for n in range(20)]]
     await history.aclose()
     assert len(await FilesHistory(tmp_path).view(ADA)) == 20
+
+
+async def test_trim_keeps_the_newest_lines_within_the_quota_and_every_process_sees_it(build: Build) -> None:
+    one = build()
+    await one.append(ADA, [line("x" * 100, turn=n, ts=NOW + n) for n in range(1, 11)])  # 1,000 characters
+    await one.append(GRACE, [line("g" * 100)])
+    assert await one.trim(ADA, 350) == 7  # three lines of 100 fit in 350
+    assert [x.turn for x in (await build().view(ADA)).lines] == [8, 9, 10]
+    assert await one.trim(ADA, 350) == 0
+    assert len(await build().view(GRACE)) == 1  # another owner's history is untouched
+    await one.append(ADA, [line("y", turn=11, ts=NOW + 11)])
+    assert [x.turn for x in (await build().view(ADA)).lines] == [8, 9, 10, 11]

@@ -34,7 +34,7 @@ from typing import TypeVar
 import orjson
 
 from ...errors import StoreUnavailable
-from ..history import HistoryIndex, HistoryLine
+from ..history import HistoryIndex, HistoryLine, newest_within
 from ..records import stamp
 from ..store import Owner
 from .durable import append_lines, fsync_dir, locked
@@ -129,25 +129,36 @@ class _OwnerHistory:
         with locked(self.lock_path):
             self.catch_up()
             kept = [line for line in self.index.lines if line.ts >= before]
-            gone = len(self.index) - len(kept)
-            if not gone:
-                return 0
-            for stale in self.directory.glob(f"{FILE}.tmp-*"):  # left by a crash; we hold the lock
-                stale.unlink(missing_ok=True)
-            temp = self.directory / f"{FILE}.tmp-{os.getpid()}-{threading.get_ident()}"
-            try:
-                with open(temp, "wb") as handle:
-                    handle.write(b"".join(orjson.dumps(line.to_json()) + b"\n" for line in kept))
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(temp, self.path)
-                fsync_dir(self.directory)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    temp.unlink(missing_ok=True)
-                raise
+            return self._rewrite(kept)
+
+    def trim(self, max_chars: int) -> int:
+        if not self.path.exists():
+            return 0
+        with locked(self.lock_path):
             self.catch_up()
-            return gone
+            return self._rewrite(self.index.lines[newest_within(self.index.lines, max_chars) :])
+
+    def _rewrite(self, kept: list[HistoryLine]) -> int:
+        """The file with only ``kept`` (under the lock, caught up); returns how many lines went."""
+        gone = len(self.index) - len(kept)
+        if not gone:
+            return 0
+        for stale in self.directory.glob(f"{FILE}.tmp-*"):  # left by a crash; we hold the lock
+            stale.unlink(missing_ok=True)
+        temp = self.directory / f"{FILE}.tmp-{os.getpid()}-{threading.get_ident()}"
+        try:
+            with open(temp, "wb") as handle:
+                handle.write(b"".join(orjson.dumps(line.to_json()) + b"\n" for line in kept))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path)
+            fsync_dir(self.directory)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temp.unlink(missing_ok=True)
+            raise
+        self.catch_up()
+        return gone
 
 
 class FilesHistory:
@@ -193,6 +204,10 @@ class FilesHistory:
 
             gone += await _in_thread(entry, work)
         return gone
+
+    async def trim(self, owner: Owner, max_chars: int) -> int:
+        entry = self._entry(owner)
+        return await _in_thread(entry, lambda: entry.trim(max_chars))
 
     async def aclose(self) -> None:
         for entry in self._owners.values():

@@ -18,6 +18,7 @@ import asyncpg
 
 from ..history import HistoryIndex, HistoryLine
 from ..store import Owner
+from .pg_forgetting import OWNER_LOCK_SHARED
 from .pg_owners import owner_key
 from .postgres import Database
 
@@ -46,10 +47,12 @@ class PostgresHistory:
             return 0
         key = owner_key(owner)
         async with self.database.transaction() as conn:
+            await conn.execute(OWNER_LOCK_SHARED, key)  # a forget-all of the owner waits, or is seen (pg_forgetting)
             added = await conn.fetch(
                 "INSERT INTO history (owner_key, key, user_name, workspace, session, ts, body)"
                 " SELECT $1, k, $2, $3, s, t, b FROM unnest($4::text[], $5::text[], $6::float8[], $7::jsonb[])"
-                " WITH ORDINALITY AS l(k, s, t, b, ord) ORDER BY ord"
+                " WITH ORDINALITY AS l(k, s, t, b, ord)"
+                " WHERE t >= COALESCE((SELECT before FROM forgotten WHERE owner_key = $1), 0) ORDER BY ord"
                 " ON CONFLICT (owner_key, key) DO NOTHING RETURNING key",
                 key,
                 owner.user,
@@ -110,6 +113,21 @@ class PostgresHistory:
         if gone:
             self._cache.clear()
         return gone
+
+    async def trim(self, owner: Owner, max_chars: int) -> int:
+        _check_owner(owner)
+        key = owner_key(owner)
+        async with self.database.connection() as conn:
+            gone = await conn.fetch(
+                "DELETE FROM history WHERE owner_key = $1 AND seq IN (SELECT seq FROM (SELECT seq, sum(length(body->>"
+                "'text')) OVER (ORDER BY seq DESC) AS newer FROM history WHERE owner_key = $1) kept WHERE newer > $2)"
+                " RETURNING 1",
+                key,
+                max_chars,
+            )
+        if gone:
+            self._cache.pop(key, None)
+        return len(gone)
 
     async def aclose(self) -> None:
         self._cache.clear()

@@ -203,4 +203,27 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX chain_links_expires ON chain_links (expires_at);
         """,
     ),
+    (
+        "0014_upstream_objects",
+        """
+        CREATE TABLE upstream_objects (
+            id text PRIMARY KEY,  -- the upstream's id (resp_..., file-..., msgbatch_...)
+            user_name text NOT NULL,  -- who made it: nobody else reaches it through the shared upstream key
+            created double precision NOT NULL  -- bindings expire (upstream.object_ttl_days)
+        );
+        CREATE INDEX upstream_objects_user ON upstream_objects (user_name, created);
+        CREATE INDEX upstream_objects_created ON upstream_objects (created);
+        """,
+    ),
+    (
+        "0015_forgotten",
+        """
+        CREATE TABLE forgotten (
+            owner_key text PRIMARY KEY,  -- JSON [user, workspace]
+            user_name text NOT NULL,
+            workspace text NOT NULL,
+            before double precision NOT NULL  -- forget-all: nothing of the owner's said before this is kept
+        );
+        """,
+    ),
 )

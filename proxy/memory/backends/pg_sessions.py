@@ -23,7 +23,7 @@ import orjson
 from ..session_state import TRUST_TTL_S, SessionKey, State, clean_sources
 from ..store import Owner
 from .pg_owners import owner_key
-from .postgres import CHANNEL, Database, tag_of
+from .postgres import CHANNEL, Database, tag_of, without_nul
 
 MAX_TRACKED = 10_000
 SWEEP_S = 60.0  # expired rows are deleted by a write at most this often: each sweep was a round trip of its own
@@ -128,7 +128,7 @@ class PostgresSessionState:
             await conn.executemany(
                 "INSERT INTO kept_turns (owner_key, session, call_id, turn, expires_at) VALUES ($1, $2, $3, $4, $5)"
                 " ON CONFLICT (owner_key, session, call_id) DO UPDATE SET turn = $4, expires_at = $5",
-                [(_key(owner), session, call_id, turn, now + self.ttl_s) for call_id in call_ids],
+                [(_key(owner), session, without_nul(call_id), turn, now + self.ttl_s) for call_id in call_ids],
             )
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{KEPT_KIND}:{_tag(owner, session)}:0")
 

@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import asyncpg
 import orjson
 
-from ...errors import StoreUnavailable
+from ...errors import StoreUnavailable, UnstorableInput
 from .pg_schema import MIGRATIONS
 
 log = logging.getLogger("proxy.memory")
@@ -58,10 +59,24 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     new conversation, about 190 µs each on a loaded machine."""
 
 
+# A NUL character, as JSON writes it (``\u0000``, not preceded by an escaping backslash). PostgreSQL's jsonb and
+# text refuse NUL; a `cat` of a binary file puts one in a tool output.
+_JSON_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def jsonb_text(value: Any) -> str:
+    """A value as jsonb takes it: JSON, each NUL in a string replaced by U+FFFD (the replacement character)."""
+    text = orjson.dumps(value).decode()
+    return _JSON_NUL.sub(r"\1\\ufffd", text) if "\\u0000" in text else text
+
+
+def without_nul(text: str) -> str:
+    """A text column's value: PostgreSQL refuses NUL, so it becomes U+FFFD."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec(
-        "jsonb", schema="pg_catalog", encoder=lambda value: orjson.dumps(value).decode(), decoder=orjson.loads
-    )
+    await conn.set_type_codec("jsonb", schema="pg_catalog", encoder=jsonb_text, decoder=orjson.loads)
 
 
 class Database:
@@ -173,6 +188,8 @@ class Database:
                 yield conn
             finally:
                 await self._pool.release(conn)
+        except asyncpg.DataError as exc:  # this value, not the database: trying again changes nothing
+            raise UnstorableInput(f"the PostgreSQL store refused a value: {type(exc).__name__}") from exc
         except DRIVER_ERRORS as exc:
             raise unavailable(exc) from exc
 
