@@ -33,15 +33,15 @@ def ids(ranked: list[Scored]) -> list[str]:
 
 
 def test_a_memory_sharing_no_word_ranks_by_meaning_alone() -> None:
-    fused = fuse_scores({"m-1": 3.0}, {"m-2": 0.6, "m-1": 0.05}, unit=2.0, weight=2.0, floor=0.2)
+    fused = fuse_scores({"m-1": 3.0}, {"m-2": 0.6, "m-1": 0.05}, unit=1.0, weight=2.0, floor=0.2)
     assert fused["m-2"] == pytest.approx(2.0 * 3.0 * (0.6 - 0.2) / 0.8)  # in the best lexical score's unit
     assert fused["m-1"] == 3.0  # a cosine under the floor adds nothing
 
 
 def test_meaning_counts_in_rare_words_when_words_found_little() -> None:
-    fused = fuse_scores({"m-1": 0.5}, {"m-2": 0.6}, unit=4.0, weight=1.0, floor=0.2)
-    assert fused["m-2"] == pytest.approx(4.0 * (0.6 - 0.2) / 0.8)
-    assert fuse_scores({}, {"m-2": 0.6}, unit=4.0, weight=1.0, floor=0.2)["m-2"] == pytest.approx(2.0)
+    fused = fuse_scores({"m-1": 0.5}, {"m-2": 0.6}, unit=4.0, weight=1.0, floor=0.2, rare_words=3.0)
+    assert fused["m-2"] == pytest.approx(3 * 4.0 * (0.6 - 0.2) / 0.8)
+    assert fuse_scores({}, {"m-2": 0.6}, unit=4.0, weight=1.0, floor=0.2, rare_words=1.0)["m-2"] == pytest.approx(2.0)
 
 
 def test_meaning_and_words_together_beat_either_alone() -> None:
