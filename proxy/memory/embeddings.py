@@ -263,12 +263,15 @@ class Bound:
         return found[:limit]
 
     def add(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
-        """The index's lexical ``scores`` fused with this vector's cosines (:func:`~.fusion.fuse_scores`): those of
-        the ``PAIRED`` times ``keep`` nearest memories and of as many best by words, so that every memory near the
-        top on either side is scored by both."""
+        """The index's lexical ``scores`` fused with this vector's cosines (:func:`~.fusion.fuse_scores`)."""
+        return fuse_scores(scores, self.cosines(index, scores, keep=keep), unit=rare_word_score(len(index)))
+
+    def cosines(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
+        """This vector's cosine to the ``PAIRED`` times ``keep`` memories of the index nearest it and to as many of
+        the best by ``scores``, by memory id: every memory near the top on either side is scored by both."""
         vectors = self.embeddings.vectors(index)
         if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
-            return scores
+            return {}
         similarity = vectors.matrix @ self.vector
         wide = PAIRED * keep
         take = min(len(similarity), wide)
@@ -280,4 +283,4 @@ class Bound:
             row = rows.get(memory_id)
             if row is not None:
                 cosines[memory_id] = float(similarity[row])
-        return fuse_scores(scores, cosines, unit=rare_word_score(len(index)))
+        return cosines
