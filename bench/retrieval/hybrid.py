@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from results_file import write_results  # noqa: E402
 
-from proxy.memory.fusion import fuse_reciprocal_rank, fuse_weighted, rare_word_score  # noqa: E402
+from proxy.memory.fusion import fuse_reciprocal_rank, fuse_scores, rare_word_score  # noqa: E402
 from proxy.memory.query import conversation_query  # noqa: E402
 from proxy.memory.ranking import MemoryIndex, Query, Scored  # noqa: E402
 from proxy.memory.records import Memory, parse_ts  # noqa: E402
@@ -47,7 +47,7 @@ RESULTS = HERE.parent / "results" / "retrieval_hybrid.json"
 NOW = parse_ts("2026-10-01T09:00:00Z")
 TYPES = ("single", "multi", "temporal", "followup")
 DEPTH = 10
-WEIGHTS = (1.0, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+WEIGHTS = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # times the best lexical score, or three rare words
 FLOORS = (0.0, 0.1, 0.2, 0.3)
 RRF_KS = (10, 30, 60)
 
@@ -141,11 +141,21 @@ async def main() -> int:
 
     cache = {q["id"]: (*lexical(q), semantic(q)) for q in questions}
 
+    class Tuned:
+        """The request's meaning as recall fuses it (inside the ranking), at a weight and floor of the grid's."""
+
+        def __init__(self, q: dict[str, Any], weight: float, floor: float) -> None:
+            self.bound, self.weight, self.floor = embeddings.bind(qvectors[q["id"]]), weight, floor
+
+        def add(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
+            cosines = self.bound.cosines(index, scores, keep=keep)
+            unit = rare_word_score(len(index))
+            return fuse_scores(scores, cosines, unit=unit, weight=self.weight, floor=self.floor)
+
     def weighted(weight: float, floor: float) -> Ranker:
         def rank(q: dict[str, Any]) -> list[str]:
-            query, lex, sem = cache[q["id"]]
-            unit = rare_word_score(len(indexes[q["user"]]))
-            fused = fuse_weighted(lex, sem, unit=unit, query=query, limit=DEPTH, weight=weight, floor=floor)
+            query = cache[q["id"]][0]
+            fused = indexes[q["user"]].rank(query, now=NOW, limit=DEPTH, semantic=Tuned(q, weight, floor))
             return [s.memory.id for s in fused]
 
         return rank
@@ -190,11 +200,13 @@ async def main() -> int:
             index = indexes[q["user"]] if size is None else _grown(indexes[q["user"]], size)
             bound = embeddings.bind(qvectors[q["id"]])
             query = Query.of(q["question"])
-            lex = index.rank(query, now=NOW, limit=DEPTH)
             embeddings.vectors(index)  # the matrix is built once per index version, not per request
             start = time.perf_counter()
-            bound.fuse(lex, [index], query=query, limit=DEPTH, visible=lambda m: True)
-            timings.append(1000 * (time.perf_counter() - start))
+            index.rank(query, now=NOW, limit=DEPTH)
+            lexical_ms = time.perf_counter() - start
+            start = time.perf_counter()
+            index.rank(query, now=NOW, limit=DEPTH, semantic=bound)
+            timings.append(1000 * (time.perf_counter() - start - lexical_ms))  # what fusing adds to the ranking
         if size is not None:
             index.put(index.newest()[0])  # a write: the next request gathers the owner's vectors again
             start = time.perf_counter()

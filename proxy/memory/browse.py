@@ -10,16 +10,15 @@ and shares no ranked word with it ("gres" in "Postgres") follows the ranked ones
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from weakref import WeakKeyDictionary
 
-from .ranking import MemoryIndex, Query, Scored, terms
+from .ranking import MemoryIndex, Query, Scored, Semantic, terms
 from .records import Memory
 
 RANK_WINDOW = 200  # a search ranks this many best matches of each owner (more for a page past them), filters them after
-Fuse = Callable[[list[Scored], Query], list[Scored]]  # semantic fusion of the lexical ranking, when embeddings are on
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +80,7 @@ def browse(
     now: float,
     offset: int = 0,
     limit: int = 20,
-    fuse: Fuse | None = None,
+    semantic: Semantic | None = None,
 ) -> Page:
     """One page of the memories in ``views`` (the owners the caller may read) that ``filters`` admit: with a query,
     best match first; else (and for held memories, which are never ranked) newest first.
@@ -99,11 +98,9 @@ def browse(
         return _page([(m, None) for m in found[offset : offset + limit]], len(found), offset, limit, query)
     ranking = Query.of(query)
     window = max(RANK_WINDOW, offset + limit)
-    each = [view.rank(ranking, now=now, limit=window) for view in views]
+    each = [view.rank(ranking, now=now, limit=window, semantic=semantic) for view in views]
     ranked = [scored for found in each for scored in found]
     ranked.sort(key=_score, reverse=True)
-    if fuse is not None:
-        ranked = fuse(ranked, ranking)
     listed: list[tuple[Memory, float | None]] = [
         (s.memory, s.score) for s in ranked if admits is None or admits(s.memory)
     ]

@@ -18,6 +18,7 @@ for each other.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import importlib.util
 import logging
 import weakref
@@ -31,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
-from .fusion import cosine, fuse_weighted, rare_word_score
-from .ranking import MemoryIndex, Query, Scored
+from .fusion import cosine, fuse_scores, rare_word_score
+from .ranking import MemoryIndex, Scored
 from .records import Embedding, Memory
 from .store import MemoryStore, Owner
 
@@ -48,6 +49,7 @@ NEEDED = ("numpy", "tokenizers", "safetensors", "threadpoolctl")
 HUB_FILES = ["*.json", "model.safetensors", "vocab.txt", "1_Pooling/*"]
 QUERY_CACHE = 2048
 QUERY_CHARS = 2000  # the model reads 256 tokens at most: the start of a long message is what it sees
+PAIRED = 4  # fusion scores this many times the memories a ranking keeps, the best of either side, by both
 WRITE_BATCH = 64
 
 
@@ -85,6 +87,11 @@ class _Vectors:
     memories: list[Memory]
     matrix: np.ndarray[Any, Any]
     missing: list[Memory] = field(default_factory=list)  # live, not embedded yet (or by another model)
+    rows: dict[str, int] = field(default_factory=dict)  # memory id -> its row
+
+    def __post_init__(self) -> None:
+        if not self.rows and self.memories:
+            self.rows = {memory.id: row for row, memory in enumerate(self.memories)}
 
 
 class Embeddings:
@@ -255,16 +262,25 @@ class Bound:
         found.sort(key=lambda s: s.score, reverse=True)
         return found[:limit]
 
-    def fuse(
-        self,
-        lexical: list[Scored],
-        views: Sequence[MemoryIndex],
-        *,
-        query: Query,
-        limit: int,
-        visible: Callable[[Memory], bool],
-    ) -> list[Scored]:
-        """``lexical`` (ranked by ``query``) fused with the memories nearest this vector (``fuse_weighted``)."""
-        semantic = self.similar(views, limit=limit, visible=visible)
-        unit = rare_word_score(sum(len(view) for view in views))
-        return fuse_weighted(lexical, semantic, unit=unit, query=query, limit=max(limit, len(lexical)))
+    def add(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
+        """The index's lexical ``scores`` fused with this vector's cosines (:func:`~.fusion.fuse_scores`)."""
+        return fuse_scores(scores, self.cosines(index, scores, keep=keep), unit=rare_word_score(len(index)))
+
+    def cosines(self, index: MemoryIndex, scores: dict[str, float], *, keep: int) -> dict[str, float]:
+        """This vector's cosine to the ``PAIRED`` times ``keep`` memories of the index nearest it and to as many of
+        the best by ``scores``, by memory id: every memory near the top on either side is scored by both."""
+        vectors = self.embeddings.vectors(index)
+        if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
+            return {}
+        similarity = vectors.matrix @ self.vector
+        wide = PAIRED * keep
+        take = min(len(similarity), wide)
+        nearest = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else range(len(similarity))
+        memories, rows = vectors.memories, vectors.rows
+        cosines = {memories[row].id: float(similarity[row]) for row in nearest}
+        paired = scores if len(scores) <= wide else heapq.nlargest(wide, scores, key=scores.__getitem__)
+        for memory_id in paired:
+            row = rows.get(memory_id)
+            if row is not None:
+                cosines[memory_id] = float(similarity[row])
+        return cosines

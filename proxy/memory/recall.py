@@ -29,11 +29,10 @@ import orjson
 from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
-from .fusion import Semantic
 from .given import Given, Why
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
-from .ranking import MemoryIndex, Query, Scored
+from .ranking import MemoryIndex, Query, Scored, Semantic
 from .recall_state import Chosen, Note, given_from, session_of, state_of
 from .records import Memory
 
@@ -348,9 +347,11 @@ def _ranked(
     visible: Callable[[Memory], bool],
     semantic: Semantic | None = None,
 ) -> list[Scored]:
-    ranked = [s for view in views for s in view.rank(query, now=now, limit=limit) if visible(s.memory)]
+    ranked = [
+        s for view in views for s in view.rank(query, now=now, limit=limit, semantic=semantic) if visible(s.memory)
+    ]
     ranked.sort(key=lambda s: s.score, reverse=True)
-    return ranked if semantic is None else semantic.fuse(ranked, views, query=query, limit=limit, visible=visible)
+    return ranked
 
 
 def _newest(views: Sequence[MemoryIndex], visible: Callable[[Memory], bool], n: int) -> list[Memory]:

@@ -40,13 +40,12 @@ from .caller import Identity
 from .census import Held
 from .details import Detail, DetailStore
 from .episodes import Episode, EpisodeIndex, EpisodeStore
-from .fusion import Semantic
 from .given import Given
 from .memory_files import MemoryFileStore
 from .merging import Judge, band, protects, settle
 from .pins import NO_PINS, PinCap, Pinned, cap_for, check_pin, fit, same_text
 from .provenance import TRUSTED, Provenance
-from .ranking import MemoryIndex, Query, Scored
+from .ranking import MemoryIndex, Query, Semantic
 from .recall import Recall, Recalled
 from .recall_state import given_of
 from .records import Embedding, Memory, MemoryDraft, check_draft
@@ -716,11 +715,9 @@ class MemoryService:
             return newest[:limit]
         now = time.time()
         ranking = Query.of(query)
-        ranked = [s for view in views for s in view.rank(ranking, now=now, limit=MAX_SEARCH_LIMIT)]
-        ranked.sort(key=lambda s: s.score, reverse=True)
         semantic = await self._semantic(caller, views, query)
-        if semantic is not None:
-            ranked = semantic.fuse(ranked, views, query=ranking, limit=MAX_SEARCH_LIMIT, visible=wanted)
+        ranked = [s for view in views for s in view.rank(ranking, now=now, limit=MAX_SEARCH_LIMIT, semantic=semantic)]
+        ranked.sort(key=lambda s: s.score, reverse=True)
         found = {s.memory.id: s.memory for s in ranked if wanted(s.memory)}
         needle = query.casefold()
         for view in views:
@@ -735,14 +732,8 @@ class MemoryService:
         """A person's page of the memories the caller can see (:mod:`proxy.memory.browse`): filtered, searched with
         the block's ranking (and the embeddings', when they are on), each result with its score and matched words."""
         views = await self.current_views(caller)
-        fuse = None
-        if query and not filters.held and (semantic := await self._semantic(caller, views, query)) is not None:
-
-            def fuse(ranked: list[Scored], ranking: Query) -> list[Scored]:
-                every = sum(len(view) for view in views)
-                return semantic.fuse(ranked, views, query=ranking, limit=every, visible=filters.admits)
-
-        return browse(views, query, filters, now=time.time(), offset=offset, limit=limit, fuse=fuse)
+        semantic = await self._semantic(caller, views, query) if query and not filters.held else None
+        return browse(views, query, filters, now=time.time(), offset=offset, limit=limit, semantic=semantic)
 
     async def inspect(self, caller: Identity, memory_id: str) -> Inspected:
         """One memory the caller can see, for a person: held and superseded ones too, with what it replaced."""

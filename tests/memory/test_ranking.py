@@ -81,6 +81,42 @@ def test_lending_follows_the_index_as_it_changes() -> None:
     assert ids(index, "staging postgres") == ["m-1"]
 
 
+def test_only_the_memories_saved_next_to_a_match_borrow_from_it() -> None:
+    start = NOW - 10 * DAY
+    session = [
+        memory(n, text, session="s-1", created=start + 60 * n)
+        for n, text in enumerate(
+            [
+                "Ordered new tyres for the bike",
+                "Renewed the gym membership",
+                "Booked the dentist for Friday",
+                "Staging runs Postgres 16",
+                "Its port moved to 6432",
+                "Backups go to the old NAS",
+                "Lunch was a salad",
+            ],
+            start=1,
+        )
+    ]
+    ranked = ids(MemoryIndex(session), "staging postgres")
+    assert ranked[0] == "m-4"
+    assert set(ranked[1:]) == {"m-2", "m-3", "m-5", "m-6"}  # two each side; the rest of the session is another matter
+
+
+def test_a_question_lends_most_to_what_was_said_after_it() -> None:
+    start = NOW - 10 * DAY
+    asked = memory(1, "Gina: which dance style do you like best?", session="s-1", created=start)
+    answer = memory(2, "Jon: contemporary, it is so expressive", session="s-1", created=start + 1)
+    said = memory(3, "Gina: my favourite dance studio closed", session="s-1", created=start + 2)
+    other = memory(4, "Jon: the dance style of the show was odd", session="s-2", created=start + 3)
+    ranked = [s for s in MemoryIndex([asked, answer, said, other]).rank(Query.of("dance style?"), now=NOW, limit=4)]
+    scores = {s.memory.id: s.score for s in ranked}
+    assert scores["m-2"] > 0.8 * scores["m-1"]  # the answer shares no word with the question, yet ranks near it
+    said_alone = MemoryIndex([dataclasses.replace(asked, text="Gina: I like the dance style"), answer, said, other])
+    plain = {s.memory.id: s.score for s in said_alone.rank(Query.of("dance style?"), now=NOW, limit=4)}
+    assert plain["m-2"] < 0.3 * plain["m-1"]  # a statement lends its neighbours only a little
+
+
 def test_superseded_memories_are_kept_but_never_ranked() -> None:
     index = MemoryIndex(
         [memory(1, "Deploy region is us-east-1", superseded_by="m-2"), memory(2, "Deploy region is eu")]
