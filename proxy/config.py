@@ -149,7 +149,7 @@ class MemorySettings(_Section):
     """how long a chat request waits for the store (its first read of an owner, a shared session's state) before it
     goes upstream without memory (`x-memproxy-memory: unavailable`); `proxy.testing`'s runner sets 10 s, for loaded
     test machines"""
-    # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
+    # Pinned facts open every block, outside the ranked budgets: caps of the profile and environment, in characters
     # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
     pinned_user_chars: int = Field(1200, ge=0)
     """characters of text the pinned facts of the user's profile (scope `user`) may hold; a pin past the cap is
@@ -160,7 +160,7 @@ class MemorySettings(_Section):
     """the `X-Memory-Admin-Key` that may write and delete global memories"""
     embeddings: EmbeddingSettings = EmbeddingSettings()
     """hybrid ranking with a local embedding model ([Hybrid ranking](embeddings.md))"""
-    # Merge on write (seed 002's bands, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
+    # Merge on write (docs/merging.md, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
     # closest one: at or above merge_threshold the same memory, below add_threshold a different one, and between the
     # two the extraction job asks its model (same, update, different).
     merge_threshold: float = Field(0.7, ge=0, le=1)
@@ -261,7 +261,7 @@ class ExtractionSettings(_Section):
 
 
 class ContextSettings(_Section):
-    """Opt-in rewrites of what goes upstream (seeds 001 and 004): null leaves the client's conversation whole."""
+    """Opt-in rewrites of what goes upstream (docs/context.md): null leaves the client's conversation whole."""
 
     offload_chars: int | None = Field(None, ge=1)  # an earlier turn's tool result longer than this becomes a MemoryRef
     """e.g. `8000`: an earlier turn's tool result longer than this goes upstream as a `[MemoryRef: r-...]`
@@ -271,7 +271,7 @@ class ContextSettings(_Section):
 
 
 class HistorySettings(_Section):
-    enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
+    enabled: bool = True  # keep each session's conversation (the raw conversation log), searchable with citations
     """keep each session's conversation per user and workspace, searchable by `memory_search {source: "history"}`
     and `GET /memory/history` ([How memory works](memory.md), 13)"""
     retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
@@ -330,7 +330,7 @@ class Settings(_Section):
     mcp: McpSettings = McpSettings()
 
 
-# Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.
+# Short names the docs give (docs/configuration.md), besides the general MEMPROXY_<SECTION>_<KEY> form.
 ENV_ALIASES = {
     "MEMPROXY_PORT": ("server", "port"),
     "MEMPROXY_DATA_DIR": ("store", "path"),

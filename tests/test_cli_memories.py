@@ -204,7 +204,7 @@ def test_a_version_that_is_not_there_is_one_line_and_exit_2(tmp_path: Path) -> N
 
 
 def test_a_memproxy_key_names_its_user_without_auth_mode_set(tmp_path: Path) -> None:
-    """`--api-key mp-...` is a memproxy key whatever `auth.mode` the CLI was given: its user's memories, not a hash's."""
+    """`--api-key mp-...` is a memproxy key whatever `auth.mode` the CLI was given: its user's memories."""
     created = run(tmp_path, "keys", "create", "--user", "ada")[1]
     [key] = [word for word in created.split() if word.startswith("mp-")]
     assert run(tmp_path, "memories", "add", "Ada deploys on Fridays", "--user", "ada")[0] == 0

@@ -163,7 +163,7 @@ def test_a_shell_snippet_runs_as_written(
         messages = (
             "curl -sf http://127.0.0.1:8787/v1/messages -H 'X-Memory-User: ada' -H 'x-api-key: no-key' "
             "-H 'anthropic-version: 2023-06-01' -H 'Content-Type: application/json' -d '{\"model\": \"claude-x\", "
-            "\"max_tokens\": 64, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}'; echo\n"
+            '"max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}\'; echo\n'
         )
         assert "\nkill %1 %2\n" in code
         code = code.replace("\nkill %1 %2\n", f"\n{messages}kill %1 %2\n")
@@ -246,9 +246,11 @@ def test_the_configuration_reference_describes_every_setting_once() -> None:
     keys = [row[0] for row in rows]
     assert len(keys) == len(set(keys)) and set(settings) <= set(keys)
     assert [key for key, _, _, _, text in rows if not text] == []  # every field has its docstring
-    assert rows[
-        keys.index("upstream.anthropic_base_url")
-    ][:3] == ("upstream.anthropic_base_url", "string", '`"https://api.anthropic.com/v1"`')
+    assert rows[keys.index("upstream.anthropic_base_url")][:3] == (
+        "upstream.anthropic_base_url",
+        "string",
+        '`"https://api.anthropic.com/v1"`',
+    )
     assert "<!-- generated: settings -->" in (ROOT / "docs" / "configuration.md").read_text()
 
 
@@ -260,3 +262,54 @@ def test_the_api_reference_has_every_route_of_the_openapi_document() -> None:
         for method in operations:
             assert f"### `{method.upper()} {path}`" in text
     assert "<!-- generated: openapi -->" in (ROOT / "docs" / "reference" / "api.md").read_text()
+
+
+def test_the_memory_tool_snippet_gets_a_server_side_memory_without_a_handler(
+    keyless: None, fake_upstream: FakeUpstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import httpx
+
+    from proxy.testing import ToolCall
+
+    [block] = [b for b in BLOCKS if "memory_20250818" in b.code and b.language == "python"]
+    create = {"command": "create", "path": "/memories/deploys.md", "file_text": "Deploys on Fridays\n"}
+    fake_upstream.reply(content=None, tool_calls=[ToolCall("memory", create)])
+    fake_upstream.reply(content="Noted: you deploy on Fridays.")
+    with run_memproxy(fake_upstream.base_url) as url:
+        root = url.removesuffix("/v1")
+        exec(compile(block.code.replace("http://127.0.0.1:8787", root), block.name, "exec"), {})
+        files = httpx.get(f"{root}/memory/files", headers={"X-Memory-User": "ada"}).json()["files"]
+    assert capsys.readouterr().out == "Noted: you deploy on Fridays.\n"
+    assert [f["path"] for f in files] == ["/memories/deploys.md"]
+    [result] = [b for b in fake_upstream.requests[-1].json["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert result["content"] == "File created successfully at: /memories/deploys.md"
+
+
+def test_every_compatibility_rule_the_code_cites_is_in_the_docs() -> None:
+    """`COMPAT E3` in a comment or test names a rule docs/compatibility.md states, in the repository itself."""
+    text = (ROOT / "docs" / "compatibility.md").read_text()
+    cited: set[str] = set()
+    for source in [*(ROOT / "proxy").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
+        for match in re.finditer(r"COMPAT ([A-Z][0-9]*(?:, [A-Z][0-9]*)*)", source.read_text()):
+            cited.update(match.group(1).split(", "))
+    assert len(cited) > 30
+    defined = set(re.findall(r"^\| ([A-Z][0-9]+) \|", text, re.M)) | set(re.findall(r"^## ([A-Z])\. ", text, re.M))
+    assert sorted(cited - defined) == []
+
+
+def test_nothing_cites_a_document_outside_the_repository() -> None:
+    pattern = re.compile(r"\.\./shared|DESIGN\.md|COMPAT\.md|\bseeds? 00\d", re.I)
+    sources = [
+        *(ROOT / "proxy").rglob("*.py"),
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "bench").rglob("*.py"),
+        *PAGES,
+    ]
+    found = [
+        f"{source.relative_to(ROOT)}:{n}"
+        for source in sources
+        if source.name != "test_docs.py"
+        for n, line in enumerate(source.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
