@@ -18,7 +18,7 @@ import orjson
 
 from . import __version__
 from .config import Settings, check_exposure, check_store, load_settings, upstream_path_warning
-from .errors import ConfigError, ProxyError
+from .errors import ConfigError, InvalidApiKey, ProxyError
 
 T = TypeVar("T")
 BACKLOG = 2048  # uvicorn's default
@@ -525,21 +525,28 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
 async def _caller(settings: Settings, who: dict[str, Any]) -> Any:
     """Whose memories: the operator on this machine names a user, or a key stands for one, under the proxy's rules."""
     from .auth.identity import Authenticator, user_for_token
-    from .auth.keys import KeyRing
+    from .auth.keys import KEY_PREFIX, KeyRing
     from .memory.caller import Identity
     from .services import build_key_store
 
     workspace = who["workspace"]
-    if who["api_key"] and settings.auth.mode == "keys":
+    api_key = who["api_key"]
+    # A memproxy key (mp-...) is one whatever auth.mode this command was given: looked up in the store, never hashed
+    # into a user of its own, so a key nobody holds (or a revoked one) is refused rather than given an empty memory.
+    if api_key and (settings.auth.mode == "keys" or api_key.startswith(KEY_PREFIX)):
         ring = KeyRing(build_key_store(settings))
         try:
             await ring.refresh()
         finally:
             await ring.store.aclose()
-        headers = [(b"x-memproxy-key", who["api_key"].encode()), (b"x-memory-workspace", workspace.encode())]
+        headers = [(b"x-memproxy-key", api_key.encode()), (b"x-memory-workspace", workspace.encode())]
         if who["user"]:
             headers.append((b"x-memory-user", who["user"].encode()))
-        return Authenticator(settings, ring).require(headers)
+        keys_mode = settings.model_copy(update={"auth": settings.auth.model_copy(update={"mode": "keys"})})
+        try:
+            return Authenticator(keys_mode, ring).require(headers)
+        except InvalidApiKey:
+            _fail("--api-key: unknown or revoked memproxy key in this store (`memproxy keys list` shows its keys)")
     if who["user"]:
         return Identity(who["user"], workspace, admin=True)  # the store's owner on this machine
     if who["api_key"]:

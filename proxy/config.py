@@ -23,20 +23,30 @@ _ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # The string under each field is its description: docs/configuration.md's reference is generated from them.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class ServerSettings(_Section):
     host: str = "127.0.0.1"
+    """the interface the proxy listens on (`--host`); open mode refuses a non-loopback one unless `auth.allow_open`"""
     port: int = Field(8787, ge=0, le=65535)
+    """the port it listens on (`--port`, `MEMPROXY_PORT`); `0`: a free one"""
     max_body_bytes: int = Field(32 * 1024 * 1024, gt=0)
+    """larger chat requests get a 413"""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    """`debug`, `info`, `warning` or `error`; credentials are redacted from every line"""
     # A connection has this long to send each request's headers (from its first byte; the first request's from the
     # connection), else it is closed: idle and half-sent requests never hold sockets before any authentication.
     header_timeout_s: float = Field(10, gt=0)
+    """a connection has this long to send each request's headers (from its first byte, or from connecting), else it
+    is closed: idle and half-sent requests hold no sockets"""
     # One line per request on stdout (proxy/telemetry/access.py): info every request, warning only failed ones.
     access_log: Literal["info", "warning", "off"] = "info"
+    """one line per request on stdout ([Operating](operating.md)): `info` every request, `warning` only failed ones
+    (a 5xx, an upstream error or timeout, a stream the upstream broke off), `off` none"""
     access_log_format: Literal["json", "text"] = "json"
+    """`json` lines, or `text`: `<ts> <level> <method> <route> <status> key=value ...`"""
 
     @field_validator("access_log", mode="before")
     @classmethod
@@ -47,17 +57,29 @@ class ServerSettings(_Section):
 
 class UpstreamSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
+    """the OpenAI-compatible upstream (`--upstream`, `MEMPROXY_UPSTREAM_BASE_URL`)"""
     anthropic_base_url: str = "https://api.anthropic.com/v1"  # where /v1/messages goes
+    """where `/v1/messages` and `/v1/messages/*` go (a configured `upstream.api_key` is sent to it as `x-api-key`)"""
     api_key: str | None = None
+    """`null` forwards the client's `Authorization`; a key or `"${ENV_VAR}"` replaces it"""
     timeout_s: float = Field(600, gt=0)
+    """wait for the upstream before a 504"""
     max_event_bytes: int = Field(16 * 1024 * 1024, gt=0)  # one streamed event; past it the stream ends in an error
+    """one event of an upstream stream; a larger one ends the client's stream with an error event"""
     litellm_models: tuple[str, ...] = ()
+    """model patterns (`anthropic/*`) served through litellm, answered OpenAI-shaped"""
     litellm_api_base: str | None = None
+    """endpoint for those models (default: the provider's)"""
     # With api_key set, the objects users make upstream (stored responses, conversations, files, batches) are bound
     # to who made them; nobody else reaches them through the shared key. Bindings last this long (the upstream's own
     # retention of stored responses), at most this many per user (oldest dropped first).
     object_ttl_days: float = Field(30, gt=0)
+    """with `upstream.api_key` set, what a user makes upstream (stored responses, conversations, files, batches,
+    Anthropic message batches) is bound to them this long: another user naming it gets a 404, lists show each user
+    their own ([Shared upstream key](security.md#a-shared-upstream-key))"""
     max_objects_per_user: int = Field(100_000, gt=0)
+    """bindings kept per user; past it the oldest are dropped (unreachable through the shared key, never anyone
+    else's)"""
 
     @field_validator("base_url")
     @classmethod
@@ -76,24 +98,34 @@ class UpstreamSettings(_Section):
 
 class AuthSettings(_Section):
     mode: Literal["open", "keys"] = "open"
+    """`open`: the caller names the user (one person's machine); `keys`: a memproxy key decides it"""
     allow_open: bool = False  # open mode on a non-loopback address: the operator says they mean it
+    """let `open` mode listen on a non-loopback address"""
 
 
 class StoreSettings(_Section):
     backend: Literal["files", "postgres"] = "files"
+    """`files`: the embedded store under `store.path` (several processes may share it); `postgres`: the database
+    `store.dsn` names ([Storage](storage.md))"""
     path: str = "./.memproxy"
+    """the data directory (`--data-dir`, `MEMPROXY_DATA_DIR`); a directory memproxy cannot write stops start-up"""
     dsn: str | None = None
+    """with `store.backend: postgres`: the database, e.g. `"${DATABASE_URL}"` (`MEMPROXY_STORE_DSN`)"""
 
 
 class EmbeddingSettings(_Section):
     # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
     # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
     model: str | None = None
+    """a hub name (`sentence-transformers/all-MiniLM-L6-v2`) or a directory: hybrid ranking with that model (`pip
+    install -e '.[embeddings]'`); `null`: lexical only"""
     deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
+    """how long a request waits for its message's embedding before it is ranked lexically"""
 
 
 class MemorySettings(_Section):
     inject_mode: Literal["relevant", "recent_only", "off"] = "relevant"
+    """`relevant`, `recent_only` or `off`"""
 
     @field_validator("inject_mode", mode="before")
     @classmethod
@@ -102,23 +134,41 @@ class MemorySettings(_Section):
         return "off" if value is False else value
 
     max_inject_chars: int = Field(2000, ge=0)  # the block: a session's first request may fill these
+    """characters of memory text the block may carry"""
     max_inject_count: int = Field(10, ge=0)
+    """memories the block may carry (chosen on a session's first request)"""
     max_note_chars: int = Field(4000, ge=0)  # a session's notes together, beside the block (proxy/memory/recall.py)
+    """characters of memory text a session's notes may carry together (one note: at most 15% of them)"""
     max_note_count: int = Field(20, ge=0)
+    """memories a session's notes may carry together, beside the block (one note: at most 3); `0`: no notes"""
     max_total: int = Field(500, gt=0)
+    """memories kept per user and workspace; the oldest (superseded first) are pruned on store"""
     max_import_lines: int = Field(1000, gt=0)  # per import request: more is a 400, nothing imported
+    """lines one `POST /memory/import` may hold; more is a 400 and nothing is imported"""
     store_deadline_ms: float = Field(250, gt=0)  # a chat request waits this long for the store, else no memory
-    # Pinned facts open every block, outside the ranked budgets: seed 002's user.md and env.md caps, in characters
+    """how long a chat request waits for the store (its first read of an owner, a shared session's state) before it
+    goes upstream without memory (`x-memproxy-memory: unavailable`); `proxy.testing`'s runner sets 10 s, for loaded
+    test machines"""
+    # Pinned facts open every block, outside the ranked budgets: caps of the profile and environment, in characters
     # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
     pinned_user_chars: int = Field(1200, ge=0)
+    """characters of text the pinned facts of the user's profile (scope `user`) may hold; a pin past the cap is
+    refused ([Pinned facts](pinned.md))"""
     pinned_env_chars: int = Field(800, ge=0)
+    """characters of text the pinned facts of a workspace's environment (scope `workspace`) may hold"""
     admin_key: str | None = None  # null: nobody may write global memories over HTTP
+    """the `X-Memory-Admin-Key` that may write and delete global memories"""
     embeddings: EmbeddingSettings = EmbeddingSettings()
-    # Merge on write (seed 002's bands, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
+    """hybrid ranking with a local embedding model ([Hybrid ranking](embeddings.md))"""
+    # Merge on write (docs/merging.md, proxy/memory/merging.py), on the similarity in [0, 1] of a new memory to the
     # closest one: at or above merge_threshold the same memory, below add_threshold a different one, and between the
     # two the extraction job asks its model (same, update, different).
     merge_threshold: float = Field(0.7, ge=0, le=1)
+    """merge on write: a new memory this similar (0-1) to the closest one is the same memory: merged or superseding
+    it ([merge on write](merging.md))"""
     add_threshold: float = Field(0.3, ge=0, le=1)
+    """below it a new memory is different and added; between the two the extraction job asks its model (same,
+    update, different); equal thresholds never ask"""
 
     @model_validator(mode="after")
     def _bands_in_order(self) -> MemorySettings:
@@ -131,11 +181,22 @@ class MemorySettings(_Section):
 
 class ToolsSettings(_Section):
     enabled: bool = True
+    """offer the memory tools and run the model's calls to them"""
     max_hops: int = Field(4, ge=1)
+    """upstream calls after memory tool calls, per request; the last goes without the memory tools. A memory call
+    that repeats one already answered in the request (same tool, same arguments: a server that drops tool results)
+    ends the loop there: the client gets the text so far"""
     models: tuple[str, ...] = ("*",)  # fnmatch patterns of the models that get the memory tools (proxy/tools/models.py)
+    """model-name patterns (fnmatch, case-sensitive: `gpt-*`, `claude-*`) whose requests get the memory tools; a
+    request for any other model gets its memories but no tools, nor the block's line on them (small local models
+    that cannot call tools write pseudo-calls as text instead of answering)"""
     # Anthropic's memory tool (memory_20250818) on /v1/messages (proxy/dialects/messages_memory.py): declared, its calls
     # are run here against the caller's /memories; offer, Claude models also get it instead of the function tools.
     anthropic_memory: Literal["declared", "offer", "off"] = "declared"
+    """Anthropic's memory tool (`memory_20250818`) on `/v1/messages`: `declared`, a request that declares it gets
+    the model's calls run by memproxy against the caller's `/memories` ([MCP hosts and Anthropic's memory
+    tool](mcp.md)); `offer`, Claude models also get it instead of the four function tools; `off`, its calls go to
+    the client"""
 
     @field_validator("anthropic_memory", mode="before")
     @classmethod
@@ -180,17 +241,33 @@ CLIENT_CONTEXT = (
 
 class SessionsSettings(_Section):
     idle_timeout_s: float = Field(1800, gt=0)
+    """a session ends after this much silence"""
     min_turns_for_extraction: int = Field(3, ge=1)
+    """sessions with fewer user turns yield no episode"""
     # Live sessions held in memory, each with its conversation as last sent: in all, and per memproxy key (a service
     # key's end users share its share). Past a limit the least recently seen end early (extracted as ever); past a
     # key's share, only that key's.
     max_live: int = Field(5000, gt=0)
+    """live sessions held in memory, in all; past it the least recently seen end (extracted as ever)"""
     max_live_per_key: int = Field(500, gt=0)
+    """live sessions per memproxy key (a service key's end users share its share); past a key's share only that
+    key's least recently seen sessions end, never another's"""
     max_bytes: int = Field(1024 * 1024 * 1024, gt=0)  # conversation bytes all live sessions hold (1 GiB)
+    """conversation bytes all live sessions hold (1 GiB), with the same rule"""
     max_bytes_per_key: int = Field(128 * 1024 * 1024, gt=0)  # and one key's (128 MiB)
+    """conversation bytes one key's live sessions hold (128 MiB)"""
     side_requests: tuple[str, ...] = SIDE_REQUESTS
-    side_structured: bool = True  # a request asking for structured output is a side request too
+    """regular expressions (Claude Code's and Codex's utility prompts by default: titles, compaction, suggestions,
+    recaps, labels, command prefixes, the quota probe): a request whose leading system/developer text, or a text of
+    its newest user message, starts with one is a side request: it goes upstream as sent, with no memory tools, no
+    block, no session and no history"""
+    side_structured: bool = True
+    """a request asking for structured output (Messages `output_config.format`, Chat `response_format`
+    `json_schema`/`json_object`, Responses `text.format`) is a side request too"""
     client_context: tuple[str, ...] = CLIENT_CONTEXT
+    """regular expressions (Codex's `<environment_context>`, AGENTS.md and `<turn_aborted>` items; Claude Code's
+    `<system-reminder>` blocks and attribution line): a text part matching one in full is the client's own context,
+    left out of what sessions, history and transcripts read; a user message made only of it is no user turn"""
 
     @field_validator("side_requests", "client_context")
     @classmethod
@@ -222,34 +299,57 @@ TRUSTED_TOOLS = (
 
 class ExtractionSettings(_Section):
     enabled: bool = True
+    """extract episodes from ended sessions"""
     model: str | None = None
+    """`null`: the session's own model, where its requests went and in their format (Messages for `/v1/messages`
+    sessions, Responses for `/v1/responses`); a bare name: a Chat Completions model of the upstream; a litellm name
+    with a provider (`anthropic/...`): that provider"""
     max_pending_per_user: int = Field(50, gt=0)  # jobs not done yet; past it the user's oldest is dropped
+    """extraction jobs one user may have waiting (pending or failed); a new one past it drops that user's oldest
+    (failed first), logged and counted in `memproxy_extraction_jobs_dropped_total`"""
     # Provenance is an allow-list: a tool is untrusted unless named here (its results are its own or a status).
     trusted_tools: tuple[str, ...] = TRUSTED_TOOLS
+    """the allow-list of tools that only act (plans, to-do lists, edits answering with a status; why in
+    [Provenance](security.md#provenance)): a session that called, or got the result of, any other tool is untrusted,
+    and its memory writes and its episode are held for approval; matched ignoring case and `_ - .` spaces, an MCP
+    `server__tool` only as spelled"""
     untrusted_tools: tuple[str, ...] = ()  # untrusted even when trusted_tools names them (configs from the deny-list)
+    """untrusted even when `trusted_tools` names them (a config written for the old deny-list keeps its meaning)"""
     untrusted_by_default: bool = False  # true: trusted_tools is ignored, every tool but the proxy's own is untrusted
+    """`true`: `trusted_tools` is ignored, every tool makes a session untrusted (the proxy's memory tools never do)"""
 
 
 class ContextSettings(_Section):
-    """Opt-in rewrites of what goes upstream (seeds 001 and 004): null leaves the client's conversation whole."""
+    """Opt-in rewrites of what goes upstream (docs/context.md): null leaves the client's conversation whole."""
 
     offload_chars: int | None = Field(None, ge=1)  # an earlier turn's tool result longer than this becomes a MemoryRef
+    """e.g. `8000`: an earlier turn's tool result longer than this goes upstream as a `[MemoryRef: r-...]`
+    placeholder, kept for `memory_retrieve` ([Long conversations](context.md))"""
     window_turns: int | None = Field(None, ge=1)  # user turns kept whole; older ones become an overview line each
+    """e.g. `20`: past this many user turns plus a step, the oldest turns go upstream as an overview, one line each"""
 
 
 class HistorySettings(_Section):
-    enabled: bool = True  # keep each session's conversation (seed 004's raw log), searchable with citations
+    enabled: bool = True  # keep each session's conversation (the raw conversation log), searchable with citations
+    """keep each session's conversation per user and workspace, searchable by `memory_search {source: "history"}`
+    and `GET /memory/history` ([How memory works](memory.md), 13)"""
     retention_days: float = Field(30, gt=0)  # older lines are never shown and are pruned in the background
+    """history older than this is never shown and is pruned in the background (hourly)"""
     # Characters of history one owner keeps; past it their oldest lines go. A search indexes what it reads (about a
     # second per 2 million characters on a busy 2-core machine, the first time after a start): this keeps it short.
     max_chars_per_owner: int = Field(4_000_000, gt=0)
+    """characters of history kept per user and workspace; past it the oldest lines go (checked every tenth of it
+    written). A search indexes what it reads, about a second per 2 million characters on a busy 2-core machine the
+    first time after a start, milliseconds after"""
 
 
 class ConsoleSettings(_Section):
     """The web console at /ui/ (proxy/console/): open mode serves it on loopback only, keys mode after a sign-in."""
 
     enabled: bool = True
+    """serve the [console](console.md) at `/ui/`"""
     session_ttl_s: float = Field(12 * 3600, gt=0)  # a sign-in lasts this long, then the key is asked for again
+    """how long a sign-in to the console lasts (12 hours), then the key is asked for again"""
 
 
 class TracingSettings(_Section):
@@ -257,15 +357,20 @@ class TracingSettings(_Section):
     the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_EXPORTER...)."""
 
     enabled: bool = False
+    """OpenTelemetry traces (`pip install -e '.[otel]'`), exported as the standard `OTEL_*` variables say
+    ([Traces](operating.md#traces)); `OTEL_SDK_DISABLED=true` turns them off again"""
 
 
 class McpSettings(_Section):
     """The Model Context Protocol server at /mcp and `memproxy mcp` (proxy/mcp/)."""
 
     enabled: bool = True  # serve /mcp on the proxy's port
+    """serve MCP at `/mcp` ([MCP](mcp.md))"""
     # trusted: what an MCP host writes is stored as a person's own write; held: kept for a person's approval, since
     # the host's model may have read untrusted content (a web page, a file) that steers what it writes.
     writes: Literal["trusted", "held"] = "trusted"
+    """`trusted` stores what an MCP host writes as the user's own (the risk: the host's model may have read content
+    that tells it what to store); `held` keeps it for approval"""
 
 
 class Settings(_Section):
@@ -284,7 +389,7 @@ class Settings(_Section):
     mcp: McpSettings = McpSettings()
 
 
-# Short names DESIGN.md promises, besides the general MEMPROXY_<SECTION>_<KEY> form.
+# Short names the docs give (docs/configuration.md), besides the general MEMPROXY_<SECTION>_<KEY> form.
 ENV_ALIASES = {
     "MEMPROXY_PORT": ("server", "port"),
     "MEMPROXY_DATA_DIR": ("store", "path"),

@@ -201,3 +201,27 @@ def test_a_version_that_is_not_there_is_one_line_and_exit_2(tmp_path: Path) -> N
     assert code == 2 and err.startswith("memproxy: m-1 has no version 5") and len(err.splitlines()) == 1
     assert run(tmp_path, "memories", "versions", "m-1", "--user", "bob")[0] == 2  # not Bob's
     assert run(tmp_path, "memories", "restore", "m-1", "--version", "0", "--user", "ada")[0] == 2
+
+
+def test_a_memproxy_key_names_its_user_without_auth_mode_set(tmp_path: Path) -> None:
+    """`--api-key mp-...` is a memproxy key whatever `auth.mode` the CLI was given: its user's memories."""
+    created = run(tmp_path, "keys", "create", "--user", "ada")[1]
+    [key] = [word for word in created.split() if word.startswith("mp-")]
+    assert run(tmp_path, "memories", "add", "Ada deploys on Fridays", "--user", "ada")[0] == 0
+    code, out, err = run(tmp_path, "memories", "list", "--api-key", key)
+    assert (code, err) == (0, "") and "Ada deploys on Fridays" in out
+    assert run(tmp_path, "memories", "add", "Ada uses tabs", "--api-key", key)[0] == 0
+    assert "Ada uses tabs" in run(tmp_path, "memories", "list", "--user", "ada")[1]
+
+
+@pytest.mark.parametrize("command", [["list"], ["add", "Ada deploys on Fridays"]])
+def test_an_unknown_or_revoked_memproxy_key_is_refused_and_writes_nothing(tmp_path: Path, command: list[str]) -> None:
+    created = run(tmp_path, "keys", "create", "--user", "ada")[1]
+    [key_id] = [word for word in created.split() if word.startswith("k-")]
+    [key] = [word for word in created.split() if word.startswith("mp-")]
+    assert run(tmp_path, "keys", "revoke", key_id)[0] == 0
+    unknown = "mp-" + "a" * (len(key) - 3)
+    for refused in (unknown, key):
+        code, out, err = run(tmp_path, "memories", *command, "--api-key", refused)
+        assert (code, out) == (2, "") and "unknown or revoked memproxy key" in err
+    assert not list(tmp_path.rglob("memories.jsonl"))  # no user was made up for it

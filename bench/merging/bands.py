@@ -1,4 +1,4 @@
-"""Do seed 002's merge-on-write bands mean something for memproxy's similarity? Run: python bench/merging/bands.py
+"""Do merge on write's bands mean something for memproxy's similarity? Run: python bench/merging/bands.py
 
 ``pairs.jsonl`` holds 48 pairs of an existing memory and a new fact, labelled ``same`` (15 restatements),
 ``update`` (15: the same subject, a changed value) or ``different`` (18, three of them one word apart). Each new

@@ -6,7 +6,7 @@ moving target. Do not tune or edit it.
 Original docstring:
 Relevance ranking of one owner's memories against a message: BM25 over stemmed words.
 
-Seed 000 counted shared words; conversational memories paraphrase, so this adds what measured
+A first scorer counted shared words (run.py keeps it); conversational memories paraphrase, so this adds what measured
 best on ``bench/retrieval``: Snowball stemming, a BM25 length weight ``b`` near 0.3 (memories are
 short and similar in length), tags and category as a second field, a small recency prior and
 confidence weight, and related memories (same session, saved close in time) lending each other
@@ -42,7 +42,7 @@ COMMON_SHARE = 0.1
 POSTINGS_BUDGET = 20_000  # a long message over a huge index stops adding words, commonest last, past this many hits
 
 _WORD = re.compile(r"[^\W_]+")
-# English function words plus seed 000's list of words that carry no signal in a memory.
+# English function words plus a list of words that carry no signal in a memory.
 _STOPWORD_TEXT = """a about above after again against all also am an and any are as at back be because been before being
     below between both but by can could come did do does doing down during each every few first for from further
     get had has have having he her here hers herself him himself his how i if in into is it its itself just know
@@ -162,7 +162,7 @@ class MemoryIndex:
     def closest(self, text: str, *, now: float, candidates: int = 20) -> tuple[Memory, float] | None:
         """The live memory most like ``text``, with its similarity: cosine over distinct stemmed words, idf-weighted.
 
-        Seed 002 merges on write by cosine similarity. Weighting by idf keeps "the payments team owns the payments
+        Merge on write compared by cosine similarity. Weighting by idf keeps "the payments team owns the payments
         topics" apart from "the search team owns the search topics": what they share is what every memory says.
         Only the best BM25 matches are candidates.
         """

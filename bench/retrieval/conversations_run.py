@@ -2,7 +2,7 @@
 
     python bench/retrieval/conversations_run.py
 
-For each question, only its user's memories are ranked. Scorers: seed 000's keyword overlap (from ``run.py``),
+For each question, only its user's memories are ranked. Scorers: the first keyword-overlap scorer (from ``run.py``),
 a plain stemmed BM25 over the memory texts, today's ranker (``baseline_ranker.py``, frozen as it was before
 issue 17), memproxy's ranker on the question alone (``message``), and memproxy's default lexical path: the
 query built from the question and the turns of its session before it (``conversation``), as recall builds it.

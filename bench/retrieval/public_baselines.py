@@ -2,7 +2,7 @@
 
 Each ranks one user's memories for a question's text alone, all of them, nothing else (no recency, no sessions):
 
-- ``keyword``: seed 000's count of shared words (three letters or more, its stopwords out), newest first on ties;
+- ``keyword``: the first ranker's count of shared words (three letters or more, its stopwords out), newest first on ties;
 - ``bm25``: Okapi BM25 over lower-cased words, k1 1.2, b 0.75, no stemming;
 - ``bm25-stem``: the same over Snowball stems with b 0.3 (memories are short and alike in length);
 - ``fusion``: ``bm25-stem``'s scores over the best one's, plus the cosine of all-MiniLM-L6-v2's vectors, half
@@ -79,7 +79,7 @@ class BM25:
 
 
 def _top(items: Sequence[Item], scores: np.ndarray[Any, Any], k: int) -> list[Item]:
-    """The ``k`` best, ties to the newest (as seed 000 broke them)."""
+    """The ``k`` best, ties to the newest (as the first ranker broke them)."""
     ts = np.array([item.ts for item in items])
     order = np.lexsort((-ts, -scores))[:k]
     return [items[n] for n in order]

@@ -1,4 +1,4 @@
-"""Retrieval quality and speed of memproxy's ranking, next to seed 000's keyword-overlap scoring and today's ranker.
+"""Retrieval quality and speed of memproxy's ranking, next to the first keyword-overlap scoring and today's ranker.
 
     python bench/retrieval/run.py            # recall@5/@10 per split, and ranking time at 500 / 10k / 100k memories
     python bench/retrieval/run.py --quick    # recall only, timing at 500 and 10k
@@ -6,7 +6,7 @@
 Two datasets. The first (``memories.jsonl``: 336 memories of one user from 59 conversations; ``queries.jsonl``:
 206 messages that paraphrase what they need, with the ids a good assistant would want) was written for this
 benchmark without sight of either ranker. The second is ``conversations_run.py``'s: 12 users, 1,032 memories,
-718 questions asked in new sessions after the turns before them, recall per question type for seed 000, plain
+718 questions asked in new sessions after the turns before them, recall per question type for that first scoring, plain
 BM25, today's ranker (``baseline_ranker.py``, frozen before issue 17), memproxy on the question alone and
 memproxy's default lexical path (the query built from the conversation). Parameters were tuned on the ``dev``
 splits; ``test`` is the check. Results also go to ``bench/results/retrieval.json``.
@@ -34,7 +34,7 @@ from proxy.memory.records import Memory, parse_ts  # noqa: E402
 RESULTS = HERE.parent / "results" / "retrieval.json"
 NOW = parse_ts("2026-10-01T09:00:00Z")
 
-# Seed 000, verbatim: unique words of the memory found in the message, plus a recency bonus.
+# The first scorer, verbatim: unique words of the memory found in the message, plus a recency bonus.
 _SEED_STOPWORD_TEXT = """the and for are but not you all can has her was one our out its use how may who did get had him
     his let say she too own way about could from have into just like make many some than that them then this very when
     what with will would been each more most much must only also back being come every first here know made need

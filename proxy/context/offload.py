@@ -1,4 +1,4 @@
-"""Seed 001's MemoryRef: which tool results leave the request, and the placeholder that takes their place.
+"""Tool-output offload: which tool results leave the request, and the placeholder that takes their place.
 
 A tool result is offloaded when it is longer than ``context.offload_chars`` and belongs to an earlier turn: one
 the model has answered since (an assistant message follows it). The newest turn's results, those after the

@@ -1,11 +1,11 @@
-"""Seed 004's "overview + recent N turns": which old turns leave the request, and the overview that stays.
+"""The window, overview + recent N turns: which old turns leave the request, and the overview that stays.
 
 Turns are counted by user messages. Past ``window_turns`` plus a step (a quarter of the window) the oldest
 turns are dropped, a whole step at a time: between two trims the same turns are dropped, so the overview and
 everything after it are the same bytes request after request and the provider's prompt cache keeps its
 prefix; it breaks once per step. A cut always falls at the start of a turn, and never between a tool call
 and its result. Instructions (system and developer messages) are never dropped. Each dropped turn leaves one
-line of seed 002's buffer, ``HH:MM user: first words``, its time the one the proxy first saw it at (UTC).
+buffer line, ``HH:MM user: first words``, its time the one the proxy first saw it at (UTC).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def first_words(text: str) -> str:
 
 
 def buffer_line(ts: float, role: str, text: str) -> str:
-    """Seed 002's ``FormatBufferLine``: ``HH:MM role: first words``."""
+    """One buffer line: ``HH:MM role: first words``."""
     return f"{time.strftime('%H:%M', time.gmtime(ts))} {role}: {first_words(text)}"
 
 

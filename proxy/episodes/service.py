@@ -12,7 +12,7 @@ never hold everyone else's back. A job that fails is retried
 with backoff; one that ran before (a crash after the episode was written) finds its own episode and
 only finishes what is left, so a session yields one episode however often its job runs.
 
-Provenance (seed 002): a session that took in content from a tool ``extraction.trusted_tools`` does not name (a
+Provenance (docs/security.md): a session that took in content from a tool ``extraction.trusted_tools`` does not name (a
 call, a result, a hosted tool of the upstream's, a result whose call is not in sight) yields an untrusted episode,
 kept for audit but never injected, searched, or turned into memories until a person approves it; approving it
 approves its facts. The same session's own memory writes are held from the first request that shows it
@@ -114,7 +114,7 @@ class EpisodeService:
         self.untrusted = UntrustedTools.of(settings.extraction, own=proxy_tools)
         self.sessions = SessionTracker(settings.sessions.max_live, untrusted=self.untrusted)
         self._sharing: set[asyncio.Task[None]] = set()  # taints and chain links on their way to the store
-        self.history = history  # each session's conversation, kept per owner (seed 004's raw log)
+        self.history = history  # each session's conversation, kept per owner (the raw conversation log)
         self._history_turns = HistoryTurns(history, proxy_tools) if history is not None else None
         # (user, destination) -> the credential their latest accepted request there carried; never written
         self._keys: OrderedDict[tuple[str, str], Credential] = OrderedDict()

@@ -40,7 +40,7 @@ TOOLS_NOTE = (  # the block's last line when the proxy offers its memory tools
     "Memory tools: memory_search finds more, memory_store saves a durable fact (never secrets), "
     "memory_delete removes a wrong one."
 )
-# Pinned facts open the block (seed 002's user.md and env.md), under their own titles; only then do the ranked
+# Pinned facts open the block (profile, then environment), under their own titles; only then do the ranked
 # entries get a title of theirs, so a block without pins reads as it always did.
 PROFILE_TITLE = "Pinned, about the user:"
 ENVIRONMENT_TITLE = "Pinned, about this workspace:"

@@ -1,4 +1,4 @@
-"""Details: large tool outputs the proxy took out of what goes upstream (seed 001's MemoryRef, layer 2).
+"""Details: large tool outputs the proxy took out of what goes upstream (docs/context.md, offload).
 
 A detail belongs to one owner (a user in a workspace). Its id is content-addressed, ``r-`` and a hash of the
 owner and the output, so the same output in the same place always gets the same id, and so the same

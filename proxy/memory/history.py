@@ -1,4 +1,4 @@
-"""Seed 004's raw log: what each session said, kept per owner, searched by relevance with citations. Pure: no I/O.
+"""The raw conversation log: what each session said, kept per owner, searched by relevance with citations. Pure: no I/O.
 
 A :class:`HistoryLine` is one message of a session as the client had it (a user message, an answer, a client
 tool's call or result), rendered to text with the proxy's own additions taken out and secrets masked before it
@@ -30,7 +30,7 @@ from .store import Owner
 ROLES = ("user", "assistant", "tool")
 K1 = 1.2
 B = 0.75  # lines range from "ok" to a pasted log: length matters more than among memories
-SNIPPET_CHARS = 300  # seed 004: a window this long around the match; the citation names where the rest is
+SNIPPET_CHARS = 300  # a window this long around the match; the citation names where the rest is
 MAX_QUERY_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 DAY_S = 86400.0

@@ -36,7 +36,7 @@ LINGER_S = 1.0  # what is queued is written this long after the first of it arri
 RENDER_SLICE_S = 0.0005  # rendering yields to requests this often
 RETRY_S = 1.0  # a failed write is tried again after this long
 MAX_QUEUED = 10_000  # batches waiting; past it the oldest is dropped (the store has been failing for a while)
-SEARCH_DEFAULT = 5  # seed 004's default
+SEARCH_DEFAULT = 5  # results of a history search by default
 SEARCH_MAX = 50
 
 Render = Callable[[], Sequence[HistoryLine]]  # called by the writer on the event loop, in the order queued

@@ -1,4 +1,4 @@
-"""Merge on write (seed 002's bands, seed 003's supersede): what a new memory does to the one most like it.
+"""Merge on write (docs/merging.md): what a new memory does to the one most like it.
 
 Pure: a similarity in [0, 1] and, in the middle band, a model's verdict go in; what to write comes out.
 
@@ -21,8 +21,8 @@ from typing import Literal, get_args
 
 from .records import Memory
 
-MERGE_THRESHOLD = 0.7  # seed 002: at or above, the same memory
-ADD_THRESHOLD = 0.3  # seed 002: below, a different one; between the two, a model's judgement
+MERGE_THRESHOLD = 0.7  # at or above, the same memory
+ADD_THRESHOLD = 0.3  # below, a different one; between the two, a model's judgement
 
 Band = Literal["same", "judge", "different"]
 Verdict = Literal["same", "update", "different"]

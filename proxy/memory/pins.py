@@ -1,4 +1,4 @@
-"""Pinned facts: seed 002's fact files (``user.md``, ``env.md``) as memories that always open the block.
+"""Pinned facts: the user's profile and the workspace's environment as memories that always open the block.
 
 A pin lives in the user's profile (scope ``user``: it follows the user across workspaces) or in the workspace's
 environment (scope ``workspace``), each within its own cap of characters of memory text

@@ -1,6 +1,6 @@
 """Relevance ranking of one owner's memories against a query: fielded BM25 over stemmed words.
 
-Seed 000 counted shared words; conversational memories paraphrase, so this adds what measured
+A first scorer counted shared words; conversational memories paraphrase, so this adds what measured
 best on ``bench/retrieval`` (tuned on its dev splits): Snowball stemming, a small BM25 length weight
 ``b`` (memories are short and similar in length), tags and category as a second field, the month a
 memory was saved in as a third (a query naming that month lifts it), names and numbers in the query
@@ -59,7 +59,7 @@ POSTINGS_BUDGET = 20_000  # a long message over a huge index stops adding words,
 
 _WORD = re.compile(r"([^\W_]+)")  # letters and digits; captured, so that split keeps what stands between words
 _ASCII_WORD = re.compile(r"([A-Za-z0-9]+)")  # the same in an ASCII text, found faster
-# English function words plus seed 000's list of words that carry no signal in a memory.
+# English function words plus a list of words that carry no signal in a memory.
 _STOPWORD_TEXT = """a about above after again against all also am an and any are as at back be because been before being
     below between both but by can could come did do does doing down during each every few first for from further
     get had has have having he her here hers herself him himself his how i if in into is it its itself just know

@@ -36,7 +36,7 @@ from .ranking import MemoryIndex, Query, Scored, Semantic
 from .recall_state import Chosen, Note, given_from, session_of, state_of
 from .records import Memory
 
-RECENT_FALLBACK = 5  # seed 000: with nothing relevant, the block shows the newest few
+RECENT_FALLBACK = 5  # with nothing relevant, the block shows the newest few
 # Block entries score at least this share of the best one. Measured (bench/retrieval/injection.py, dev split):
 # entries under it filled a quarter of the block and held evidence for under 1% of the questions.
 BLOCK_FLOOR = 0.4

@@ -1,10 +1,10 @@
 """What a memory is: the frozen record every backend stores, and the checks a new one must pass.
 
-The line format is seed 000's (``id``, ``scope``, ``text``, ``tags``, ``ts``) extended with seed 003's
+The line format is ``id``, ``scope``, ``text``, ``tags``, ``ts`` (docs/storage.md), extended with
 ``category``, ``source``, ``confidence``, ``superseded_by``, ``use_count``, ``last_used`` and the
 ``session`` it was saved in (so memories of one conversation can lend each other weight), and with where it
 came from: its ``origin`` and its provenance's ``untrusted``, ``sources`` and ``user_approved``
-(:mod:`proxy.memory.provenance`), and whether it is ``pinned`` (seed 002's fact files: always in the block,
+(:mod:`proxy.memory.provenance`), and whether it is ``pinned`` (a profile or workspace fact: always in the block,
 :mod:`proxy.memory.pins`). ``injected_count`` and ``last_injected`` say how many sessions' blocks or notes carried
 it and when one last did: bookkeeping, like the use counts, written in batches off the request path.
 """
@@ -28,8 +28,8 @@ from .versions import CHANGES, Actor
 
 CATEGORIES = ("preference", "pattern", "correction", "fact", "instruction", "convention")
 SCOPES = ("workspace", "user", "session", "global")
-PIN_SCOPES = ("user", "workspace")  # the user's profile and the workspace's environment (seed 002's user.md, env.md)
-# How sure we are of a memory, by how it was learned (seed 003); `extracted` comes from episode extraction.
+PIN_SCOPES = ("user", "workspace")  # the user's profile and the workspace's environment (docs/pinned.md)
+# How sure we are of a memory, by how it was learned; `extracted` comes from episode extraction.
 CONFIDENCE_BY_SOURCE = {"explicit": 1.0, "corrected": 0.9, "inferred": 0.7, "extracted": 0.6}
 MAX_TEXT_CHARS = 500
 MAX_TAGS = 5

@@ -410,7 +410,7 @@ class MemoryService:
         ``actor``: who writes it (its ``created`` version, and the ``superseded`` one of a memory it replaces);
         None: the writer ``origin`` stands for, with the caller's key and the session.
 
-        Supersede instead of duplicate (seed 003) by seed 002's bands (:mod:`proxy.memory.merging`): a memory
+        Supersede instead of duplicate, by the similarity bands (:mod:`proxy.memory.merging`): a memory
         in the same place at or above ``memory.merge_threshold`` is superseded by a new wording and left as it
         is by the very same one (a client retrying a request); below it the new memory is added, except that
         between ``memory.add_threshold`` and it, ``judge`` (the extraction job's model, never a request's) is
@@ -884,7 +884,7 @@ class MemoryService:
         return Foreseen(action, None if action == "add" else previous, similarity)
 
     def count_uses(self, caller: Identity, memories: Sequence[Memory]) -> None:
-        """Seed 003's use counts for memories a search returned, written within ``USES_FLUSH_S``.
+        """Use counts for memories a search returned, written within ``USES_FLUSH_S``.
 
         Batched off the request path: a use count is bookkeeping nobody was promised, and writing it on every
         search cost a tool hop more than everything else it does.

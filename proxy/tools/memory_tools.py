@@ -1,13 +1,13 @@
 """The memory tools the proxy offers the model, and what running one does.
 
 Schemas are kept short (every request pays for them in tokens: ``bench/tool_tokens.py`` counts them under
-real chat templates) but carry seed 000's and 003's guidance: what is worth saving, one fact per memory,
+real chat templates) but carry the guidance of when to save and recall: what is worth saving, one fact per memory,
 never secrets. A call never fails the request: bad arguments, a secret, an unknown id or a store that is
 down all become ``{"ok": false, "error"}``, a result the model can read and act on. Tools always act as a
 non-admin caller, so a model (or a prompt injection steering it) can never write or delete global
 memories, nor touch another user's.
 
-``memory_store {pin: true}`` pins a fact (seed 002's fact files, :mod:`proxy.memory.pins`); a pin past its cap or
+``memory_store {pin: true}`` pins a fact (a profile or workspace fact, :mod:`proxy.memory.pins`); a pin past its cap or
 already pinned is an error that says how to make room.
 
 Calls carry their session's provenance, stamped from the tools seen on the wire: in a session that took
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # kept out at run time: the schemas are read by the pure stre
 log = logging.getLogger("proxy.memory.tools")
 
 EPISODES_FOUND = 3
-HISTORY_DEFAULT = 5  # seed 004's recall_memory default
+HISTORY_DEFAULT = 5  # results of a history search unless the model asks for more
 SOURCES = ("memories", "history")
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50
@@ -60,7 +60,7 @@ def _function(name: str, description: str, properties: dict[str, Any], required:
 
 
 SCHEMAS: dict[str, ToolSpec] = {
-    # The store description carries seeds 000/003's guidance (what is worth saving, one fact, never secrets); the
+    # The store description carries the guidance (what is worth saving, one fact, never secrets); the
     # category enum names the kinds worth saving. The others need no description: their names say it, and the
     # block's last line (``TOOLS_NOTE``) says when to search and delete. ``source`` is not offered (the server derives
     # it, see ``_source``), nor is ``text``'s limit (a longer text gets an error naming it).
@@ -231,7 +231,7 @@ class MemoryTools:
         return result
 
     async def _search_history(self, caller: Identity, session: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Seed 004's recall over the raw log: snippets of what was said in this workspace's sessions, each cited
+        """Recall over the raw conversation log: snippets of what was said in this workspace's sessions, each cited
         by session and turn. Sessions that took in untrusted content are left out: only a person searches those."""
         if self.history is None:
             raise ToolError("history is not kept here")
@@ -286,7 +286,7 @@ class MemoryTools:
 
 
 def _source(args: dict[str, Any]) -> str:
-    """What a stored memory's confidence follows (seed 003). The schema no longer offers ``source`` (tokens on every
+    """What a stored memory's confidence follows. The schema no longer offers ``source`` (tokens on every
     request for a small ranking weight), so a memory filed as a correction counts as corrected and anything else as
     inferred; a model that still sends ``source`` is heard."""
     source = args.get("source")
@@ -298,7 +298,7 @@ def _source(args: dict[str, Any]) -> str:
 
 
 def _listed(memory: Memory) -> dict[str, Any]:
-    """A memory as a tool result shows it: seed 000's fields and the category, nothing the model cannot use."""
+    """A memory as a tool result shows it: id, scope, text, tags, time, category; nothing the model cannot use."""
     listed = memory.to_json()
     return {key: listed[key] for key in ("id", "text", "tags", "category", "scope", "ts")}
 

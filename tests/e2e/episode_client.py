@@ -32,7 +32,7 @@ from .memory_client import api
 
 T = TypeVar("T")
 
-# What DESIGN.md promises of an episode (the API adds `job` and `model`).
+# What docs/memory.md promises of an episode (the API adds `job` and `model`).
 EPISODE_FIELDS = {"id", "session_id", "user", "workspace", "turns", "created_at", "summary", "facts", "provenance"}
 PROVENANCE_FIELDS = {"untrusted", "sources", "user_approved"}
 # A safety net against a hang, not a guess: every wait ends on its event (litellm's import takes 4 s on an idle

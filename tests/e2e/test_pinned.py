@@ -1,4 +1,4 @@
-"""End to end: pinned facts (seed 002's fact files) through a real proxy, in every wire format.
+"""End to end: pinned facts (docs/pinned.md) through a real proxy, in every wire format.
 
 The model pins a fact with ``memory_store {pin: true}`` (scripted on the fake upstream), or a person pins one over the
 API; it opens the block of the next session, before anything ranked, and the response header counts it. A pin past

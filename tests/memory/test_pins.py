@@ -1,4 +1,4 @@
-"""Pinned facts (seed 002's user.md and env.md): caps, duplicates, where they stand in the block, on both backends."""
+"""Pinned facts (docs/pinned.md): caps, duplicates, where they stand in the block, on both backends."""
 
 from __future__ import annotations
 

@@ -428,7 +428,7 @@ def test_the_schemas_offer_the_designed_contract_and_nothing_else() -> None:
         "memory_retrieve": ({"id", "offset", "limit"}, {"id"}),
     }
     store = SCHEMAS["memory_store"].parameters["properties"]
-    assert store["category"]["enum"] == list(CATEGORIES)  # the kinds of fact worth saving (seed 003)
+    assert store["category"]["enum"] == list(CATEGORIES)  # the kinds of fact worth saving (docs/memory.md)
     assert store["scope"]["enum"] == ["workspace", "user", "session"]  # never global: tools cannot write it
     assert SCHEMAS["memory_search"].parameters["properties"]["source"]["enum"] == ["memories", "history"]
 
