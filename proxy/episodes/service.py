@@ -427,6 +427,10 @@ class EpisodeService:
 
     # -- the worker -------------------------------------------------------------------------------------------
 
+    def wake(self) -> None:
+        """Look at the queue now, not at the next poll: a job was put there by another hand (a tool, a test)."""
+        self._wake.set()
+
     async def _work(self) -> None:
         while True:
             self._wake.clear()

@@ -116,7 +116,8 @@ async def chat(app: App, user: str, workspace: str, session: str, turns: int) ->
         response = await app.client.post(
             "/v1/chat/completions",
             json={"model": "m", "messages": messages},
-            headers=as_user(user, workspace, **{"x-memory-session": session}),
+            # with a key of the client's own, as a real client sends: the user's queued job is extracted with it
+            headers=as_user(user, workspace, **{"x-memory-session": session, "authorization": "Bearer sk-client"}),
         )
         assert response.status_code == 200, response.text
         messages.append({"role": "assistant", "content": "Noted."})
@@ -150,6 +151,7 @@ async def fill(app: App) -> None:
     job = new_job(user=ODD, workspace="default", session_id="s7", model=None, turns=3, transcript="user: hi",
                   untrusted=False, sources=(), now=time.time())  # fmt: skip
     await services.episodes.jobs.put(job)
+    services.episodes.wake()
     await chat(app, ODD, "default", "s1", turns=2)
     owner = Owner(ODD, "default")
     await services.memory.details.put(

@@ -428,7 +428,8 @@ def test_forget_all_needs_a_confirmation(memproxy: str, user: str) -> None:
     assert refused.status_code == 400 and refused.json()["error"]["param"] == "confirm"
     assert api(memproxy, user, "GET", "/memory/memories").json()["count"] == 2
     done = api(memproxy, user, "POST", "/memory/forget-all", json={"confirm": True}).json()
-    assert done == {"ok": True, "deleted": 2, "forgotten": {"sessions": 0, "jobs": 0, "episodes": 0, "history": 0}}
+    forgotten = {"sessions": 0, "jobs": 0, "episodes": 0, "history": 0}
+    assert done == {"ok": True, "deleted": 2, "files": 0, "forgotten": forgotten}
     assert api(memproxy, user, "GET", "/memory/memories").json()["count"] == 0
 
 
