@@ -176,7 +176,7 @@ async def test_store_health_shows_schema_queue_held_totals_and_recent_errors_red
     assert health["backend"] == backend and health["schema"]["current"] is True
     assert health["schema"]["version"] == (MIGRATIONS[-1][0] if backend == "postgres" else "files-2")
     assert health["queue"] == {"queued": 1, "running": 1, "failed": 1}
-    assert health["held"] == {"memories": 3, "episodes": 1, "total": 4}
+    assert health["held"] == {"memories": 3, "episodes": 1, "files": 0, "total": 4}
     assert health["users"] == 2 and health["owners"] == 4 and health["unnamed_owners"] == []
     assert health["memories"] == {"live": 6, "held": 3, "pinned": 1, "superseded": 1} and health["episodes"] == 2
     newest = health["errors"][0]
