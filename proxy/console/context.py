@@ -9,8 +9,8 @@ call services and render.
 
 The navigation's count is what waits for the viewer's review: an admin's is everyone's (the census's count, as
 ``GET /memory/held`` answers an admin), anyone else's what their own review queue holds
-(:meth:`MemoryService.held_count` and :meth:`FileService.held_count`, as ``GET /memory/review`` counts it). Both answer from counts kept current, in
-a millisecond or so, on every page.
+(:meth:`MemoryService.held_count` and :meth:`FileService.held_count`, as ``GET /memory/review`` counts it). Both
+answer from counts kept current, in a millisecond or so, on every page.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ what the person typed. Creating expects no file there: an existing one is never 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from dataclasses import dataclass
 from typing import Any
@@ -115,10 +116,8 @@ def file_routes(console: Console) -> list[Route]:
         """A save, delete or create made from what is no longer there: nothing written; the file as it is now and
         what the person typed."""
         current = None
-        try:
+        with contextlib.suppress(FileNotFound):
             current = await files.read(_who(viewer), key)
-        except FileNotFound:
-            pass
         context = {
             **await console.base(request, viewer, "files"),
             "title": "Changed meanwhile",
@@ -177,8 +176,8 @@ def file_routes(console: Console) -> list[Route]:
             settled = await (files.approve(identity, ident) if approve else files.reject(identity, ident))
             if hx(request) and request.headers.get("hx-target", "").startswith("item-"):
                 return page("_removed.html", {"waiting": await console.waiting(viewer)})
-            where = back_to(form, "/ui/review")
-            return console.redirect(request, where, done="file-approved" if approve else "file-rejected", ident=settled.id)
+            done = "file-approved" if approve else "file-rejected"
+            return console.redirect(request, back_to(form, "/ui/review"), done=done, ident=settled.id)
 
         return settle
 

@@ -52,7 +52,9 @@ def text_of(page: str) -> str:
     return unescape(re.sub(r"<[^>]+>", "", page))
 
 
-async def test_the_tree_lists_directories_and_files_with_size_and_when(keyed: Services, browser_for: BrowserFor) -> None:
+async def test_the_tree_lists_directories_and_files_with_size_and_when(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
     await tool(keyed, ADA, {"command": "create", "path": "/memories/notes.md", "file_text": "Ada likes tea\n"})
     await tool(keyed, ADA, {"command": "create", "path": "/memories/projects/apollo/plan.md", "file_text": "launch"})
     await tool(keyed, ADA, {"command": "create", "path": "/memories/projects/zeta.md", "file_text": "z"})
@@ -90,7 +92,9 @@ async def test_a_stale_save_is_refused_and_what_was_typed_is_kept(keyed: Service
     browser = await signed_in(keyed, browser_for)
     page = (await browser.get("/ui/files/notes.md")).text
     assert 'name="version" value="1"' in page
-    await tool(keyed, ADA, {"command": "str_replace", "path": "/memories/notes.md", "old_str": "v1", "new_str": "model's"})
+    await tool(
+        keyed, ADA, {"command": "str_replace", "path": "/memories/notes.md", "old_str": "v1", "new_str": "model's"}
+    )
     stale = await browser.post("/ui/files/notes.md", {"do": "save", "version": "1", "text": "my edit"})
     assert stale.status_code == 412
     shown = text_of(stale.text)
@@ -139,7 +143,8 @@ async def test_delete_removes_the_file(keyed: Services, browser_for: BrowserFor)
 
 
 @pytest.mark.parametrize(
-    "path", ["%2e%2e/%2e%2e/etc/passwd", "..%2F..%2Fetc%2Fpasswd", "a/%2e%2e/%2e%2e/x", "..%5Cx", "%EF%BC%8E%EF%BC%8E/x"]
+    "path",
+    ["%2e%2e/%2e%2e/etc/passwd", "..%2F..%2Fetc%2Fpasswd", "a/%2e%2e/%2e%2e/x", "..%5Cx", "%EF%BC%8E%EF%BC%8E/x"],
 )
 async def test_paths_outside_memories_are_refused(keyed: Services, browser_for: BrowserFor, path: str) -> None:
     browser = await signed_in(keyed, browser_for)
@@ -154,7 +159,9 @@ async def test_paths_outside_memories_are_refused(keyed: Services, browser_for: 
 async def test_another_users_files_are_unreachable_with_a_personal_key(
     keyed: Services, browser_for: BrowserFor
 ) -> None:
-    await tool(keyed, GRACE, {"command": "create", "path": "/memories/grace-only.md", "file_text": "Grace launch code 4417"})
+    await tool(
+        keyed, GRACE, {"command": "create", "path": "/memories/grace-only.md", "file_text": "Grace launch code 4417"}
+    )
     held = await tool(keyed, GRACE, {"command": "create", "path": "/memories/p.md", "file_text": "held"}, held=True)
     assert "held for the user's approval" in held
     [(proposal, _)] = await keyed.files.proposals(GRACE)
@@ -202,7 +209,12 @@ async def test_a_form_without_its_csrf_token_or_from_another_site_changes_nothin
         ("/ui/files/notes.md", {"do": "save", "version": "1", "text": "forged"}, False, None),
         ("/ui/files/notes.md", {"do": "delete", "version": "1"}, False, None),
         ("/ui/files", {"path": "forged.md", "text": "forged"}, False, None),
-        ("/ui/files/notes.md", {"do": "save", "version": "1", "text": "forged"}, True, {"sec-fetch-site": "cross-site"}),
+        (
+            "/ui/files/notes.md",
+            {"do": "save", "version": "1", "text": "forged"},
+            True,
+            {"sec-fetch-site": "cross-site"},
+        ),
     ]
     for path, form, csrf, headers in posts:
         refused = await browser.post(path, form, csrf=csrf, headers=headers)
@@ -214,7 +226,9 @@ async def test_hostile_file_text_and_names_are_inert(keyed: Services, browser_fo
     text = "\n".join(HOSTILE)  # as a store holds it (the scanner refuses some of it on the way in: not the point)
     hostile = [MemoryFile("/memories/hostile.md", text, 1, 1.7e9, 1.7e9),
                MemoryFile("/memories/<img src=x onerror=alert(1)>.md", "x", 1, 1.7e9, 1.7e9)]  # fmt: skip
-    await keyed.files.store.commit(Owner("ada", "default"), {f.path: f for f in hostile}, {f.path: None for f in hostile})
+    await keyed.files.store.commit(
+        Owner("ada", "default"), {f.path: f for f in hostile}, {f.path: None for f in hostile}
+    )
     proposal = FileProposal("fp-00000000000000aa", "/memories/hostile.md", text[::-1], 1.7e9, "<b>s</b>", HELD, 1)
     await keyed.files.store.propose(Owner("ada", "default"), [proposal])
     browser = await signed_in(keyed, browser_for)
@@ -226,7 +240,7 @@ async def test_hostile_file_text_and_names_are_inert(keyed: Services, browser_fo
     page = (await browser.get("/ui/files/hostile.md")).text
     assert "&lt;script&gt;" in page or "&lt;img" in page
     assert "U+202E</span>" in page and "characters that do not show on a page" in page  # bidi overrides marked
-    stale = await browser.post("/ui/files/hostile.md", {"do": "save", "version": "9", "text": text})
+    stale = await browser.post("/ui/files/hostile.md", {"do": "save", "version": "9", "text": "<b>mine</b>"})
     assert stale.status_code == 412 and inert(stale.text) == []
 
 
@@ -255,17 +269,19 @@ async def test_held_changes_wait_in_the_queue_with_their_diff_and_evidence(
     shown = text_of(page)
     assert "Changes to memory files" in shown and "Change to /memories/notes.md" in shown and "New file" in shown
     assert '<li class="d-del"><span class="sign" aria-hidden="true">-</span><span class="code-line">beta</span>' in page
-    assert '<li class="d-add"><span class="sign" aria-hidden="true">+</span><span class="code-line">gamma</span>' in page
+    assert (
+        '<li class="d-add"><span class="sign" aria-hidden="true">+</span><span class="code-line">gamma</span>' in page
+    )
     assert "web_fetch" in page and "/ui/sessions/s-web" in page and "IGNORE PREVIOUS INSTRUCTIONS" in page
     files_page = (await browser.get("/ui/files")).text
     assert "change held" in files_page and "2 changes waiting for review" in files_page
     proposals = {p.path: p for p, _ in await keyed.files.proposals(ADA)}
-    approved = await browser.post(f"/ui/file-proposals/{proposals['/memories/notes.md'].id}/approve",
-                                  {"next": "/ui/review"})  # fmt: skip
+    edited, added = proposals["/memories/notes.md"].id, proposals["/memories/new.md"].id
+    approved = await browser.post(f"/ui/file-proposals/{edited}/approve", {"next": "/ui/review"})
     assert approved.status_code == 303 and "done=file-approved" in approved.headers["location"]
     assert (await keyed.files.read(ADA, "notes.md")).text == "alpha\ngamma\n"
-    removed = await browser.post(f"/ui/file-proposals/{proposals['/memories/new.md'].id}/reject", {},
-                                 headers={"hx-request": "true", "hx-target": f"item-{proposals['/memories/new.md'].id}"})  # fmt: skip
+    hx = {"hx-request": "true", "hx-target": f"item-{added}"}
+    removed = await browser.post(f"/ui/file-proposals/{added}/reject", {}, headers=hx)
     assert removed.status_code == 200 and 'id="review-count"' in removed.text and ">0<" in removed.text
     assert [f.path for f in await keyed.files.files(ADA)] == ["/memories/notes.md"]
     assert count((await browser.get("/ui/review")).text) == 0
@@ -278,14 +294,14 @@ async def test_bulk_review_takes_file_changes_too(keyed: Services, browser_for: 
     page = (await browser.get("/ui/review")).text
     ids = re.findall(r'name="id" value="(fp-[0-9a-f]{16})"', page)
     assert len(ids) == 3 and count(page) == 3
+    path_of = {p.id: p.path for p, _ in await keyed.files.proposals(ADA)}
     done = await browser.post("/ui/review", {"action": "approve", "id": ids[:2]})
     assert done.status_code == 303 and "id=2" in done.headers["location"]
-    assert sorted(f.path for f in await keyed.files.files(ADA)) == ["/memories/f0.md", "/memories/f1.md"] or len(
-        await keyed.files.files(ADA)
-    ) == 2
+    assert sorted(f.path for f in await keyed.files.files(ADA)) == sorted(path_of[i] for i in ids[:2])
     rejected = await browser.post("/ui/review", {"action": "reject", "id": ids[2:]})
     assert rejected.status_code == 303
     assert len(await keyed.files.files(ADA)) == 2 and await keyed.files.proposals(ADA) == []
+    assert count((await browser.get("/ui/files")).text) == 0
 
 
 async def test_the_admins_count_includes_everyones_file_changes(keyed: Services, browser_for: BrowserFor) -> None:

@@ -7,10 +7,10 @@
 - Each directory's counts are kept with the stamps of the files they were read from, and read again only when
   those changed (:mod:`.owner_counts`).
 - What waits for review is counted over the directories marked in ``held/`` alone (:func:`.owner_dirs.mark_held`:
-  a writer of a held memory, episode or memory file proposal marks its directory under its lock). A process's first count marks every
-  directory holding one (a store written before marks, a mark a crash lost); a count that finds a marked directory
-  holding none unmarks it under the writers' locks. Only an admin's or a service's count reads marks: a user's
-  reads their own directories.
+  a writer of a held memory, episode or memory file proposal marks its directory under its lock). A process's first
+  count marks every directory holding one (a store written before marks, a mark a crash lost); a count that finds a
+  marked directory holding none unmarks it under the writers' locks. Only an admin's or a service's count reads
+  marks: a user's reads their own directories.
 - Nothing here touches the stores' own caches: the chat path's owners stay cached as they were.
 
 Work runs in a thread, one census at a time per process (a lock): an ``OSError`` is a :class:`StoreUnavailable`.
