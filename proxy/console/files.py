@@ -137,7 +137,7 @@ def file_routes(console: Console) -> list[Route]:
             return await _tree(request, viewer, error="Name the file: a path under /memories, like notes.md.",
                                form=form, status=400)  # fmt: skip
         try:
-            written = await files.write(identity, path, form.get("text"), origin="api", expect=None)
+            written = await files.write(identity, path, _text(form), origin="api", expect=None)
         except VersionMismatch as exc:
             return await changed(request, viewer, _key(path), exc, form, creating=True)
         except (MemoryRejected, InvalidRequest) as exc:
@@ -160,7 +160,7 @@ def file_routes(console: Console) -> list[Route]:
         if form.get("do") != "save":
             raise InvalidRequest("This form says neither save nor delete: reload the page and try again.")
         try:
-            written = await files.write(identity, found.path, form.get("text"), origin="api", expect=expect)
+            written = await files.write(identity, found.path, _text(form), origin="api", expect=expect)
         except VersionMismatch as exc:
             return await changed(request, viewer, found.path, exc, form)
         except MemoryRejected as exc:
@@ -273,6 +273,12 @@ def _parts(key: str) -> list[str]:
 
 def _key(path: str) -> str:
     return path if path.startswith(ROOT + "/") else f"{ROOT}/{path.lstrip('/')}"
+
+
+def _text(form: Form) -> str:
+    """A textarea's text as the file holds it: browsers send its line breaks as CR LF (HTML says so), the memory tool
+    and everyone else write LF."""
+    return form.get("text").replace("\r\n", "\n")
 
 
 def _expect(form: Form) -> Expected:

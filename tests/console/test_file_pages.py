@@ -315,3 +315,12 @@ async def test_the_admins_count_includes_everyones_file_changes(keyed: Services,
     assert held.files == 2 and held.total == 2
     own = await signed_in(keyed, browser_for, "grace")
     assert count((await own.get("/ui/files")).text) == 1  # hers alone
+
+
+async def test_a_browsers_crlf_line_breaks_are_saved_as_the_files_own(keyed: Services, browser_for: BrowserFor) -> None:
+    browser = await signed_in(keyed, browser_for)
+    await browser.get("/ui/files")
+    await browser.post("/ui/files", {"path": "list.md", "text": "one\r\ntwo\r\n"})  # what a browser sends
+    assert (await keyed.files.read(ADA, "list.md")).text == "one\ntwo\n"
+    await browser.post("/ui/files/list.md", {"do": "save", "version": "1", "text": "one\r\nthree\r\n"})
+    assert (await keyed.files.read(ADA, "list.md")).text == "one\nthree\n"
