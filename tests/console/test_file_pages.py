@@ -267,7 +267,11 @@ async def test_held_changes_wait_in_the_queue_with_their_diff_and_evidence(
     page = (await browser.get("/ui/review")).text
     assert count(page) == 2 and "2 file changes" in page
     shown = text_of(page)
-    assert "Changes to memory files" in shown and "Change to /memories/notes.md" in shown and "New file" in shown
+    assert (
+        "Changes to memory files" in shown
+        and re.search(r"Change to\s+/memories/notes.md", shown)
+        and "New file" in shown
+    )
     assert '<li class="d-del"><span class="sign" aria-hidden="true">-</span><span class="code-line">beta</span>' in page
     assert (
         '<li class="d-add"><span class="sign" aria-hidden="true">+</span><span class="code-line">gamma</span>' in page
