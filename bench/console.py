@@ -136,6 +136,9 @@ def fill(settings: Settings, count: int, users: int, rng: random.Random) -> tupl
     return asyncio.run(write())
 
 
+FILES = 100
+
+
 def prepare(root: str, key: str, ids: list[str], questions: list[str]) -> str:
     """What a person finds after a while of use: sessions that chatted (their blocks and notes known), memories
     edited (versions) and one deleted. Returns the deleted one's id."""
@@ -156,6 +159,9 @@ def prepare(root: str, key: str, ids: list[str], questions: list[str]) -> str:
                 client.patch(f"/memory/memories/{memory_id}", json={"text": text[:480] + suffix}).raise_for_status()
         gone = ids[-1]
         client.delete(f"/memory/memories/{gone}").raise_for_status()
+        for n in range(FILES):  # the memory tool's /memories directory: files of 200 lines in a few directories
+            text = "".join(f"- {questions[(n + line) % len(questions)]}\n" for line in range(200))
+            client.put(f"/memory/files/topic-{n % 5}/notes-{n}.md", json={"text": text}).raise_for_status()
     return gone
 
 
@@ -305,6 +311,8 @@ def time_pages(
             ("a session's page with its block and why", lambda n: f"/ui/sessions/live-{n % 10}", None),
             ("history search", lambda n: "/ui/history?q=" + queries[n % len(queries)], None),
             ("whose memory (picker)", lambda n: "/ui/acting", None),
+            (f"files ({FILES} in /memories)", lambda n: "/ui/files", None),
+            ("a file's page (200 lines)", lambda n: f"/ui/files/topic-{n % 5}/notes-{n % 5}.md", None),
         ]
         for name, path, headers in pages:
             results[name] = measure(client, path, args.rounds, headers=headers)

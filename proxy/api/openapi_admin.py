@@ -90,7 +90,8 @@ SCHEMAS: dict[str, Any] = {
         }
     ),
     "HeldInScope": _object(
-        {"scope": {"enum": ["all", "service", "user"]}, "memories": _COUNT, "episodes": _COUNT, "total": _COUNT}
+        {"scope": {"enum": ["all", "service", "user"]}, "memories": _COUNT, "episodes": _COUNT, "files": _COUNT,
+         "total": _COUNT}
     ),
     "Forgetting": _object(
         {
@@ -120,7 +121,7 @@ SCHEMAS: dict[str, Any] = {
                 }
             ),
             "queue": _object({"queued": _COUNT, "running": _COUNT, "failed": _COUNT}),
-            "held": _object({"memories": _COUNT, "episodes": _COUNT, "total": _COUNT}),
+            "held": _object({"memories": _COUNT, "episodes": _COUNT, "files": _COUNT, "total": _COUNT}),
             "owners": {**_COUNT, "description": "(user, workspace) pairs and users' user-wide places"},
             "users": _COUNT,
             "unnamed_owners": {

@@ -5,6 +5,8 @@ and :class:`~proxy.memory.service.MemoryService` do the work."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -23,7 +25,7 @@ def review_routes(services: Services) -> list[Route]:
         params = request.query_params
         limit, before = page_limit(params.get("limit")), params.get("before") or None
         found = await services.review.page(who, limit=limit, before=before)
-        held = await services.memory.held_count(who)
+        held = replace(await services.memory.held_count(who), files=await services.files.held_count(who))
         items = [item.to_json() for item in found.items]
         return json_response({"count": len(items), "held": held.to_json(), "items": items, "next": found.next})
 

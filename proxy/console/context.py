@@ -9,15 +9,15 @@ call services and render.
 
 The navigation's count is what waits for the viewer's review: an admin's is everyone's (the census's count, as
 ``GET /memory/held`` answers an admin), anyone else's what their own review queue holds
-(:meth:`MemoryService.held_count`, as ``GET /memory/review`` counts it). Both answer from counts kept current, in
-a millisecond or so, on every page.
+(:meth:`MemoryService.held_count` and :meth:`FileService.held_count`, as ``GET /memory/review`` counts it). Both
+answer from counts kept current, in a millisecond or so, on every page.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,8 +25,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..errors import ProxyError
+from ..memory.caller import Identity
+from ..memory.census import Held
 from ..services import Services
-from .forms import Form, read_form
+from .forms import MAX_FORM_BYTES, Form, read_form
 from .render import page, secure
 from .security import cross_site, csrf_valid, over_tls
 from .signin import COOKIE, SignIns, Viewer
@@ -38,6 +40,7 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 MEMORY_ID = re.compile(r"m-[0-9]{1,20}")
 EPISODE_ID = re.compile(r"e-[0-9a-f]{16}")
 KEY_ID = re.compile(r"k-[0-9a-f]{12}")
+FILE_PROPOSAL_ID = re.compile(r"fp-[0-9a-f]{16}")
 _NEXT = re.compile(r"/ui/[A-Za-z0-9/_.%~-]*")  # where an action may send the browser back to: the console only
 # What an action did, said on the page it leads to (?done=CODE&id=ID): fixed texts, never anything a request wrote.
 NOTICES = {
@@ -51,6 +54,12 @@ NOTICES = {
     "unpinned": "Unpinned {id}.",
     "ended": "Ended the session; its episode is extracted in the background when it had enough turns.",
     "bulk": "Done: {id} items.",
+    "file-created": "Created the file.",
+    "file-saved": "Saved the file: the memory tool's next view of it reads this text.",
+    "file-deleted": "Deleted the file.",
+    "file-held": "Held for your approval: the scanner flagged the text. It is in the review queue, not in the file.",
+    "file-approved": "Approved {id}: the file holds the proposed text now.",
+    "file-rejected": "Rejected {id}: the file is as it was.",
     "switched": "Switched.",
     "revoked": "Revoked key {id}: it stops working, console sign-ins included, within a second.",
     "admin": "Signed in as an admin: the admin pages are in the navigation.",
@@ -83,15 +92,17 @@ class Console:
 
         return endpoint
 
-    def action(self, handler: Action, *, needs_user: bool = True, admin: bool = False) -> Endpoint:
-        """A POST: the form read, its CSRF token and origin checked, before anything else."""
+    def action(
+        self, handler: Action, *, needs_user: bool = True, admin: bool = False, max_bytes: int = MAX_FORM_BYTES
+    ) -> Endpoint:
+        """A POST: the form read (``max_bytes`` at most), its CSRF token and origin checked, before anything else."""
 
         async def endpoint(request: Request) -> Response:
             viewer = await self.sign_ins.viewer(request.cookies.get(COOKIE))
             if viewer is None:
                 return self.signed_out(request)
             try:
-                form = await read_form(request)
+                form = await read_form(request, max_bytes)
                 if cross_site(request.headers) or not csrf_valid(viewer.cookie, _token(request, form)):
                     return await self.forbidden(request, viewer)
                 if admin and not viewer.admin:
@@ -185,13 +196,18 @@ class Console:
         }
 
     async def waiting(self, viewer: Viewer) -> int:
-        """The navigation's count: everyone's held memories and episodes for an admin, else what the viewer's own
-        review queue holds (0 before open mode's person picked a user)."""
+        """The navigation's count: everyone's held memories, episodes and file proposals for an admin, else what the
+        viewer's own review queue holds (0 before open mode's person picked a user)."""
         if viewer.admin and viewer.manager is not None:
             return (await self.services.admin.held(viewer.manager)).total
         if viewer.identity is None:
             return 0
-        return (await self.services.memory.held_count(viewer.identity)).total
+        return (await self.own_held(viewer.identity)).total
+
+    async def own_held(self, identity: Identity) -> Held:
+        """What the identity's own review queue holds: its held memories and episodes and its file proposals."""
+        held = await self.services.memory.held_count(identity)
+        return replace(held, files=await self.services.files.held_count(identity))
 
 
 def back_to(form: Form, default: str) -> str:
@@ -217,6 +233,7 @@ def _notice(request: Request) -> str | None:
         MEMORY_ID.fullmatch(ident)
         or EPISODE_ID.fullmatch(ident)
         or KEY_ID.fullmatch(ident)
+        or FILE_PROPOSAL_ID.fullmatch(ident)
         or (ident.isascii() and ident.isdigit() and len(ident) < 10)
     )
     return template.format(id=ident if valid else "it")

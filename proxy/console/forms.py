@@ -31,15 +31,15 @@ class Form:
         return [value for key, value in self.fields if key == name]
 
 
-async def read_form(request: Request) -> Form:
+async def read_form(request: Request, max_bytes: int = MAX_FORM_BYTES) -> Form:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind not in ("application/x-www-form-urlencoded", ""):
         raise InvalidRequest("the console's forms are sent as application/x-www-form-urlencoded")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_FORM_BYTES:
-            raise RequestTooLarge(f"a console form is at most {MAX_FORM_BYTES} bytes")
+        if len(body) > max_bytes:
+            raise RequestTooLarge(f"a console form is at most {max_bytes} bytes")
     try:
         text = body.decode("ascii")  # percent-encoded: anything else is not a browser's form
         pairs = parse_qsl(text, keep_blank_values=True, errors="strict", max_num_fields=MAX_FIELDS)

@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 from starlette.responses import Response
 
 from .. import __version__
+from ..memory.file_paths import ROOT as FILES_ROOT
 from ..memory.records import MEMORY_ID
 from .security import HEADERS, PAGE_CACHE
 
@@ -117,6 +118,12 @@ def path_part(value: str) -> str:
     return quote(value, safe="")
 
 
+def file_href(key: str) -> str:
+    """The console's URL of a memory file (its key, ``/memories/...``), each part percent-encoded."""
+    relative = key[len(FILES_ROOT) + 1 :] if key.startswith(FILES_ROOT + "/") else key.lstrip("/")
+    return "/ui/files/" + "/".join(quote(part, safe="") for part in relative.split("/"))
+
+
 def number(value: int) -> str:
     return f"{value:,}"
 
@@ -129,7 +136,8 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(reveal=reveal, when=when, iso=iso, ago=ago, path_part=path_part, number=number)
+    env.filters.update(reveal=reveal, when=when, iso=iso, ago=ago, path_part=path_part, number=number,
+                       file_href=file_href)
     env.globals.update(hidden_marks=hidden_marks, version=__version__)
     env.tests["memory_id"] = lambda value: isinstance(value, str) and MEMORY_ID.fullmatch(value) is not None
     return env

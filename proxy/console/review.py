@@ -1,5 +1,5 @@
 """The review queue (held memories and episodes with the evidence that held them: approve, reject, edit, in bulk,
-page by page) and the episodes page.
+page by page; above them, the memory file changes held as proposals, each with its diff) and the episodes page.
 
 The queue is ``ReviewQueue.page`` (``GET /memory/review``): each item with the untrusted tools its session called and
 the history excerpt around the first such call; for an episode, what approving would do with each fact
@@ -24,7 +24,8 @@ from ..memory.caller import DEFAULT_WORKSPACE
 from ..memory.census import Held
 from ..memory.store import Owner
 from ..memory.versions import Actor
-from .context import EPISODE_ID, MEMORY_ID, Action, Console, back_to, hx
+from .context import EPISODE_ID, FILE_PROPOSAL_ID, MEMORY_ID, Action, Console, back_to, hx
+from .files import proposed
 from .forms import Form
 from .render import page
 from .signin import Viewer
@@ -41,7 +42,8 @@ def review_routes(console: Console) -> list[Route]:
         assert viewer.identity is not None
         before = request.query_params.get("before") or None
         found = await services.review.page(viewer.identity, limit=PAGE_SIZE, before=before, foresee=False)
-        own = await memory.held_count(viewer.identity)
+        own = await console.own_held(viewer.identity)
+        changes = await proposed(console, viewer.identity) if before is None else []  # on the first page
         elsewhere = []
         if viewer.admin and viewer.manager is not None:  # where else something waits: by owner, as stored
             here = viewer.identity
@@ -54,6 +56,7 @@ def review_routes(console: Console) -> list[Route]:
             **await console.base(request, viewer, "review"),
             "title": "Review",
             "items": found.items,
+            "proposals": changes,
             "next": found.next,
             "paged": before is not None,
             "own": own,
@@ -97,6 +100,11 @@ def review_routes(console: Console) -> list[Route]:
                         await episodes.approve(viewer.identity, ident)
                     else:
                         await episodes.reject(viewer.identity, ident)
+                elif FILE_PROPOSAL_ID.fullmatch(ident):
+                    if action == "approve":
+                        await services.files.approve(viewer.identity, ident)
+                    else:
+                        await services.files.reject(viewer.identity, ident)
                 else:
                     continue
             except (MemoryNotFound, NotHeld):

@@ -20,6 +20,7 @@ from ..services import Services
 from .account import account_routes
 from .admin import admin_routes
 from .context import Console
+from .files import file_routes
 from .memories import memory_routes
 from .render import page, secure
 from .review import review_routes
@@ -54,6 +55,7 @@ def console_routes(services: Services) -> list[BaseRoute]:
     routes = [
         *account_routes(console),
         *memory_routes(console),
+        *file_routes(console),
         *review_routes(console),
         *session_routes(console),
         *admin_routes(console),

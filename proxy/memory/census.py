@@ -66,19 +66,21 @@ EVERYONE = UserScope(everyone=True)
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """What waits for a person's review: held memories and untrusted episodes not approved yet. One shape for both
-    counts: the census's over a scope of users (``GET /memory/held``, an admin's navigation) and a caller's own
-    (:meth:`MemoryService.held_count`, ``GET /memory/review``'s ``held``, everyone else's navigation)."""
+    """What waits for a person's review: held memories, untrusted episodes not approved yet, and changes to memory
+    files held as proposals. One shape for both counts: the census's over a scope of users (``GET /memory/held``, an
+    admin's navigation) and a caller's own (:meth:`MemoryService.held_count` with
+    :meth:`FileService.held_count`, everyone else's navigation)."""
 
     memories: int = 0
     episodes: int = 0
+    files: int = 0  # file proposals (Anthropic's memory tool's writes from untrusted sessions)
 
     @property
     def total(self) -> int:
-        return self.memories + self.episodes
+        return self.memories + self.episodes + self.files
 
     def to_json(self) -> dict[str, int]:
-        return {"memories": self.memories, "episodes": self.episodes, "total": self.total}
+        return {"memories": self.memories, "episodes": self.episodes, "files": self.files, "total": self.total}
 
 
 @dataclass(frozen=True, slots=True)

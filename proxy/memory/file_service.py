@@ -24,11 +24,12 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import EllipsisType
 from typing import Any
 
 import orjson
 
-from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected
+from ..errors import InvalidRequest, MemoryNotFound, MemoryRejected, VersionMismatch
 from ..scanning import Finding, scan
 from .caller import Identity
 from .file_commands import CommandError, Outcome, Tree, run_command
@@ -45,6 +46,9 @@ COMMIT_TRIES = 8
 RETRY_PAUSE_S = 0.01  # times the try and a random share: racing processes do not meet again at once
 STRIPES = 64  # writer locks, an owner's chosen by its hash
 SCAN_INLINE_CHARS = 8_000  # more than this is scanned in a thread: the event loop keeps serving meanwhile
+
+
+Expected = int | None | EllipsisType  # a file's version a change was made from; None: no file; ``...``: unchecked
 
 
 class FileNotFound(MemoryNotFound):
@@ -186,8 +190,12 @@ class FileService:
                 return file
         raise FileNotFound(f"no memory file {key} here", param="path")
 
-    async def write(self, caller: Identity, path: str, text: Any, *, origin: str = "api") -> Written:
-        """A person writes a whole file (new or replaced): scanned, a suspect text held as a proposal."""
+    async def write(
+        self, caller: Identity, path: str, text: Any, *, origin: str = "api", expect: Expected = ...
+    ) -> Written:
+        """A person writes a whole file (new or replaced): scanned, a suspect text held as a proposal. ``expect``:
+        the version the person's page showed (None: that there was no file), checked as ``If-Match`` is: a file
+        changed (or made, or deleted) meanwhile is :class:`VersionMismatch` and nothing is written; ``...``: any."""
         key = _person_path(path)
         if not isinstance(text, str):
             raise InvalidRequest("'text' must be a string", param="text")
@@ -198,11 +206,14 @@ class FileService:
             raise MemoryRejected(finding.reason, param="text")
         owner = owner_of(caller)
         async with self._turn(owner):
-            return await self._write(owner, key, text, finding, Writer.of(caller, origin))
+            return await self._write(owner, key, text, finding, Writer.of(caller, origin), expect)
 
-    async def _write(self, owner: Owner, key: str, text: str, finding: Finding | None, writer: Writer) -> Written:
+    async def _write(
+        self, owner: Owner, key: str, text: str, finding: Finding | None, writer: Writer, expect: Expected
+    ) -> Written:
         for attempt in range(COMMIT_TRIES):
             live = {file.path: file for file in await self.store.files(owner)}
+            _check_expected(key, live.get(key), expect)
             try:
                 _check_limits({path: file.text for path, file in live.items()}, {key: text})
                 _check_parents(live, key)
@@ -224,8 +235,9 @@ class FileService:
             return Written(file)
         raise InvalidRequest("the memory directory is busy with other writes; try again")
 
-    async def delete(self, caller: Identity, path: str) -> list[str]:
-        """A person deletes a file, or a directory with every file under it; the paths deleted."""
+    async def delete(self, caller: Identity, path: str, *, expect: Expected = ...) -> list[str]:
+        """A person deletes a file, or a directory with every file under it; the paths deleted. ``expect``: the
+        file's version the person's page showed, checked as :meth:`write` checks it."""
         key = resolve_or_400(path).key
         owner = owner_of(caller)
         for attempt in range(COMMIT_TRIES):
@@ -233,6 +245,7 @@ class FileService:
             gone = sorted(p for p in live if p == key or under(p, key))
             if not gone:
                 raise FileNotFound(f"no memory file or directory {key} here", param="path")
+            _check_expected(key, live.get(key), expect)
             try:
                 await self.store.commit(owner, dict.fromkeys(gone), {p: live[p].version for p in gone})
             except FileConflict:
@@ -360,6 +373,14 @@ def _person_path(path: str) -> str:
     if resolved.is_root:
         raise InvalidRequest("/memories is the directory itself; name a file in it", param="path")
     return str(resolved.key)
+
+
+def _check_expected(key: str, current: MemoryFile | None, expect: Expected) -> None:
+    if expect is ... or _version(current) == expect:
+        return
+    now = f"is at version {current.version}" if current is not None else "is not there"
+    seen = f"version {expect}" if expect is not None else "no file"
+    raise VersionMismatch(f"{key} changed meanwhile: it {now}, and the change was made from {seen}", param="version")
 
 
 def _version(file: MemoryFile | None) -> int | None:

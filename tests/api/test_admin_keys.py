@@ -159,7 +159,7 @@ async def test_users_are_listed_by_scope_admin_everyone_service_its_end_users_pe
     assert [user["counts"]["memories"] for user in service["users"]] == [1, 1, 1]
     assert service["users"][0]["counts"]["keys"] == 1
     assert [user["user"] for user in seen["ada"]["users"]] == ["ada"] and seen["ada"]["scope"] == "user"
-    assert held == {"scope": "service", "memories": 0, "episodes": 0, "total": 0}
+    assert held == {"scope": "service", "memories": 0, "episodes": 0, "files": 0, "total": 0}
 
 
 async def test_in_open_mode_the_admin_key_alone_will_do_and_a_wrong_one_is_a_403(tmp_path: Path) -> None:

@@ -81,6 +81,9 @@ async def test_anyone_else_sees_only_themself(store: dict[str, Any]) -> None:
 async def test_what_waits_for_review_is_counted_for_the_callers_scope(store: dict[str, Any]) -> None:
     async with running(store) as app:
         await fill(app)
+        iban = {"text": "Pay rent to DE89370400440532013000"}  # a suspect text: held as a file proposal
+        proposed = await app.client.put("/memory/files/rent.md", json=iban, headers=as_user(BOB))
+        assert proposed.status_code == 202
         everyone = (await app.client.get("/memory/held", headers=OPEN_ADMIN)).json()
         odd = (await app.client.get("/memory/held", headers=as_user(ODD))).json()
         bob = (await app.client.get("/memory/held", headers=as_user(BOB))).json()
@@ -90,11 +93,17 @@ async def test_what_waits_for_review_is_counted_for_the_callers_scope(store: dic
         approved = await app.client.post(f"/memory/memories/{own}/approve", headers=as_user(BOB))
         assert approved.status_code == 200
         after = (await app.client.get("/memory/held", headers=OPEN_ADMIN)).json()
-    assert everyone == {"scope": "all", "memories": 3, "episodes": 1, "total": 4}  # ODD's, BOB's and a global one
-    assert odd == {"scope": "user", "memories": 1, "episodes": 1, "total": 2}
-    assert bob == {"scope": "user", "memories": 1, "episodes": 0, "total": 1}
-    assert nobody == {"scope": "user", "memories": 0, "episodes": 0, "total": 0}
+        proposal = proposed.json()["proposal"]["id"]
+        settled = await app.client.post(f"/memory/file-proposals/{proposal}/approve", headers=as_user(BOB))
+        assert settled.status_code == 200
+        settled_count = (await app.client.get("/memory/held", headers=OPEN_ADMIN)).json()
+    # ODD's, BOB's and a global one; BOB's file change
+    assert everyone == {"scope": "all", "memories": 3, "episodes": 1, "files": 1, "total": 5}
+    assert odd == {"scope": "user", "memories": 1, "episodes": 1, "files": 0, "total": 2}
+    assert bob == {"scope": "user", "memories": 1, "episodes": 0, "files": 1, "total": 2}
+    assert nobody == {"scope": "user", "memories": 0, "episodes": 0, "files": 0, "total": 0}
     assert after["memories"] == 2  # approved: no longer waiting
+    assert settled_count["files"] == 0 and settled_count["total"] == 3
 
 
 # -- forgetting a user ----------------------------------------------------------------------------------------------
@@ -176,7 +185,7 @@ async def test_store_health_shows_schema_queue_held_totals_and_recent_errors_red
     assert health["backend"] == backend and health["schema"]["current"] is True
     assert health["schema"]["version"] == (MIGRATIONS[-1][0] if backend == "postgres" else "files-2")
     assert health["queue"] == {"queued": 1, "running": 1, "failed": 1}
-    assert health["held"] == {"memories": 3, "episodes": 1, "total": 4}
+    assert health["held"] == {"memories": 3, "episodes": 1, "files": 0, "total": 4}
     assert health["users"] == 2 and health["owners"] == 4 and health["unnamed_owners"] == []
     assert health["memories"] == {"live": 6, "held": 3, "pinned": 1, "superseded": 1} and health["episodes"] == 2
     newest = health["errors"][0]

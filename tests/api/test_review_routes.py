@@ -72,7 +72,7 @@ async def test_held_memories_and_episodes_come_newest_first_with_their_evidence(
     response = await client.get("/memory/review", headers=ADA)
     assert response.status_code == 200
     body = response.json()
-    assert body["held"] == {"memories": 1, "episodes": 1, "total": 2}
+    assert body["held"] == {"memories": 1, "episodes": 1, "files": 0, "total": 2}
     assert [(i["kind"], i["id"]) for i in body["items"]] == [("episode", episode.id), ("memory", memory)]
     assert body["count"] == 2 and body["next"] is None
 
@@ -143,7 +143,7 @@ async def test_the_queue_pages_and_counts(app) -> None:
     assert [i["id"] for i in first["items"]] == ids[:0:-1] and first["next"]
     rest = (await client.get("/memory/review", params={"before": first["next"]}, headers=ADA)).json()
     assert [i["id"] for i in rest["items"]] == ids[:1] and rest["next"] is None
-    assert first["held"] == rest["held"] == {"memories": 3, "episodes": 0, "total": 3}
+    assert first["held"] == rest["held"] == {"memories": 3, "episodes": 0, "files": 0, "total": 3}
     assert (await services.memory.held_count(WHO)).total == 3
     bad = await client.get("/memory/review", params={"before": "xyz"}, headers=ADA)
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "before"

@@ -117,7 +117,8 @@ def start_server(fake_url: str, data: Path, dsn: str | None, log: Path) -> Serve
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMPROXY_")}
     environ |= {"MEMPROXY_AUTH_MODE": "keys", "MEMPROXY_EXTRACTION_ENABLED": "false"}
-    overrides: dict[str, Any] = {"store.path": str(data), "auth.mode": "keys"}
+    environ |= {"MEMPROXY_UPSTREAM_ANTHROPIC_BASE_URL": fake_url}  # the fake serves /v1/messages too
+    overrides: dict[str, Any] = {"store.path": str(data), "auth.mode": "keys", "upstream.anthropic_base_url": fake_url}
     if dsn is not None:
         environ |= {"MEMPROXY_STORE_BACKEND": "postgres", "MEMPROXY_STORE_DSN": dsn}
         overrides |= {"store.backend": "postgres", "store.dsn": dsn}

@@ -7,10 +7,10 @@
 - Each directory's counts are kept with the stamps of the files they were read from, and read again only when
   those changed (:mod:`.owner_counts`).
 - What waits for review is counted over the directories marked in ``held/`` alone (:func:`.owner_dirs.mark_held`:
-  a writer of a held memory or episode marks its directory under its lock). A process's first count marks every
-  directory holding one (a store written before marks, a mark a crash lost); a count that finds a marked directory
-  holding none unmarks it under the writers' locks. Only an admin's or a service's count reads marks: a user's
-  reads their own directories.
+  a writer of a held memory, episode or memory file proposal marks its directory under its lock). A process's first
+  count marks every directory holding one (a store written before marks, a mark a crash lost); a count that finds a
+  marked directory holding none unmarks it under the writers' locks. Only an admin's or a service's count reads
+  marks: a user's reads their own directories.
 - Nothing here touches the stores' own caches: the chat path's owners stay cached as they were.
 
 Work runs in a thread, one census at a time per process (a lock): an ``OSError`` is a :class:`StoreUnavailable`.
@@ -34,7 +34,8 @@ from ...errors import StoreUnavailable
 from ..census import Held, Schema, Tally, UserScope
 from ..store import GLOBAL, Owner
 from .durable import locked
-from .owner_counts import Counted, count_episodes, count_memories, count_owner
+from .memory_files_json import LOCK as FILES_LOCK
+from .owner_counts import Counted, count_episodes, count_files, count_memories, count_owner
 from .owner_dirs import (
     FILES_LAYOUT,
     HELD_DIR,
@@ -173,25 +174,25 @@ class FilesCensus:
     ) -> tuple[Held, dict[Owner, Held]]:
         """What waits for review in ``directories`` for users in ``scope``, in all and by named owner; ``unmark``:
         directories found holding none lose their mark (they are the marked ones)."""
-        memories = episodes = 0
+        summed = Held()
         by_owner: dict[Owner, Held] = {}
         for directory, owner in self._directories(directories).items():
             counted = self._count(directory, history=False)
-            waiting_memories, waiting_episodes = counted.memories[1], counted.episodes[1]
-            if unmark and not waiting_memories and not waiting_episodes:
+            waiting = Held(counted.memories[1], counted.episodes[1], counted.proposals)
+            if unmark and not waiting.total:
                 self._unmark(directory)
             elif scope.everyone or (owner is not None and scope.covers(owner.user)):
-                memories, episodes = memories + waiting_memories, episodes + waiting_episodes
-                if owner is not None and (waiting_memories or waiting_episodes):
-                    by_owner[owner] = Held(waiting_memories, waiting_episodes)
-        return Held(memories, episodes), by_owner
+                summed = Held(*(a + b for a, b in zip(_held(summed), _held(waiting), strict=True)))
+                if owner is not None and waiting.total:
+                    by_owner[owner] = waiting
+        return summed, by_owner
 
     def _sweep(self) -> None:
         """Once per process: mark every directory holding something waiting for review (a store written before
         marks were kept, or one a crash lost a mark of), so that later counts need read the marked ones only."""
         for directory in [*self._all_directories(), GLOBAL_DIR]:
             counted = self._count(directory, history=False)
-            if counted.memories[1] or counted.episodes[1]:
+            if counted.memories[1] or counted.episodes[1] or counted.proposals:
                 mark_held(self.root, directory)
         self._swept = True
 
@@ -203,8 +204,12 @@ class FilesCensus:
         if not base.is_dir():
             marker.unlink(missing_ok=True)
             return
-        with locked(base / "memories.lock"), locked(base / "episodes.lock"):
-            if not count_memories(f"{base}/memories.jsonl")[1] and not count_episodes(f"{base}/episodes")[1]:
+        with locked(base / "memories.lock"), locked(base / "episodes.lock"), locked(base / FILES_LOCK):
+            if (
+                not count_memories(f"{base}/memories.jsonl")[1]
+                and not count_episodes(f"{base}/episodes")[1]
+                and not count_files(f"{base}/memory_files.json")[1]
+            ):
                 marker.unlink(missing_ok=True)
 
     def _directories(self, directories: Iterable[str]) -> dict[str, Owner | None]:
@@ -274,6 +279,10 @@ class FilesCensus:
         if counted is None:
             counted = self._counted[directory] = Counted()
         return count_owner(f"{self._base}/{directory}", counted, history=history)
+
+
+def _held(held: Held) -> tuple[int, int, int]:
+    return held.memories, held.episodes, held.files
 
 
 def _named_by_episode(directory: str) -> Owner | None:

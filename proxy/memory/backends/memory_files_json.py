@@ -27,7 +27,7 @@ from ..file_paths import is_marker
 from ..memory_files import FileConflict, FileProposal, MemoryFile
 from ..store import Owner
 from .durable import fsync_dir, locked
-from .owner_dirs import OwnerNames, owner_dir
+from .owner_dirs import OwnerNames, mark_held, owner_dir
 
 log = logging.getLogger("proxy.memory")
 
@@ -89,7 +89,7 @@ class FilesMemoryFiles:
                 document.proposals[proposal.id] = proposal
             return bool(proposals)
 
-        await self._write(owner, change)
+        await self._write(owner, change, held=True)
 
     async def settle(
         self,
@@ -144,13 +144,17 @@ class FilesMemoryFiles:
 
         return await _in_thread(read)
 
-    async def _write(self, owner: Owner, change: Callable[[_Document], bool]) -> None:
+    async def _write(self, owner: Owner, change: Callable[[_Document], bool], *, held: bool = False) -> None:
+        """``held``: the change holds something for review: the directory is marked for the census under the lock
+        (which the census unmarks under too)."""
         directory = self._directory(owner)
 
         def write() -> None:
             with locked(directory / LOCK, mkdir=True):
                 document = _load(directory / DOCUMENT)
                 if change(document):
+                    if held and document.proposals:
+                        mark_held(self.root, owner_dir(owner))
                     _replace(directory, document.to_bytes())
             self._names.note(owner)
 

@@ -35,7 +35,8 @@ class Counted:
     details_stamp: Stamp | None = None
     details: int = 0
     files_stamp: Stamp | None = None
-    files: int = 0
+    files: int = 0  # memory files and proposals
+    proposals: int = 0  # of which proposals: changes to memory files waiting for review
 
     def tally(self) -> Tally:
         live, held, pinned, superseded = self.memories
@@ -57,6 +58,12 @@ def count_owner(base: str, counted: Counted, *, history: bool = True) -> Counted
     if found is None or found != counted.episodes_stamp:
         counted.episodes = count_episodes(path) if found is not None else (0, 0)
         counted.episodes_stamp = found if found is not None and not racy(found, now) else None
+    path = f"{base}/memory_files.json"
+    found = stamp(path)
+    if found is None or found != counted.files_stamp:
+        files, counted.proposals = count_files(path) if found is not None else (0, 0)
+        counted.files = files + counted.proposals
+        counted.files_stamp = found if found is not None and not racy(found, now) else None
     if history:
         count_history(f"{base}/history.jsonl", counted)
         path = f"{base}/details"
@@ -64,11 +71,6 @@ def count_owner(base: str, counted: Counted, *, history: bool = True) -> Counted
         if found is None or found != counted.details_stamp:
             counted.details = count_details(path) if found is not None else 0
             counted.details_stamp = found if found is not None and not racy(found, now) else None
-        path = f"{base}/memory_files.json"
-        found = stamp(path)
-        if found is None or found != counted.files_stamp:
-            counted.files = count_files(path) if found is not None else 0
-            counted.files_stamp = found if found is not None and not racy(found, now) else None
     return counted
 
 
@@ -142,19 +144,19 @@ def count_details(directory: str) -> int:
         return 0
 
 
-def count_files(path: str) -> int:
+def count_files(path: str) -> tuple[int, int]:
     """Memory files and the proposals beside them (``memory_files.json``, replaced whole by every write)."""
     try:
         with open(path, "rb") as handle:
             obj = orjson.loads(handle.read())
     except (FileNotFoundError, NotADirectoryError, orjson.JSONDecodeError):
-        return 0
+        return 0, 0
     if not isinstance(obj, dict):
-        return 0
+        return 0, 0
     files, proposals = obj.get("files"), obj.get("proposals")
     listed = files if isinstance(files, list) else []
     found = [f for f in listed if isinstance(f, dict) and not str(f.get("path")).endswith("/")]  # not the markers
-    return len(found) + (len(proposals) if isinstance(proposals, list) else 0)
+    return len(found), len(proposals) if isinstance(proposals, list) else 0
 
 
 def count_history(path: str, counted: Counted) -> None:

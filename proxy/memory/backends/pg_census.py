@@ -88,17 +88,19 @@ class PostgresCensus:
         async with self.database.connection() as conn:
             memories = await conn.fetchval(f"SELECT count(*) FROM memories WHERE {HELD_MEMORY} AND {_SCOPE}", *args)
             episodes = await conn.fetchval(f"SELECT count(*) FROM episodes WHERE {HELD_EPISODE} AND {_SCOPE}", *args)
-        return Held(int(memories or 0), int(episodes or 0))
+            files = await conn.fetchval(f"SELECT count(*) FROM memory_file_proposals WHERE {_SCOPE}", *args)
+        return Held(int(memories or 0), int(episodes or 0), int(files or 0))
 
     async def held_by_owner(self, scope: UserScope) -> dict[Owner, Held]:
         args: tuple[Any, ...] = (scope.everyone, sorted(scope.users), scope.prefix)
         counts: dict[Owner, list[int]] = {}
         async with self.database.connection() as conn:
-            for index, (table, held) in enumerate((("memories", HELD_MEMORY), ("episodes", HELD_EPISODE))):
+            kinds = (("memories", HELD_MEMORY), ("episodes", HELD_EPISODE), ("memory_file_proposals", "true"))
+            for index, (table, held) in enumerate(kinds):
                 query = f"SELECT user_name, workspace, count(*) AS n FROM {table} WHERE {held} AND {_SCOPE}"
                 for row in await conn.fetch(query + " GROUP BY user_name, workspace", *args):
-                    counts.setdefault(Owner(row["user_name"], row["workspace"]), [0, 0])[index] = int(row["n"])
-        return {owner: Held(memories, episodes) for owner, (memories, episodes) in counts.items()}
+                    counts.setdefault(Owner(row["user_name"], row["workspace"]), [0, 0, 0])[index] = int(row["n"])
+        return {owner: Held(*waiting) for owner, waiting in counts.items()}
 
     async def schema(self) -> Schema:
         async with self.database.connection() as conn:
