@@ -434,8 +434,12 @@ _SCHEMAS: dict[str, Any] = {
         required=("kind", "id", "at", "evidence"),
     ),
     "HeldCount": _object(
-        {"memories": {"type": "integer"}, "episodes": {"type": "integer"}, "files": {"type": "integer"},
-         "total": {"type": "integer"}}
+        {
+            "memories": {"type": "integer"},
+            "episodes": {"type": "integer"},
+            "files": {"type": "integer"},
+            "total": {"type": "integer"},
+        }
     ),
     "ReviewList": _object(
         {

@@ -90,8 +90,13 @@ SCHEMAS: dict[str, Any] = {
         }
     ),
     "HeldInScope": _object(
-        {"scope": {"enum": ["all", "service", "user"]}, "memories": _COUNT, "episodes": _COUNT, "files": _COUNT,
-         "total": _COUNT}
+        {
+            "scope": {"enum": ["all", "service", "user"]},
+            "memories": _COUNT,
+            "episodes": _COUNT,
+            "files": _COUNT,
+            "total": _COUNT,
+        }
     ),
     "Forgetting": _object(
         {

@@ -136,8 +136,9 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(reveal=reveal, when=when, iso=iso, ago=ago, path_part=path_part, number=number,
-                       file_href=file_href)
+    env.filters.update(
+        reveal=reveal, when=when, iso=iso, ago=ago, path_part=path_part, number=number, file_href=file_href
+    )
     env.globals.update(hidden_marks=hidden_marks, version=__version__)
     env.tests["memory_id"] = lambda value: isinstance(value, str) and MEMORY_ID.fullmatch(value) is not None
     return env

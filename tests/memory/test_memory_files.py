@@ -136,3 +136,18 @@ def test_every_acknowledged_write_survives_kill_9(backend: str, tmp_path: Path, 
             await store.aclose()
 
     assert set(acknowledged) <= asyncio.run(read())
+
+
+async def test_a_reader_sees_what_another_process_wrote_since_it_last_read(tmp_path: Path) -> None:
+    """The files backend keeps the document it last parsed; a change made through another store on the same data
+    directory (another process, a replica) is read at once, and so is the owner's document removed."""
+    reader, writer = FilesMemoryFiles(tmp_path), FilesMemoryFiles(tmp_path)
+    first = file("/memories/a.md", "before\n")
+    await writer.commit(ADA, {first.path: first}, {first.path: None})
+    assert [f.text for f in await reader.files(ADA)] == ["before\n"]
+    await writer.commit(ADA, {first.path: file(first.path, "after!\n", version=2)}, {first.path: 1})
+    await writer.propose(ADA, [proposal("fp-1", first.path)])
+    assert [f.text for f in await reader.files(ADA)] == ["after!\n"]
+    assert [p.id for p in await reader.proposals(ADA)] == ["fp-1"]
+    await writer.forget(ADA)
+    assert await reader.files(ADA) == [] and await reader.proposals(ADA) == []

@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,6 +35,7 @@ log = logging.getLogger("proxy.memory")
 T = TypeVar("T")
 DOCUMENT = "memory_files.json"
 LOCK = "memory_files.lock"
+READ_CACHE = 16  # owners whose document, as last read, is kept while the file on disk is the same one
 
 
 class _Document:
@@ -61,6 +63,10 @@ class FilesMemoryFiles:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._names = OwnerNames(root)
+        # A console page reads a document for its count and again for its content: the same file (every change
+        # renames a new one into place, so its inode, size and time differ) is parsed once. Readers never mutate it.
+        self._read_cache: OrderedDict[Path, tuple[tuple[int, int, int], _Document]] = OrderedDict()
+        self._cache_lock = threading.Lock()  # reads run in threads
 
     def _directory(self, owner: Owner) -> Path:
         return self.root / owner_dir(owner)
@@ -137,10 +143,24 @@ class FilesMemoryFiles:
         directory = self._directory(owner)
 
         def read() -> _Document:
-            if not (directory / DOCUMENT).exists():
+            try:
+                found = os.stat(directory / DOCUMENT)
+            except FileNotFoundError:
                 return _Document({}, {})
+            seen = (found.st_ino, found.st_size, found.st_mtime_ns)
+            with self._cache_lock:
+                cached = self._read_cache.get(directory)
+                if cached is not None and cached[0] == seen:
+                    self._read_cache.move_to_end(directory)
+                    return cached[1]
             with locked(directory / LOCK):
-                return _load(directory / DOCUMENT)
+                found = os.stat(directory / DOCUMENT)
+                document = _load(directory / DOCUMENT)
+            with self._cache_lock:
+                self._read_cache[directory] = ((found.st_ino, found.st_size, found.st_mtime_ns), document)
+                if len(self._read_cache) > READ_CACHE:
+                    self._read_cache.popitem(last=False)
+            return document
 
         return await _in_thread(read)
 
