@@ -171,6 +171,10 @@ _CONNECTOR = (
 _END = r"(?![\w.,/-]\w|[\w])"  # the value ends there: not "1.26.4", "3108a" or "4821-5"
 
 
+# Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
+_SIEVES = {"id": r"id(?:entity)?[ \t]{1,8}(?:number|no)"}
+
+
 def _named(
     label: str,
     names: str,
@@ -188,7 +192,7 @@ def _named(
     Each gate word is sieved: a digit (or with `any_value` a letter or digit) follows it on its line."""
     pattern = bounded(rf"(?P<keep>(?<![a-z])(?:{names}){_FILLER}{connector})(?P<secret>{value}){_END}", re.I)
     after = r"[^\n]{0,400}?[a-z0-9]" if any_value else r"[^\n]{0,400}?\d"  # past the longest name, filler and connector
-    sieved = {word: re.escape(word) + after for word in gate}
+    sieved = {word: _SIEVES.get(word, re.escape(word) + after) for word in gate}
     return Rule(label, pattern, check or (lambda m: True), gate=gate, sieves=tuple(sieved.items()), suspect=suspect)
 
 
@@ -203,7 +207,8 @@ def _not_a_count(m: re.Match[str]) -> bool:
 _CODE_NAMES = (
     r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk|cvv2?|cvc2?|csc|card[ \t]+security[ \t]+code|security[ \t]+code"
     r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
-    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)[ \t]+codes?"
+    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
+    r"|remote|entry|access|keypad|panel|door|gate|unlock|security))?[ \t]+codes?"
     r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
     r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
     r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
@@ -251,7 +256,7 @@ def _nino(m: re.Match[str]) -> bool:
 def _stdnum_check(module: str, *, valid: bool = True) -> Check:
     def check(m: re.Match[str]) -> bool:
         value = "".join(c for c in m["secret"] if c.isalnum())
-        return _valid(module, value) is valid
+        return (_valid(module, value) or _valid(module, m["secret"])) is valid  # a Finnish HETU keeps its "-"
 
     return check
 
@@ -283,6 +288,24 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("a PAN", r"pan(?:[ \t]+card)?(?:[ \t]+(?:number|no\.?))?|permanent[ \t]+account[ \t]+number",
      r"[a-z]{5}\d{4}[a-z]",
      ("pan", "permanent"), "in_.pan"),
+    ("a personal identity number", r"personnummer|personal[ \t]+identity[ \t]+number", r"(?:\d{2})?\d{6}[-+ ]?\d{4}",
+     ("personnummer", "personal"), "se.personnummer"),
+    ("a national identity number", r"f[øo]dselsnummer|birth[ \t]+number", r"\d{6}[ ]?\d{5}",
+     ("dselsnummer", "birth"), "no.fodselsnummer"),
+    ("a CPR number", r"cpr(?:-?nummer|[ \t]+(?:number|no\.?))?|personnummer", r"\d{6}-?\d{4}", ("cpr",), "dk.cpr"),
+    ("a personal identity code", r"henkil[öo]tunnus|hetu|personbeteckning", r"\d{6}[-+a-fu-y]\d{3}[0-9a-y]",
+     ("henkil", "hetu", "personbeteckning"), "fi.hetu"),
+    ("a national register number", r"rijksregisternummer|num[ée]ro[ \t]+national|national[ \t]+(?:register|registry)"
+     r"[ \t]+number|insz", r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}\.?\d{2}", ("rijksregister", "national", "insz"), "be.nn"),
+    ("a resident identity number", r"(?:resident[ \t]+)?identity[ \t]+card(?:[ \t]+(?:number|no\.?))?|居民身份证(?:号码?)?"
+     r"|身份证(?:号码?)?", r"\d{17}[\dx]", ("identity", "身份证"), "cn.ric"),
+    ("an identity number", r"(?:south[ \t]+african[ \t]+)?id(?:entity)?[ \t]+(?:number|no\.?)", r"\d{13}", ("id",),
+     "za.idnr"),
+    ("a resident registration number", r"(?:resident[ \t]+)?registration[ \t]+number|rrn|주민등록번호",
+     r"\d{6}-?\d{7}", ("registration", "rrn", "주민등록번호"), "kr.rrn"),
+    ("a PESEL number", r"pesel", r"\d{11}", ("pesel",), "pl.pesel"),
+    ("a RUT", r"rut", r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dk]", ("rut",), "cl.rut"),
+    ("a CURP", r"curp", r"[a-z]{4}\d{6}[hm][a-z]{5}[0-9a-z]\d", ("curp",), "mx.curp"),
     ("a CPF", r"cpf", r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ("cpf",), "br.cpf"),
     ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
      r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
