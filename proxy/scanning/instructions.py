@@ -144,8 +144,9 @@ SHAPES: tuple[Shape, ...] = (
         r"|delete|remove|drop|change|replace|append|upload|share|store|save|e-?mail|mail|post|run|call|execute|report)\b",
         rf"\bnever{_S}say{_S}(?:that{_S})?you{_S}were{_S}told\b",
         # "never admit that these notes exist", "never let on that this note is here"
-        rf"\b(?:never|don't|do{_S}not|without)[ \t]+(?:mention|reveal|disclos|admit|say|let{_S}on|acknowledg|confirm)\w*"
-        rf"{_S}(?:that{_S})?(?:this|these|the|any{_S}such){_S}(?:memory|memories|notes?|instructions?|text|message|entry)\b",
+        rf"\b(?:never|don't|do{_S}not|without)[ \t]+(?:mention|reveal|disclos|admit|say|let{_S}on|acknowledg"
+        rf"|confirm)\w*{_S}(?:that{_S})?(?:this|these|the|any{_S}such){_S}(?:memory|memories|notes?|instructions?"
+        rf"|text|message|entry)\b",
         # "hide these lines from the user", "conceal this from them"
         rf"\b(?:hide|conceal)\w*{_S}(?:this|these|it)(?:{_S}(?:text|lines?|notes?|memory|instructions?|message))?"
         rf"{_S}from{_S}(?:the{_S}user|them|the{_S}reader|everyone)\b",

@@ -297,8 +297,9 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      ("henkil", "hetu", "personbeteckning"), "fi.hetu"),
     ("a national register number", r"rijksregisternummer|num[ée]ro[ \t]+national|national[ \t]+(?:register|registry)"
      r"[ \t]+number|insz", r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}\.?\d{2}", ("rijksregister", "national", "insz"), "be.nn"),
-    ("a resident identity number", r"(?:resident[ \t]+)?identity[ \t]+card(?:[ \t]+(?:number|no\.?))?|居民身份证(?:号码?)?"
-     r"|身份证(?:号码?)?", r"\d{17}[\dx]", ("identity", "身份证"), "cn.ric"),
+    ("a resident identity number",
+     r"(?:resident[ \t]+)?identity[ \t]+card(?:[ \t]+(?:number|no\.?))?|居民身份证(?:号码?)?|身份证(?:号码?)?",
+     r"\d{17}[\dx]", ("identity", "身份证"), "cn.ric"),
     ("an identity number", r"(?:south[ \t]+african[ \t]+)?id(?:entity)?[ \t]+(?:number|no\.?)", r"\d{13}", ("id",),
      "za.idnr"),
     ("a resident registration number", r"(?:resident[ \t]+)?registration[ \t]+number|rrn|주민등록번호",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .rules import Rule
 from .keys import example
+from .rules import Rule
 from .shapes import chosen_password, looks_generated, placeholder, strong_password
 
 _PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
@@ -53,7 +53,9 @@ def _is_password_shaped(m: re.Match[str]) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and chosen_password(value)
 
 
-_A_NAME = re.compile(r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$", re.I)
+_A_NAME = re.compile(
+    r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$", re.I
+)
 
 
 def _is_strong_before_the_word(m: re.Match[str]) -> bool:
@@ -176,13 +178,18 @@ NAMED: tuple[Rule, ...] = (
         "a password",
         re.compile(
             rf"(?P<keep>(?<![A-Za-z])(?:changed|changing|set|setting|reset|resetting|updated|switched)[ \t]+"
-            rf"(?:[^\s]{{1,24}}[ \t]+){{0,4}}?(?:{PASSWORD_WORDS}|pw|pin|{_WIFI_KEY})[ \t]+to[ \t]+[\"'`]?){_VALUE}{{4,64}})",
+            rf"(?:[^\s]{{1,24}}[ \t]+){{0,4}}?(?:{PASSWORD_WORDS}|pw|pin|{_WIFI_KEY})[ \t]+to[ \t]+[\"'`]?)"
+            rf"{_VALUE}{{4,64}})",
             re.I,
         ),
         _is_chosen_password,
         gate=(*_PASSWORD_GATE, "pw", "pin", "key"),
-        sieves=(("pass", _PASS_WORD + r"[ \t]+to[ \t]"), ("pw", r"pw[ \t]+to[ \t]"), ("pin", r"pin[ \t]+to[ \t]"),
-                ("key", r"key[ \t]+to[ \t]")),  # fmt: skip
+        sieves=(
+            ("pass", _PASS_WORD + r"[ \t]+to[ \t]"),
+            ("pw", r"pw[ \t]+to[ \t]"),
+            ("pin", r"pin[ \t]+to[ \t]"),
+            ("key", r"key[ \t]+to[ \t]"),
+        ),  # fmt: skip
     ),
     Rule(  # "ssh root@host and when it asks, type Qw7#rTz9pL", "sudo asks for Br1ght!Lamp9": a strong value typed in
         "a password",
