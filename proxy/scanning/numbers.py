@@ -104,14 +104,16 @@ _CARD_WORDS = re.compile(
 _CARD_AFTER = re.compile(r"(?:exp|cvv|cvc|csc|valid|expires)", re.I)
 
 
+_DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")  # each digit doubled, its two digits summed
+
+
 def luhn(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        n = int(char)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
+    """The Luhn check, on the digits' ASCII codes (sums in C: a card's 16 digits in well under a microsecond)."""
+    if not digits.isascii() or not digits.isdigit():  # "\d" also matches other scripts' digits
+        return False
+    backwards = digits[::-1].encode("ascii")
+    kept, doubled = backwards[0::2], backwards[1::2].translate(_DOUBLED)
+    return (sum(kept) + sum(doubled) - 48 * len(backwards)) % 10 == 0
 
 
 def _starts_apart(m: re.Match[str], reach: int = 1) -> bool:
@@ -152,6 +154,7 @@ def _unnamed_card(m: re.Match[str]) -> bool:
 
 
 # 13 to 19 digits, in groups split by one space or dash at most, with no digit (or digit group) right around them.
+_CARD_SHAPE = rb"d(?:s?d){12}"  # `rules.digit_shape` of 13 digits split by one space or dash at most
 _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-Za-z])")
 
 # -- named numbers -------------------------------------------------------------------------------------------------
@@ -371,8 +374,8 @@ SEED_PHRASE = Rule(
 )
 
 NUMBERS: tuple[Rule, ...] = (
-    Rule("a card number", _CARD, _named_card, min_digits=13),
-    Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True),
+    Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
+    Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
     CODES,
     RECOVERY,
     SEED_PHRASE,
@@ -384,6 +387,7 @@ NUMBERS: tuple[Rule, ...] = (
         lambda m: _starts_apart(m) and _ssn(m),
         min_digits=9,
         suspect=True,
+        shape=rb"ddd[s]dd[s]dddd",
     ),
     *_id_rules(),
     Rule(
@@ -392,6 +396,7 @@ NUMBERS: tuple[Rule, ...] = (
         lambda m: _starts_apart(m) and _iban(m),  # in capitals, as IBANs are written
         min_digits=8,
         suspect=True,
+        shape=rb"UUdd(?:s?[Ud]{4}){2}",
     ),  # fmt: skip
     _named(
         "a bank account number",

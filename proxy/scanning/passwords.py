@@ -92,7 +92,7 @@ def _is_generated_value(m: re.Match[str]) -> bool:
 
 _WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
-_WIFI_SIEVE = r"key[ \t:=]"  # after "wifi key": a filler ("for the flat"), a connector or the value
+_WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
@@ -171,8 +171,12 @@ NAMED: tuple[Rule, ...] = (
             re.I,
         ),
         _is_chosen_password,
-        gate=(*_PASSWORD_GATE, "pw", "key"),
-        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("pw", r"pwd?[ \t:=是为為は]"), ("key", _WIFI_SIEVE)),
+        gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE),
+        sieves=(
+            ("pass", _PASS_WORD + r"[ \t:=是为為は]"),
+            ("pw", r"pwd?[ \t:=是为為は]"),
+            *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
+        ),
     ),
     Rule(  # "I changed the Spotify password to Lantern-Quarry-88": the verb before the word, "to" after it
         "a password",

@@ -46,12 +46,17 @@ class Rule:
     sieves: tuple[Sieve, ...] = ()
     min_digits: int = 0  # every match holds this many ASCII digits (a card number 13): a gate for wordless rules
     suspect: bool = False  # a match only looks like a credential: a write is held for review, not refused
+    # A regex over the text's `digit_shape` that every match's shape matches (a card's b"d(?:s?d){12}"): the gate of
+    # a wordless number rule, whose own pattern starts with `\d` and is tried at every digit of the text.
+    shape: bytes = b""
     words: frozenset[str] = field(init=False, repr=False, compare=False)
     _sieve: dict[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
+    _shape: re.Pattern[bytes] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "words", frozenset(self.gate))
         object.__setattr__(self, "_sieve", {word: re.compile(sieve) for word, sieve in self.sieves})
+        object.__setattr__(self, "_shape", re.compile(self.shape) if self.shape else None)
 
     def may_match(self, lowered: str) -> bool:
         return not self.gate or any(word in lowered for word in self.gate)  # `in` beats a regex alternation here
@@ -59,6 +64,8 @@ class Rule:
     def opens(self, view: Gated) -> bool:
         """`may_match`, and the stricter gates, on a gated text (its `Literals` looked for this rule's words)."""
         if (self.min_run and not view.has_run(self.min_run)) or view.digits < self.min_digits:
+            return False
+        if self._shape is not None and not self._shape.search(view.digit_shape()):
             return False
         if not self.gate or self.words.isdisjoint(view.present):
             return not self.gate
@@ -139,6 +146,19 @@ def runs_and_digits(text: str) -> tuple[bytes, int]:
     return raw.translate(_KEY_BYTES), len(raw.translate(None, _NOT_DIGITS))
 
 
+# ASCII digits as "d", upper-case letters as "U", a space or a dash as "s", every other byte as ".".
+_SHAPE_BYTES = bytes(
+    ord("d") if 0x30 <= b <= 0x39 else ord("U") if 0x41 <= b <= 0x5A else ord("s") if b in b" -" else ord(".")
+    for b in range(256)
+)
+
+
+def digit_shape(text: str) -> bytes:
+    """`text` in UTF-8 with digits as "d", capitals as "U", spaces and dashes as "s": where a card number, an SSN or
+    an IBAN could be is found by a regex that starts with a literal (fast), not one starting with `\\d`."""
+    return text.encode("utf-8", "surrogatepass").translate(_SHAPE_BYTES)
+
+
 def has_run(runs: bytes, length: int) -> bool:
     """Whether `key_runs` output holds a run of `length` key characters (or may: see `key_runs`)."""
     return b"x" * length in runs
@@ -156,9 +176,15 @@ class Gated:
     runs: bytes
     spaced: frozenset[str]
     digits: int  # ASCII digits in the text
+    shape: bytes | None = None  # `digit_shape(text)`, worked out when a rule first asks
 
     def has_run(self, length: int) -> bool:
         return has_run(self.runs, length)
+
+    def digit_shape(self) -> bytes:
+        if self.shape is None:
+            self.shape = digit_shape(self.text)
+        return self.shape
 
 
 def alternatives(literals: tuple[str, ...]) -> str:
