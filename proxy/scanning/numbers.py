@@ -3,7 +3,8 @@
 A number is a secret by its check digits or by the word that names it, never by its digits alone: a card number is
 Luhn-valid with a card brand's prefix (and not one of the test cards every payment sandbox documents), an id number
 passes its country's check (python-stdnum's validators: the Dutch BSN's 11-test, the German tax id's, the Spanish
-DNI's letter, the Italian codice fiscale's, the French NIR's, Aadhaar's Verhoeff digit, the CPF's, the SIN's Luhn),
+DNI's letter, the Italian codice fiscale's, the French NIR's, Aadhaar's Verhoeff digit, the CPF's, the SIN's Luhn,
+the Nordic personal numbers', Belgium's, China's, South Africa's, Korea's, Poland's, Chile's and Mexico's),
 and a PIN, door code or recovery code is the digits after the words that name one. A named number that fails its
 check is only suspect (a typo'd real one, or an example): the write is held for a person to look at. So is a card
 number without a word naming a card, an SSN-shaped number without "SSN", and an IBAN or a bank account number (a
