@@ -66,12 +66,42 @@ QUIET_RUN = 11
 QUIET_DIGITS = min(rule.min_digits for rule in RULES if not rule.gate and rule.min_digits)
 
 
+# The wordless rules a text's digits open (a card's 13 in the shape of one): asked only of a text with enough.
+_COUNTED = tuple(rule for rule in RULES if not rule.gate and rule.min_digits)
+# The words only rules are gated by (not a plugin's needle, a key name `split` looks after or a split-key prefix),
+# each with its rules' sieves for it, or None when a rule has none: a text holding the word opens that rule.
+_RULE_WORDS: dict[str, tuple[re.Pattern[str], ...] | None] = {}
+for _rule in (PRIVATE_KEY, *RULES):
+    for _word in _rule.gate:
+        if _word in providers.NEEDLES or _word in KEY_WORDS or _word in SPLIT_PREFIXES:
+            continue
+        _sieve = _rule.sieve_for(_word)
+        _known = _RULE_WORDS.get(_word, ())
+        _RULE_WORDS[_word] = None if _sieve is None or _known is None else (*_known, _sieve)
+
+
 def quiet(view: Gated) -> bool:
-    """Whether a gated text can hold no credential at all: no gate word, needle or split-key prefix anywhere in it
-    (spaces and tabs taken out), no run of `QUIET_RUN` key characters and fewer than `QUIET_DIGITS` digits. Most
-    prose is quiet (a question, a short answer), and `redact` answers it from the gate alone instead of running every
-    rule and plugin to find nothing."""
-    return not view.spaced and not view.has_run(QUIET_RUN) and view.digits < QUIET_DIGITS
+    """Whether a gated text can hold no credential at all: no run of `QUIET_RUN` key characters, no number a
+    wordless rule looks for (fewer than `QUIET_DIGITS` digits, or none in the shape of one), and no needle,
+    split-key prefix or gate word anywhere in it (spaces and tabs taken out) but words whose every rule's sieve
+    fails ("code" with no digit after it: "status codes to retry on"). Most prose is quiet (a question, a short
+    answer), and `redact` answers it from the gate alone instead of running every rule and plugin to find nothing."""
+    if view.has_run(QUIET_RUN) or (view.digits >= QUIET_DIGITS and any(rule.opens(view) for rule in _COUNTED)):
+        return False
+    return not view.spaced or all(_shut(word, view) for word in view.spaced)
+
+
+def _shut(word: str, view: Gated) -> bool:
+    """Whether `word` opens nothing in `view`: a word only rules are gated by, which the text holds only with spaces
+    taken out, or after which every rule's sieve fails."""
+    if word not in _RULE_WORDS:
+        return False
+    if word not in view.present:
+        return True
+    sieves = _RULE_WORDS[word]
+    if sieves is None or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
+        return False
+    return not any(sieve.search(view.lowered) for sieve in sieves)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
