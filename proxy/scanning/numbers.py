@@ -46,7 +46,7 @@ def _valid(module: str, value: str) -> bool:
 
 
 def _digits(value: str) -> str:
-    return "".join(c for c in value if c.isdigit())
+    return "".join(filter(str.isdigit, value))
 
 
 # -- card numbers --------------------------------------------------------------------------------------------------
@@ -202,10 +202,13 @@ def _named(
 
 def _not_a_count(m: re.Match[str]) -> bool:
     """Not a length or a count said of the code ("PIN codes are 6 digits long", "PIN of 4 to 6 digits")."""
-    after = m.string[m.end("secret") : m.end("secret") + 20].lower()
-    return not re.match(r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts"
-                        r"|seconds?"
-                        r"|minutes?|hours?|days?|%|px|ms|mb|gb|kb)\b", after)  # fmt: skip
+    return not _A_COUNT.match(m.string[m.end("secret") : m.end("secret") + 20].lower())
+
+
+_A_COUNT = re.compile(
+    r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts|seconds?|minutes?|hours?"
+    r"|days?|%|px|ms|mb|gb|kb)\b"
+)
 
 
 _CODE_NAMES = (
