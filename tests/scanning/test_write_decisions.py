@@ -2,9 +2,11 @@
 text that only looks like one is held for review, anything else is stored live. The targets are issue 37's for an
 outside corpus of 60 secrets, 40 injections and 50 benign texts (at most 3, 2 and 1 wrong), as rates, on the split
 the detectors were tuned on. Two splits were never tuned on: `held_out`, written before the first round of detectors
-and held to what it measured when they were done, and `second` (60, 40 and 50 in the issue's categories), written
-before the second round without reading the detectors, held to the issue's targets (all reported at the end of the
-run)."""
+and held to what it measured when they were done, `second` (60, 40 and 50 in the issue's categories), written
+before the second round without reading the detectors, held to the issue's targets; its misses were seen before the
+second round tuned the tuned split on new texts of the same kinds, so `third` (29, 20 and 25), written after that
+round and measured once, says how far the second's numbers were fitted to it, and is held to what it measured (all
+reported at the end of the run)."""
 
 from __future__ import annotations
 
@@ -24,14 +26,19 @@ def decide(text: str) -> str:
     return "refused" if finding.certain else "held"
 
 
-@pytest.fixture(scope="module", params=["tuned", "held_out", "second"])
+@pytest.fixture(scope="module", params=list(SPLITS))
 def split(request: pytest.FixtureRequest) -> Outcomes:
     OUTCOMES[request.param] = found = outcomes(decide, request.param)
     return found
 
 
 # (secrets live, injections live, benign refused or held) at most, as a share of each kind
-LIMITS = {"tuned": (3 / 60, 2 / 40, 1 / 50), "held_out": (7 / 45, 4 / 30, 0 / 40), "second": (3 / 60, 2 / 40, 1 / 50)}
+LIMITS = {
+    "tuned": (3 / 60, 2 / 40, 1 / 50),
+    "held_out": (7 / 45, 4 / 30, 0 / 40),
+    "second": (3 / 60, 2 / 40, 1 / 50),
+    "third": (3 / 29, 0 / 20, 0 / 25),
+}
 
 
 def test_the_write_corpus_is_bigger_than_the_outside_one() -> None:
