@@ -1,9 +1,17 @@
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
+
 import pytest
 
+from proxy.config import ContextSettings
+from proxy.context.offload import ToolOutput
+from proxy.episodes.transcript import build_transcript, spoken
 from proxy.logs import redact as logs_redact
 from proxy.scanning import Finding, redact, scan
+from proxy.tools.context_tiers import ContextTiers
 
 OPENAI_KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 GITHUB_TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
@@ -341,3 +349,48 @@ def test_a_100_kb_memory_scans_to_completion() -> None:
 def test_pathological_100_kb_inputs_scan_to_completion(text: str) -> None:
     scan(text)
     redact(text)
+
+
+# -- the three places a conversation is kept: history, offloaded tool outputs, extraction transcripts ---------------
+# Issue 37: a chat-bot token and a card's PIN and CVV passed redaction there. Each is masked in all three.
+_KEPT_SECRETS = [
+    ("Telegram bot token 5500707503:AABmjMnj14hCljcv4D-atu_JNToI_dRHJmc", "AABmjMnj14hCljcv4D-atu_JNToI_dRHJmc"),
+    ("the bot runs with 925733976:AALNTfSd2oHTSslff6Uxm3jlweExYVyIDkV", "AALNTfSd2oHTSslff6Uxm3jlweExYVyIDkV"),
+    ("Discord bot token: NjIxNzAyMTQwODI5NTU1MDg5NA.sR6306.5__f9kgePnP-ryekzN4tjUGiNMEj95PDVC9DQT",
+     "5__f9kgePnP-ryekzN4tjUGiNMEj95PDVC9DQT"),
+    ("Slack bot: xoxb-74962899529-5832245413505-wjqKwOXuBzjqJYuPPbUe299w", "wjqKwOXuBzjqJYuPPbUe299w"),
+    ("My Visa is 4278 0550 4064 5849, exp 09/27, CVV 381", "4278 0550 4064 5849"),
+    ("My Visa is 4278 0550 4064 5849, exp 09/27, CVV 381", "381"),
+    ("Debit card: 4682 8131 2335 1598, security code 552", "552"),
+    ("My debit card PIN is 4829", "4829"),
+    ("The CVV on the company card is 417 (card ending 3400)", "417"),
+    ("Alarm disarm code is 9061, the panel is by the back door", "9061"),
+]  # fmt: skip
+
+
+def _history(text: str) -> str:
+    lines = spoken({"role": "user", "content": text}, {}, (), max_tool_chars=2000, max_chars=2000)
+    return "\n".join(line for _, line in lines)
+
+
+def _transcript(text: str) -> str:
+    return build_transcript(
+        [{"role": "user", "content": text}, {"role": "assistant", "content": "Noted."}], proxy_tools=()
+    )
+
+
+def _offloaded(text: str) -> str:
+    tiers = ContextTiers(ContextSettings(), None, lambda tool: False)
+    output = ToolOutput(index=2, tool="read_notes", arguments=json.dumps({"query": text}), content=text)
+    (detail,) = tiers._details({"d-1": output}, "s-1")
+    return detail.arguments + "\n" + detail.content
+
+
+@pytest.mark.parametrize("keep", [_history, _transcript, _offloaded], ids=["history", "transcript", "offloaded"])
+@pytest.mark.parametrize(("text", "secret"), _KEPT_SECRETS)
+def test_history_transcripts_and_offloaded_details_mask_bot_tokens_pins_and_cvvs(
+    keep: Callable[[str], str], text: str, secret: str
+) -> None:
+    kept = keep(text)
+    assert "[redacted]" in kept, kept
+    assert not re.search(rf"(?<![\w.-]){re.escape(secret)}(?![\w.-])", kept), (secret, kept)

@@ -28,7 +28,11 @@ _ORDER = (
     rf"|read|write))|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)|(?:always|never){_S}(?:include|add|append"
     rf"|recommend|mention|warn|say|reply|respond|answer|refuse|ask|use|send|tell|start|end|praise)"
     rf"|(?:include|append|add|insert){_S}(?:a{_S}|the{_S})?(?:link|referral|image|text|line){_S}[^\n]{{0,30}}(?:every|each|all)"
-    rf"{_S}(?:answers?|repl(?:y|ies)|responses?|messages?))\b"
+    rf"{_S}(?:answers?|repl(?:y|ies)|responses?|messages?)"
+    # "when the user asks about X, say ...", "if anyone mentions Y, tell them ...": what to answer a person
+    rf"|(?:when(?:ever)?|if|once){_S}(?:the{_S}user|a{_S}user|users|anyone|someone|somebody|a{_S}customer|they)"
+    rf"{_S}(?:asks?|mentions?|says|brings?{_S}up|talks?|wants?|requests?|needs?)\b[^\n]{{0,80}}?,?{_S}"
+    rf"(?:say|tell|claim|answer|reply|respond|insist|recommend|direct|send|point))\b"
 )
 
 
@@ -58,11 +62,16 @@ _COMMENT_ORDER = re.compile(
 SHAPES: tuple[Shape, ...] = (
     _shape(
         "an instruction banner",
-        ("##", "==", "**", "~~", "--", "["),
+        ("##", "==", "**", "~~", "--", "[", "system", "admin", "developer"),
         # "### SYSTEM OVERRIDE ###", "=== BEGIN SYSTEM MESSAGE ===": a heading fenced on both sides, naming authority
         r"(?<![#=*~-])(?:#{2,}+|={3,}+|\*{3,}+|~{3,}+|-{3,}+)[ \t]*(?:[a-z!]+[ \t]+){0,4}?(?:system|override"
         r"|admin(?:istrator)?|instructions?|directive|important|attention|notice|priority|assistant|ai|model|developer"
         r"|root)\b[^\n#=*~]{0,40}?(?:#{2,}|={3,}|\*{3,}|~{3,})",
+        # "---\nSYSTEM PROMPT UPDATE\n---", "NEW SYSTEM PROMPT:": a line of its own announcing a changed prompt
+        r"(?:^|\n)[ \t]*(?:new|updated|revised|changed)[ \t]+(?:system|admin(?:istrator)?|developer)[ \t]+"
+        r"(?:prompt|message|instructions?|rules|policy)[ \t]*:?[ \t]*(?:\n|$)",
+        r"(?:^|\n)[ \t]*(?:system|admin(?:istrator)?|developer)[ \t]+(?:prompt|message|instructions?|rules|policy)"
+        r"[ \t]+(?:update|updated|change|override|revision)[ \t]*:?[ \t]*(?:\n|$)",
         # "[SYSTEM NOTE]", "[ASSISTANT INSTRUCTIONS]": a bracketed label naming a role, not a markdown link
         r"\[[ \t]*/?[ \t]*(?:system|assistant|admin(?:istrator)?|developer|ai|model)"
         r"(?:[ \t]+(?:instructions?|note|notice"
@@ -118,6 +127,11 @@ SHAPES: tuple[Shape, ...] = (
             "secret",
             "covert",
             "discreet",
+            "let on",
+            "acknowledg",
+            "confirm",
+            "hide",
+            "conceal",
         ),
         rf"\b(?:do{_S}not|don't|never|without)[ \t]+(?:mention|reveal|disclos|admit|say)\w*{_S}"
         rf"(?:this|that{_S}you|these"
@@ -129,6 +143,13 @@ SHAPES: tuple[Shape, ...] = (
         rf"\b(?:silently|quietly|secretly|covertly|discreetly){_S}(?:add|send|forward|b?cc|include|insert|log|record|copy"
         r"|delete|remove|drop|change|replace|append|upload|share|store|save|e-?mail|mail|post|run|call|execute|report)\b",
         rf"\bnever{_S}say{_S}(?:that{_S})?you{_S}were{_S}told\b",
+        # "never admit that these notes exist", "never let on that this note is here"
+        rf"\b(?:never|don't|do{_S}not|without)[ \t]+(?:mention|reveal|disclos|admit|say|let{_S}on|acknowledg"
+        rf"|confirm)\w*{_S}(?:that{_S})?(?:this|these|the|any{_S}such){_S}(?:memory|memories|notes?|instructions?"
+        rf"|text|message|entry)\b",
+        # "hide these lines from the user", "conceal this from them"
+        rf"\b(?:hide|conceal)\w*{_S}(?:this|these|it)(?:{_S}(?:text|lines?|notes?|memory|instructions?|message))?"
+        rf"{_S}from{_S}(?:the{_S}user|them|the{_S}reader|everyone)\b",
     ),  # fmt: skip
     _shape(
         "an instruction triggered by recall",
@@ -151,7 +172,9 @@ SHAPES: tuple[Shape, ...] = (
     _shape(
         "a chat turn",
         ('"role"', "assistant", "system", "developer", "<"),
-        r"[{,][ \t\n]*\"role\"[ \t]*:[ \t]*\"(?:system|developer|assistant)\"",
+        # a JSON role object standing as a turn (the text, a list's item, a value after a colon), not one a sentence
+        # talks about ('the harness sends {"role": "system", ...} first')
+        r"(?:^|[\[:,{\n])[ \t]*\{[^{}\n]{0,400}?\"role\"[ \t]*:[ \t]*\"(?:system|developer|assistant)\"",
         # a transcript: a line spoken by the assistant or the system beside one spoken by the user
         r"(?:^|\n)[ \t]*(?:user|human)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:assistant|ai|system)[ \t]*:[ \t]*\S"
         r"|(?:^|\n)[ \t]*(?:assistant|ai|system)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:user|human)[ \t]*:[ \t]*\S",
@@ -170,6 +193,11 @@ SHAPES: tuple[Shape, ...] = (
             "prompt",
             "restriction",
             "treat",
+            "consider",
+            "handle",
+            "regard",
+            "begin",
+            "start",
             "precedence",
             "outrank",
             "override",
@@ -199,6 +227,13 @@ SHAPES: tuple[Shape, ...] = (
         rf"|do{_S}not){_S}apply\b",
         rf"\btreat{_S}[^.\n]{{1,60}}?{_S}as{_S}(?:instructions|commands|orders|coming{_S}from|if{_S}it{_S}came{_S}from"
         rf"|(?:sent{_S})?from{_S}(?:the{_S}|an{_S})?(?:user|developer|admin|administrator|system|operator))\b",
+        rf"\b(?:treat|consider|handle|regard|read|take)\w*{_S}(?:this|these){_S}(?:memory|memories|notes?|text|entry"
+        rf"|message){_S}(?:as{_S}(?:if{_S}(?:it|they){_S}(?:were|was){_S})?|to{_S}be{_S})?(?:a{_S}|an{_S}|the{_S})?"
+        rf"(?:system|developer|admin(?:istrator)?|operator|highest|top|priority)\b",
+        # "BEGIN INSTRUCTIONS ... END INSTRUCTIONS": a fenced block of orders
+        rf"\b(?:begin|start)(?:{_S}of)?{_S}(?:the{_S})?(?:system{_S}|hidden{_S}|secret{_S}|new{_S})?(?:instructions|directives"
+        rf"|prompt)\b[^\n]{{1,400}}?\bend(?:{_S}of)?{_S}(?:the{_S})?(?:system{_S}|hidden{_S}|secret{_S}|new{_S})?"
+        rf"(?:instructions|directives|prompt)\b",
         rf"\b(?:this|these){_S}(?:memory|memories|note|notes|instructions?|rules?){_S}(?:outranks?|overrides?|supersedes?"
         rf"|takes?{_S}precedence|comes?{_S}first|has{_S}priority)\b",
         rf"\b(?:prioriti[sz]e|follow|obey){_S}this{_S}(?:memory|note){_S}(?:over|above|before)\b"
@@ -216,7 +251,7 @@ SHAPES: tuple[Shape, ...] = (
 # A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>".
 _FILLED_LINK = re.compile(
     r"//[^\s)\]?]{1,300}\?[^\s)\]]{0,300}?=(?:\{|<|\[|%[A-Za-z_]{3,}%|\$\{?[A-Za-z_]{3,}"
-    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}(?![a-z]))"
+    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}(?![a-z])|(?=\)))"  # or nothing: "![](https://x/?h=)", the model to append it
 )
 
 

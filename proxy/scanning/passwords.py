@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .keys import example
 from .rules import Rule
 from .shapes import chosen_password, looks_generated, placeholder, strong_password
 
@@ -20,7 +21,7 @@ _PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
 def _is_literal(m: re.Match[str]) -> bool:
     """A literal, not a placeholder ("${DB_PASSWORD}", "<your key>"), code or prose ("password: must be...")."""
     value = m["secret"].rstrip(".!?:")
-    if len(value) < 4 or placeholder(value) or "[redacted" in value:  # already masked by an earlier rule
+    if len(value) < 4 or placeholder(value) or "[redacted" in value or example(value):  # masked, or documented
         return False
     if value.isalpha() and _PROSE_NEXT.match(m.string, m.end()):
         return False
@@ -52,12 +53,25 @@ def _is_password_shaped(m: re.Match[str]) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and chosen_password(value)
 
 
+_A_NAME = re.compile(
+    r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$", re.I
+)
+
+
 def _is_strong_before_the_word(m: re.Match[str]) -> bool:
     """A strong password's shape (lower and upper case, and a digit or a symbol), not a path, a URL or an address."""
     value = m["secret"].rstrip(".,;:!?")
     if re.search(PASSWORD_WORDS, value, re.I):  # "1Password", "KeePass2Android": a product, not a password
         return False
+    if _A_NAME.search(m.string, 0, m.start()):  # 'the network "CafeLuna-5G"', 'shows up as "HP-Office3"'
+        return False
     return strong_password(value) and not any(mark in value for mark in ("://", "@", "/")) and value.count(".") < 2
+
+
+def _is_strong_typed(m: re.Match[str]) -> bool:
+    """A strong password's shape typed at a prompt, not a path, a URL, an address or a flag."""
+    value = m["secret"].rstrip(".,;:!?")
+    return strong_password(value) and not value.startswith("-") and not any(c in value for c in "/@:")
 
 
 def _is_cli_password(m: re.Match[str]) -> bool:
@@ -67,8 +81,18 @@ def _is_cli_password(m: re.Match[str]) -> bool:
 def _is_generated_value(m: re.Match[str]) -> bool:
     """After "the API key is": a value of 12+ characters that looks generated and holds a digit, not a name."""
     value = m["secret"].rstrip(".")
-    return len(value) >= 12 and any(c.isdigit() for c in value) and looks_generated(value) and not placeholder(value)
+    return (
+        len(value) >= 12
+        and any(c.isdigit() for c in value)
+        and looks_generated(value)
+        and not placeholder(value)
+        and not example(value)
+    )
 
+
+_WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
+_TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
+_WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
@@ -143,17 +167,51 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})", re.I
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
+            re.I,
         ),
         _is_chosen_password,
-        gate=(*_PASSWORD_GATE, "pw"),
-        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("pw", r"pwd?[ \t:=是为為は]")),  # `_FILLER`, `_CONNECTOR`
+        gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE),
+        sieves=(
+            ("pass", _PASS_WORD + r"[ \t:=是为為は]"),
+            ("pw", r"pwd?[ \t:=是为為は]"),
+            *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
+        ),
     ),
-    Rule(  # 'the wifi passphrase is "Blue Harbor Lights 1987"': words in quotes
+    Rule(  # "I changed the Spotify password to Lantern-Quarry-88": the verb before the word, "to" after it
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}[\"“])"
-            r"(?P<secret>[^\"”\n]{6,60})(?=[\"”])",
+            rf"(?P<keep>(?<![A-Za-z])(?:changed|changing|set|setting|reset|resetting|updated|switched)[ \t]+"
+            rf"(?:[^\s]{{1,24}}[ \t]+){{0,4}}?(?:{PASSWORD_WORDS}|pw|pin|{_WIFI_KEY})[ \t]+to[ \t]+[\"'`]?)"
+            rf"{_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=(*_PASSWORD_GATE, "pw", "pin", "key"),
+        sieves=(
+            ("pass", _PASS_WORD + r"[ \t]+to[ \t]"),
+            ("pw", r"pw[ \t]+to[ \t]"),
+            ("pin", r"pin[ \t]+to[ \t]"),
+            ("key", r"key[ \t]+to[ \t]"),
+        ),  # fmt: skip
+    ),
+    Rule(  # "ssh root@host and when it asks, type Qw7#rTz9pL", "sudo asks for Br1ght!Lamp9": a strong value typed in
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:ssh|sudo|login|prompts?|asks?)(?![A-Za-z])"
+            r"[^\n]{0,80}?(?<![A-Za-z])(?:enter|type|asks?[ \t]+for|prompts?[ \t]+for)[ \t]+[\"'`]?)"
+            r"(?P<secret>[^\s\"'`,;)]{8,40})"
+        ),
+        _is_strong_typed,
+        gate=_TYPED_GATE,
+        sieves=tuple((word, word + r"[^\n]{0,80}?(?:enter|type|for)[ \t]") for word in _TYPED_GATE),
+        suspect=True,
+    ),
+    Rule(  # 'the wifi passphrase is "Blue Harbor Lights 1987"', "the GPG passphrase is 'tangerine dreams 42'"
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}[\"“'‘])"
+            r"(?P<secret>[^\"”'’\n]{6,60})(?=[\"”'’])",
             re.I,
         ),
         _is_quoted_phrase,

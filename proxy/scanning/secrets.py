@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from . import providers
 from .keys import PREFIXED, PRIVATE_KEY, RANDOM, example
@@ -36,9 +37,6 @@ __all__ = [
 SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED, *NUMBERS)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
 _FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider plugins
-# The rules with no gate words: all a text that holds none of the words tries (most texts: "How do I ...?").
-_FIRST_UNGATED = tuple(rule for rule in _FIRST if not rule.gate)
-_RANDOM_UNGATED = tuple(rule for rule in RANDOM if not rule.gate)
 KEY_WORDS = ("token", "secret", "key", "passw")  # one of them ends every key name `split` looks after
 SPLIT_PREFIXES = frozenset(prefix.lower() for rule in RULES for prefix in rule.prefixes)
 _LITERALS = Literals(
@@ -68,12 +66,42 @@ QUIET_RUN = 11
 QUIET_DIGITS = min(rule.min_digits for rule in RULES if not rule.gate and rule.min_digits)
 
 
+# The wordless rules a text's digits open (a card's 13 in the shape of one): asked only of a text with enough.
+_COUNTED = tuple(rule for rule in RULES if not rule.gate and rule.min_digits)
+# The words only rules are gated by (not a plugin's needle, a key name `split` looks after or a split-key prefix),
+# each with its rules' sieves for it, or None when a rule has none: a text holding the word opens that rule.
+_RULE_WORDS: dict[str, tuple[re.Pattern[str], ...] | None] = {}
+for _rule in (PRIVATE_KEY, *RULES):
+    for _word in _rule.gate:
+        if _word in providers.NEEDLES or _word in KEY_WORDS or _word in SPLIT_PREFIXES:
+            continue
+        _sieve = _rule.sieve_for(_word)
+        _known = _RULE_WORDS.get(_word, ())
+        _RULE_WORDS[_word] = None if _sieve is None or _known is None else (*_known, _sieve)
+
+
 def quiet(view: Gated) -> bool:
-    """Whether a gated text can hold no credential at all: no gate word, needle or split-key prefix anywhere in it
-    (spaces and tabs taken out), no run of `QUIET_RUN` key characters and fewer than `QUIET_DIGITS` digits. Most
-    prose is quiet (a question, a short answer), and `redact` answers it from the gate alone instead of running every
-    rule and plugin to find nothing."""
-    return not view.spaced and not view.has_run(QUIET_RUN) and view.digits < QUIET_DIGITS
+    """Whether a gated text can hold no credential at all: no run of `QUIET_RUN` key characters, no number a
+    wordless rule looks for (fewer than `QUIET_DIGITS` digits, or none in the shape of one), and no needle,
+    split-key prefix or gate word anywhere in it (spaces and tabs taken out) but words whose every rule's sieve
+    fails ("code" with no digit after it: "status codes to retry on"). Most prose is quiet (a question, a short
+    answer), and `redact` answers it from the gate alone instead of running every rule and plugin to find nothing."""
+    if view.has_run(QUIET_RUN) or (view.digits >= QUIET_DIGITS and any(rule.opens(view) for rule in _COUNTED)):
+        return False
+    return not view.spaced or all(_shut(word, view) for word in view.spaced)
+
+
+def _shut(word: str, view: Gated) -> bool:
+    """Whether `word` opens nothing in `view`: a word only rules are gated by, which the text holds only with spaces
+    taken out, or after which every rule's sieve fails."""
+    if word not in _RULE_WORDS:
+        return False
+    if word not in view.present:
+        return True
+    sieves = _RULE_WORDS[word]
+    if sieves is None or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
+        return False
+    return not any(sieve.search(view.lowered) for sieve in sieves)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
@@ -114,20 +142,41 @@ def mask_all(text: str) -> str:
 
 def masked(view: Gated) -> Gated:
     """`mask_all` on a gated text, gated again only after something was masked: the result is gated too."""
-    view = _masked_by(_FIRST, _FIRST_UNGATED, view)
+    view = _masked_by("first", view)
     spans = [(hit.start, hit.end) for hit in provider_hits(view.text, view)]
     if spans:
         view = _regated(view, mask_spans(view.text, spans))
-    return _masked_by(RANDOM, _RANDOM_UNGATED, view)
+    return _masked_by("random", view)
 
 
-def _masked_by(rules: tuple[Rule, ...], ungated: tuple[Rule, ...], view: Gated) -> Gated:
-    """`view` masked by `rules` in order. Most rules are shut by their gate words, told here without a call; a text
-    that holds no gate word at all tries only the `ungated` ones among them."""
-    for rule in rules if view.present else ungated:
-        if (not rule.gate or not rule.words.isdisjoint(view.present)) and rule.opens(view):
-            view = _regated(view, redacted(rule, view.text, view.lowered))
+def _masked_by(which: str, view: Gated) -> Gated:
+    """`view` masked by the rules `which` names (`_ORDERED`), in order. Most rules are shut by their gate words: the
+    ones a text's gate words leave open are looked up once per set of words (`_open_to`), again only after a rule
+    masked something (which gates the text anew)."""
+    rules, candidates, done = _ORDERED[which], _open_to(which, view.present), -1
+    while candidates:
+        for i in candidates:
+            rule = rules[i]
+            if rule.opens(view):
+                text = redacted(rule, view.text, view.lowered)
+                if text is not view.text:
+                    view, done = gated(text), i
+                    break
+        else:
+            return view
+        candidates = tuple(j for j in _open_to(which, view.present) if j > done)
     return view
+
+
+_ORDERED = {"first": _FIRST, "random": RANDOM}
+
+
+@lru_cache(maxsize=1024)
+def _open_to(which: str, present: frozenset[str]) -> tuple[int, ...]:
+    """The positions in `_ORDERED[which]` of the rules a text holding the gate words `present` may open (a rule
+    without gate words, or with one of them). Few texts hold more than a handful, the same ones again and again
+    ("code", "key"): a lookup instead of a hundred set tests per text."""
+    return tuple(i for i, rule in enumerate(_ORDERED[which]) if not rule.gate or not rule.words.isdisjoint(present))
 
 
 def _regated(view: Gated, text: str) -> Gated:

@@ -1,8 +1,12 @@
 """What a memory write does with the write corpus (tests/scanning/writes/): a certain secret or injection is refused, a
 text that only looks like one is held for review, anything else is stored live. The targets are issue 37's for an
 outside corpus of 60 secrets, 40 injections and 50 benign texts (at most 3, 2 and 1 wrong), as rates, on the split
-the detectors were tuned on; the held-out split, written before they changed and never tuned on, is held to what it
-measured when they were done (a regression guard, reported at the end of the run beside the tuned one)."""
+the detectors were tuned on. Two splits were never tuned on: `held_out`, written before the first round of detectors
+and held to what it measured when they were done, `second` (60, 40 and 50 in the issue's categories), written
+before the second round without reading the detectors, held to the issue's targets; its misses were seen before the
+second round tuned the tuned split on new texts of the same kinds, so `third` (29, 20 and 25), written after that
+round and measured once, says how far the second's numbers were fitted to it, and is held to what it measured (all
+reported at the end of the run)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import pytest
 from proxy.scanning import redact, scan
 
 from .conftest import OUTCOMES
-from .corpus import KINDS, Outcomes, load, outcomes
+from .corpus import KINDS, SPLITS, Outcomes, load, outcomes
 
 
 def decide(text: str) -> str:
@@ -22,20 +26,27 @@ def decide(text: str) -> str:
     return "refused" if finding.certain else "held"
 
 
-@pytest.fixture(scope="module", params=["tuned", "held_out"])
+@pytest.fixture(scope="module", params=list(SPLITS))
 def split(request: pytest.FixtureRequest) -> Outcomes:
     OUTCOMES[request.param] = found = outcomes(decide, request.param)
     return found
 
 
 # (secrets live, injections live, benign refused or held) at most, as a share of each kind
-LIMITS = {"tuned": (3 / 60, 2 / 40, 1 / 50), "held_out": (7 / 45, 4 / 30, 0 / 40)}
+LIMITS = {
+    "tuned": (3 / 60, 2 / 40, 1 / 50),
+    "held_out": (7 / 45, 4 / 30, 0 / 40),
+    "second": (3 / 60, 2 / 40, 1 / 50),
+    "third": (3 / 29, 0 / 20, 0 / 25),
+}
 
 
 def test_the_write_corpus_is_bigger_than_the_outside_one() -> None:
     sizes = {kind: len(load(f"writes/tuned/{kind}")) for kind in KINDS}
     assert sizes["secrets"] >= 60 and sizes["injections"] >= 40 and sizes["benign"] >= 50
     assert all(len(load(f"writes/held_out/{kind}")) >= 30 for kind in KINDS)
+    second = {kind: len(load(f"writes/second/{kind}")) for kind in KINDS}
+    assert second == {"secrets": 60, "injections": 40, "benign": 50}
 
 
 def test_few_secrets_are_stored_live(split: Outcomes) -> None:
@@ -53,7 +64,7 @@ def test_benign_texts_are_stored_live(split: Outcomes) -> None:
     assert len(wrong) <= LIMITS[split.split][2] * split.total("benign"), (split.summary(), wrong)
 
 
-@pytest.mark.parametrize("text", load("writes/tuned/secrets") + load("writes/held_out/secrets"))
+@pytest.mark.parametrize("text", [t for split in SPLITS for t in load(f"writes/{split}/secrets")])
 def test_redact_masks_what_a_write_would_not_store_as_a_secret(text: str) -> None:
     """The same detectors redact history, offloaded details and extraction transcripts: whatever secret a write
     refuses or holds, redaction masks, so that scanning what is left finds none."""
