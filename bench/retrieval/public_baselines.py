@@ -2,7 +2,8 @@
 
 Each ranks one user's memories for a question's text alone, all of them, nothing else (no recency, no sessions):
 
-- ``keyword``: the first ranker's count of shared words (three letters or more, its stopwords out), newest first on ties;
+- ``keyword``: the first ranker's count of shared words (three letters or more, its stopwords out), newest first on
+  ties;
 - ``bm25``: Okapi BM25 over lower-cased words, k1 1.2, b 0.75, no stemming;
 - ``bm25-stem``: the same over Snowball stems with b 0.3 (memories are short and alike in length);
 - ``fusion``: ``bm25-stem``'s scores over the best one's, plus the cosine of all-MiniLM-L6-v2's vectors, half
