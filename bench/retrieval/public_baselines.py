@@ -143,7 +143,7 @@ class VectorCache:
         missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self.vectors))
         if missing:
             if self.encoder is None:
-                from proxy.memory.embeddings import resolve_model
+                from proxy.memory.embedding_model import resolve_model
                 from proxy.memory.encoder import SentenceEncoder
 
                 self.encoder = SentenceEncoder(resolve_model(self.model))
