@@ -23,7 +23,7 @@ from typing import Protocol
 
 import snowballstemmer
 
-from .dates import Span, asks_when, mentions_time, named_spans
+from .dates import Span, mentions_time, read_time
 from .records import Memory
 
 K1 = 1.2
@@ -249,10 +249,10 @@ class Query:
                 text = text[:QUERY_HEAD_TAIL_CHARS] + "\n" + text[-QUERY_HEAD_TAIL_CHARS:]
             _weigh(text, weight, weighed, months if weight >= 1.0 else None, cap=MAX_QUERY_TERMS)
             if weight >= 1.0:
-                named, dated = named_spans(text, now)
-                spans += named
-                months -= dated
-                when = when or asks_when(text)
+                reading = read_time(text, now)
+                spans += reading.spans
+                months -= reading.dated
+                when = when or reading.when
         return cls(tuple(weighed), tuple(weighed.values()), frozenset(months), tuple(spans), when)
 
     def lift(self, memory: Memory) -> float:
