@@ -71,7 +71,12 @@ _DIGIT = re.compile(r"[0-9]")
 # of microseconds per thousand characters) runs: most messages name no time.
 _MONTH_WORDS = frozenset(_MONTHS)
 _RELATIVE_HINTS = ("today", "tonight", "yesterday", " ago", "last ", "this ", "past ")
-_WHEN_HINTS = ("when", " ago", "what ", "which ")
+# A question asking when: "when", "how long ago", "what date", "which year" (as substrings: "whenever" asks it too).
+_ASKS_WHEN = (
+    "when",
+    " ago",
+    *(f"{w} {unit}" for w in ("what", "which") for unit in ("time", "date", "day", "year", "month")),
+)
 DATE_CHARS = 300  # of a long message, its start and end: a question is short, and a pasted log's dates are noise
 _RELATIVE = re.compile(
     r"\b(?:(?P<today>today|this morning|tonight|this evening|this afternoon)"
@@ -143,7 +148,7 @@ def read_time(text: str, now: float | None = None) -> TimeReading:
     if len(text) > 2 * DATE_CHARS:
         text = text[:DATE_CHARS] + "\n" + text[-DATE_CHARS:]
     lower = text.lower()
-    when = any(word in lower for word in _WHEN_HINTS) and _ASKS_WHEN.search(lower) is not None
+    when = any(phrase in lower for phrase in _ASKS_WHEN)
     digits = _DIGIT.search(lower) is not None
     relative = (
         now is not None and any(word in lower for word in _RELATIVE_HINTS) and _RELATIVE.search(lower) is not None
@@ -258,7 +263,6 @@ _TIMED = re.compile(
     r"|november|december)\b",
     re.IGNORECASE,
 )
-_ASKS_WHEN = re.compile(r"\b(?:when|how long ago|what (?:time|date|day|year|month)|which (?:day|year|month))\b")
 
 
 def mentions_time(text: str) -> bool:

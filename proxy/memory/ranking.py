@@ -486,12 +486,16 @@ class MemoryIndex:
         if len(scores) > keep:
             floor = _nth_largest(scores.values(), keep) / boost
             scores = {memory_id: score for memory_id, score in scores.items() if score >= floor}
-        if query.spans or query.when:
+        if query.spans:
             saved, memories, lift, timed = self._months, self._memories, query.lift_at, self._timed
             scores = {i: score * lift(memories[i].created, saved[i], i in timed) for i, score in scores.items()}
-        elif query.months:
-            months, saved = query.months, self._months
-            scores = {i: score * boost if saved[i] in months else score for i, score in scores.items()}
+        else:  # the common cases, without a call per memory
+            if query.months:
+                months, saved, month_boost = query.months, self._months, 1 + MONTH_WEIGHT
+                scores = {i: score * month_boost if saved[i] in months else score for i, score in scores.items()}
+            if query.when:
+                timed, when_boost = self._timed, 1 + WHEN_WEIGHT
+                scores = {i: score * when_boost if i in timed else score for i, score in scores.items()}
         if len(scores) > keep:
             scores = {memory_id: scores[memory_id] for memory_id in _largest(scores, keep)}
         return scores
