@@ -1,13 +1,14 @@
 """Relevance ranking of one owner's memories against a query: fielded BM25 over stemmed words.
 
-A first scorer counted shared words; conversational memories paraphrase, so this adds what measured
-best on ``bench/retrieval`` (tuned on its dev splits): Snowball stemming, a small BM25 length weight
-``b`` (memories are short and similar in length), tags and category as a second field, the month a
-memory was saved in as a third (a query naming that month lifts it), names and numbers in the query
-weighing double, a small recency prior and confidence weight, and related memories (same session,
-saved close in time) lending each other part of their score. A query's terms carry weights, so the
-conversation before a message can count for less than the message (:mod:`.query`). The index is kept
-incrementally, one memory at a time: no per-request rebuild.
+A first scorer counted shared words; conversational memories paraphrase, so this adds what measured best on
+``bench/retrieval`` (tuned on its dev splits): Snowball stemming, a small BM25 length weight ``b`` (memories are
+short and similar in length), tags and category as a second field, the month a memory was saved in as a third (a
+query naming that month lifts it; a day or period it names, "on 7 May 2023" or "last week", lifts those saved then:
+:mod:`.dates`), a question asking when lifting memories that say when, names and numbers in the query weighing
+double, a small recency prior and confidence weight, and related memories (same session, saved close in time)
+lending each other part of their score. A query's terms carry weights, so the conversation before a message can
+count for less than the message (:mod:`.query`). The index is kept incrementally, one memory at a time: no
+per-request rebuild.
 """
 
 from __future__ import annotations
@@ -261,15 +262,12 @@ class Query:
         return self.lift_at(memory.created, saved_month(memory.created), mentions_time(memory.text))
 
     def lift_at(self, created: float, month: int, timed: bool) -> float:
+        """:meth:`lift` for a memory saved at ``created``, in ``month``, that says when something happened or not."""
         lift = 1 + MONTH_WEIGHT if month in self.months else 1.0
         for span in self.spans:
             if span.start <= created < span.end and 1 + span.weight > lift:
                 lift = 1 + span.weight
         return lift * (1 + WHEN_WEIGHT) if timed and self.when else lift
-
-    @property
-    def lifts(self) -> bool:
-        return bool(self.months or self.spans or self.when)
 
     @property
     def most(self) -> float:
