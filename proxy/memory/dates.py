@@ -254,22 +254,6 @@ def _relative(lower: str, today: date) -> list[Span]:
     return spans
 
 
-# A memory that says when something happened or will ("yesterday", "last week", "next month", "two days ago",
-# "on 7 May"): what a question asking "when" needs, and the words of the question rarely hold.
-_TIMED = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|last night|ago|recently|(?:last|next|this|past|coming)\s+"
-    r"(?:week|weekend|month|year|night|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday"
-    r"|saturday|sunday)s?|(?:19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october"
-    r"|november|december)\b",
-    re.IGNORECASE,
-)
-
-
-def mentions_time(text: str) -> bool:
-    """Whether ``text`` says when something happened: a relative day or period, a year or a month's name."""
-    return _TIMED.search(text) is not None
-
-
 def asks_when(text: str) -> bool:
     """Whether a question asks when something happened ("When did I ...", "how long ago", "what date")."""
     return read_time(text).when

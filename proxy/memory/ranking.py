@@ -24,7 +24,7 @@ from typing import Protocol
 
 import snowballstemmer
 
-from .dates import Span, mentions_time, read_time
+from .dates import Span, read_time
 from .records import Memory
 
 K1 = 1.2
@@ -259,7 +259,7 @@ class Query:
     def lift(self, memory: Memory) -> float:
         """What :meth:`MemoryIndex.rank` multiplies a memory's score by for this query alone: a month the query
         names lifts the memories saved in it, a day or a period it names those saved then (the largest lift)."""
-        return self.lift_at(memory.created, saved_month(memory.created), mentions_time(memory.text))
+        return self.lift_at(memory.created, saved_month(memory.created), says_when(terms(memory.text)))
 
     def lift_at(self, created: float, month: int, timed: bool) -> float:
         """:meth:`lift` for a memory saved at ``created``, in ``month``, that says when something happened or not."""
@@ -274,6 +274,27 @@ class Query:
         """The largest lift this query gives any memory."""
         most = max((1 + MONTH_WEIGHT if self.months else 1.0, *(1 + span.weight for span in self.spans)))
         return most * (1 + WHEN_WEIGHT) if self.when else most
+
+
+# A memory says when something happened when it holds one of these terms ("yesterday", "two days ago", "on Friday",
+# "in March"), or a word of the first pair with one of the second ("last week", "next summer"). Read from its indexed
+# terms, a set test in C: a regex over its text (which also took "this week" and years) cost 13 µs a memory, more than
+# finding its terms, for the same recall@10 on LoCoMo's tune split (0.718).
+_TIME_TERMS = frozenset(
+    terms(
+        "yesterday today tonight tomorrow ago recently weekend january february march april june july august "
+        "september october november december monday tuesday wednesday thursday friday saturday sunday"
+    )
+)
+_TIME_LEADS = frozenset(terms("last next past coming"))
+_TIME_PERIODS = frozenset(terms("week month year night summer winter spring fall autumn"))
+
+
+def says_when(words: Collection[str]) -> bool:
+    """Whether a memory whose terms are ``words`` says when something happened: a question asking when lifts it."""
+    return not _TIME_TERMS.isdisjoint(words) or (
+        not _TIME_LEADS.isdisjoint(words) and not _TIME_PERIODS.isdisjoint(words)
+    )
 
 
 def saved_month(created: float) -> int:
@@ -313,7 +334,7 @@ class MemoryIndex:
         self._related: dict[str, tuple[tuple[str, float], ...]] = {}  # memory id -> who it lends to, at what share
         self._orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # session -> its memories in order, until then
         self._months: dict[str, int] = {}  # memory id -> the month it was saved in (UTC)
-        self._timed: set[str] = set()  # memories that say when something happened (:func:`.dates.mentions_time`)
+        self._timed: set[str] = set()  # memories that say when something happened (:func:`says_when`)
         self._total_length = 0
         self._weighted_avg = 1.0  # the average length the stored weights were computed with
         self._newest: list[Memory] | None = None
@@ -575,7 +596,7 @@ class MemoryIndex:
         if memory.session is not None:
             self._sessions.setdefault(memory.session, set()).add(memory.id)
         self._months[memory.id] = saved_month(memory.created)
-        if mentions_time(memory.text):
+        if says_when(words):
             self._timed.add(memory.id)
         self._reweigh_if_drifted()
 
