@@ -67,6 +67,8 @@ _PATTERNS = [
 _NUMERIC_PATTERNS = [(kind, pattern) for kind, pattern in _PATTERNS if kind in ("iso", "year")]
 _TOKENS = re.compile(r"[a-z]+|[0-9]+")
 _DIGIT = re.compile(r"[0-9]")
+_YEARISH = re.compile(r"(?:19|20)[0-9]{2}")
+_MONTH_HINTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 # What each kind of expression needs, looked for as substrings (in C) before any pattern (whose alternations cost tens
 # of microseconds per thousand characters) runs: most messages name no time.
 _MONTH_WORDS = frozenset(_MONTHS)
@@ -149,7 +151,9 @@ def read_time(text: str, now: float | None = None) -> TimeReading:
         text = text[:DATE_CHARS] + "\n" + text[-DATE_CHARS:]
     lower = text.lower()
     when = any(phrase in lower for phrase in _ASKS_WHEN)
-    digits = _DIGIT.search(lower) is not None
+    digits = _DIGIT.search(lower) is not None and (
+        _YEARISH.search(lower) is not None or any(month in lower for month in _MONTH_HINTS)
+    )  # a date as written has a number and a year or a month's name
     relative = (
         now is not None and any(word in lower for word in _RELATIVE_HINTS) and _RELATIVE.search(lower) is not None
     )
