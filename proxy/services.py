@@ -175,14 +175,26 @@ def build_store(settings: Settings, database: Database | None = None, metrics: M
 
 
 def build_embeddings(settings: Settings) -> Embeddings | None:
-    """The embedding model for hybrid ranking (``memory.embeddings.model``), else None: numpy and the model are
-    never imported on the lexical path."""
+    """The embedding model for hybrid ranking (``memory.embeddings``), else None: numpy and the model are never
+    imported on the lexical path. ``enabled: auto`` turns it on only where the extra is installed and the model's
+    weights are on this machine; a ``model`` given without ``enabled`` turns it on."""
     chosen = settings.memory.embeddings
-    if chosen.model is None:
+    enabled = chosen.enabled if "enabled" in chosen.model_fields_set or chosen.model is None else True
+    if enabled is False:
         return None
+    from .memory.embedding_model import DEFAULT_MODEL, runnable_here
+
+    model = chosen.model or DEFAULT_MODEL
+    directory = None
+    if enabled == "auto":
+        directory, why = runnable_here(model)
+        if directory is None:
+            log.info("memory.embeddings.enabled is auto: ranking lexically, %s", why)
+            return None
+        log.info("memory.embeddings.enabled is auto: hybrid ranking with %s", why)
     from .memory.embeddings import Embeddings
 
-    return Embeddings(chosen.model, deadline_s=chosen.deadline_ms / 1000)
+    return Embeddings(model, deadline_s=chosen.deadline_ms / 1000, directory=directory)
 
 
 def build_episode_store(settings: Settings, database: Database | None = None) -> EpisodeStore:

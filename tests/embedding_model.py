@@ -32,7 +32,7 @@ requires_model = pytest.mark.skipif(
 @cache
 def shared_encoder() -> SentenceEncoder:
     """Loaded once per test run (a second or so): every test's Embeddings shares it."""
-    from proxy.memory.embeddings import resolve_model
+    from proxy.memory.embedding_model import resolve_model
     from proxy.memory.encoder import SentenceEncoder
 
     return SentenceEncoder(resolve_model(MODEL))

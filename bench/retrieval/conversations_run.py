@@ -100,7 +100,7 @@ def conversation_ranking(memories: Sequence[Memory]) -> Ranker:
     index = MemoryIndex(memories)
 
     def rank(messages: Messages, k: int) -> list[str]:
-        query = conversation_query(messages, len(messages) - 1)
+        query = conversation_query(messages, len(messages) - 1, NOW)
         return [s.memory.id for s in index.rank(query, now=NOW, limit=k)]
 
     return rank

