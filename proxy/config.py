@@ -400,7 +400,7 @@ ENV_ALIASES = {
     "MEMPROXY_DATA_DIR": ("store", "path"),
 }
 # MEMPROXY_* variables that are not settings: the config file's path, the CLI's own options (``--user``'s envvar)
-# and the client's key, which the README's examples keep in MEMPROXY_KEY (exported, it must not stop every command).
+# and the client's key, which the docs' examples keep in MEMPROXY_KEY (exported, it must not stop every command).
 # The loader skips them; any other unknown MEMPROXY_* name is still a typo to refuse.
 NOT_SETTINGS = frozenset({"MEMPROXY_CONFIG", "MEMPROXY_USER", "MEMPROXY_KEY"})
 

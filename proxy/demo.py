@@ -95,4 +95,4 @@ def _script(root: str, fake: Any, echo: Callable[[str], None]) -> None:
     echo("== Another user asks the same ==")
     turn(bob, "bob", [{"role": "system", "content": SYSTEM}], "What indentation should the new module use?")
     echo("bob never sees ada's memories: each user's memories are kept and recalled apart.")
-    echo("Try it yourself: `memproxy serve`, then see `memproxy memories --help` and the README.")
+    echo("Try it yourself: `memproxy serve`, then see `memproxy memories --help` and the README and docs/.")

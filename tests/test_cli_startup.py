@@ -47,7 +47,7 @@ def test_memproxy_user_names_the_user_of_a_memories_command(tmp_path: Path) -> N
 
 
 def test_a_client_key_kept_in_memproxy_key_does_not_stop_a_command(tmp_path: Path) -> None:
-    """The README's client examples read the memproxy key from MEMPROXY_KEY: exporting it must not break the CLI."""
+    """The docs' client examples read the memproxy key from MEMPROXY_KEY: exporting it must not break the CLI."""
     listed = memproxy("memories", "list", "--user", "ada", "--data-dir", str(tmp_path), MEMPROXY_KEY="mp-abc")
     assert (listed.returncode, listed.stderr) == (0, "")
 

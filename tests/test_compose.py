@@ -1,5 +1,5 @@
 """compose.yaml and deploy/nginx.conf agree with each other and with memproxy's settings (no Docker engine here:
-the file is also checked against the Compose Specification's JSON schema by hand, see README)."""
+the file is also checked against the Compose Specification's JSON schema by hand, see docs/deployment.md)."""
 
 from __future__ import annotations
 

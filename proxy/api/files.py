@@ -1,7 +1,9 @@
 """Memory files over HTTP: the ``/memories`` directory Anthropic's memory tool keeps, per user and workspace.
 
 ``GET /memory/files`` (``?q=``: passages that answer it), ``GET|PUT|DELETE /memory/files/{path}`` (a path under
-``/memories``: ``notes.md``, ``projects/a.md``; a DELETE of a directory takes every file under it),
+``/memories``: ``notes.md``, ``projects/a.md``; a DELETE of a directory takes every file under it; a file's ``GET``
+and ``PUT`` answer with its ``ETag``, ``"file.v3"``, and ``PUT`` and ``DELETE`` honour ``If-Match`` as a memory's
+``PATCH`` does, and ``If-None-Match: *`` on a ``PUT`` that creates: a stale one is a 412 and changes nothing),
 ``GET /memory/file-proposals`` (changes held for approval, each beside the file as it stands) and
 ``POST /memory/file-proposals/{id}/approve|reject``. Same identity rules as the rest of ``/memory``. Thin:
 :class:`~proxy.memory.file_service.FileService` does the work.
@@ -9,17 +11,26 @@
 
 from __future__ import annotations
 
+import re
+from types import EllipsisType
+
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, VersionMismatch
 from ..memory.caller import Identity
+from ..memory.file_service import FileNotFound, FileService
+from ..memory.memory_files import MemoryFile
 from ..memory.service import MAX_SEARCH_LIMIT
+from ..memory.versions import parse_if_match
+from ..pipe.relay import buffered_response
 from ..services import Services
 from .bodies import json_body, json_response
 
 PASSAGES_DEFAULT = 10
+_FILE_TAG = re.compile(r"file\.v([0-9]{1,9})")
 
 
 def file_routes(services: Services) -> list[Route]:
@@ -41,12 +52,14 @@ def file_routes(services: Services) -> list[Route]:
 
     async def read_file(request: Request) -> Response:
         found = await files.read(caller(request), request.path_params["path"])
-        return json_response({"file": found.to_json()})
+        return _tagged({"file": found.to_json()}, found)
 
     async def write_file(request: Request) -> Response:
         who = caller(request)
+        path = request.path_params["path"]
+        expect = await _expected(request, files, who, path)
         fields = await json_body(request, services.settings.server.max_body_bytes)
-        written = await files.write(who, request.path_params["path"], fields.get("text"))
+        written = await files.write(who, path, fields.get("text"), expect=expect)
         if written.proposal is not None:
             proposal = written.proposal
             body = {"ok": True, "path": proposal.path, "held": True, "reason": proposal.provenance.reason}
@@ -54,10 +67,12 @@ def file_routes(services: Services) -> list[Route]:
         assert written.file is not None
         created = written.file.version == 1 and not written.unchanged
         body = {"ok": True, "path": written.file.path, "held": False, "file": written.file.to_json()}
-        return json_response(body, status=201 if created else 200)
+        return _tagged(body, written.file, status=201 if created else 200)
 
     async def delete_file(request: Request) -> Response:
-        deleted = await files.delete(caller(request), request.path_params["path"])
+        who = caller(request)
+        path = request.path_params["path"]
+        deleted = await files.delete(who, path, expect=await _expected(request, files, who, path))
         return json_response({"ok": True, "deleted": deleted})
 
     async def list_proposals(request: Request) -> Response:
@@ -90,3 +105,31 @@ def _limit(value: str | None) -> int:
     if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_SEARCH_LIMIT:
         raise InvalidRequest(f"'limit' must be an integer from 1 to {MAX_SEARCH_LIMIT}", param="limit")
     return int(value)
+
+
+def _tagged(body: dict[str, object], file: MemoryFile, status: int = 200) -> Response:
+    headers = [(b"content-type", b"application/json"), (b"etag", f'"file.v{file.version}"'.encode())]
+    return buffered_response(status, headers, orjson.dumps(body))
+
+
+async def _expected(request: Request, files: FileService, who: Identity, path: str) -> int | None | EllipsisType:
+    """The file's version a change is made from, for the store to check in its write: the version an ``If-Match``
+    tag names when it is the current one (``*``: whichever is current), None for ``If-None-Match: *`` (only if
+    there is no file), ``...`` without either. A tag naming another version is a 412 here already."""
+    values = request.headers.getlist("if-match")
+    parsed = parse_if_match(", ".join(values) if values else None)
+    if request.headers.get("if-none-match", "").strip() == "*":
+        if parsed is not None:
+            raise InvalidRequest("send If-Match or If-None-Match: *, not both", param="If-None-Match")
+        return None
+    if parsed is None:
+        return ...
+    try:
+        current = (await files.read(who, path)).version
+    except FileNotFound:
+        raise VersionMismatch(f"{path} is not there: If-Match needs the file it names", param="If-Match") from None
+    accepted = {int(m[1]) for tag in parsed.tags if (m := _FILE_TAG.fullmatch(tag)) is not None}
+    if not parsed.any and current not in accepted:
+        shown = ", ".join(f"version {v}" for v in sorted(accepted)) or "no version of this file"
+        raise VersionMismatch(f"{path} is at version {current}, and If-Match names {shown}", param="If-Match")
+    return current

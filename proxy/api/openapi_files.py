@@ -27,6 +27,31 @@ _FILE_FIELDS: dict[str, Any] = {
     "key_id": {**_NULLABLE_STRING, "description": "auth.mode keys: the memproxy key behind the last write"},
     "provenance": _PROVENANCE,
 }
+_FILE_ETAG = {
+    "ETag": {
+        "schema": {"type": "string", "examples": ['"file.v3"']},
+        "description": "a strong tag naming the file's current version, for If-Match",
+    }
+}
+_IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "schema": {"type": "string", "examples": ['"file.v3"', "*"]},
+    "description": "only if the file is still at this version (an ETag you read; * for whichever is there): else a "
+    "412 and nothing changes. Malformed: a 400",
+}
+_IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "schema": {"const": "*"},
+    "description": "only if there is no such file yet: else a 412 and nothing changes",
+}
+
+
+def _tagged(response: dict[str, Any]) -> dict[str, Any]:
+    return {**response, "headers": _FILE_ETAG}
+
+
 _PATH = {
     "name": "path",
     "in": "path",
@@ -137,8 +162,8 @@ PATHS: dict[str, Any] = {
     },
     "/memory/files/{path}": {
         "get": _operation(
-            "One memory file, with its text",
-            _json(_object({"file": _ref("MemoryFile")}), "the file"),
+            "One memory file, with its text and the ETag of its version",
+            _tagged(_json(_object({"file": _ref("MemoryFile")}), "the file")),
             404,
             parameters=[_PATH],
         ),
@@ -146,9 +171,10 @@ PATHS: dict[str, Any] = {
             **_operation(
                 "Write a memory file (new or replaced): scanned like a memory; a secret is refused, a suspect text "
                 "is held as a proposal (202)",
-                _json(_ref("FileWritten"), "replaced (or the same text: unchanged)"),
+                _tagged(_json(_ref("FileWritten"), "replaced (or the same text: unchanged)")),
+                412,
                 413,
-                parameters=[_PATH],
+                parameters=[_PATH, _IF_MATCH, _IF_NONE_MATCH],
             ),
             "requestBody": {
                 "required": True,
@@ -159,8 +185,8 @@ PATHS: dict[str, Any] = {
         }
         | {
             "responses": {
-                **_operation("", _json(_ref("FileWritten"), "replaced"), 413)["responses"],
-                "201": _json(_ref("FileWritten"), "created"),
+                **_operation("", _tagged(_json(_ref("FileWritten"), "replaced")), 412, 413)["responses"],
+                "201": _tagged(_json(_ref("FileWritten"), "created")),
                 "202": _json(_ref("FileWritten"), "held for approval: the file is unchanged"),
             }
         },
@@ -168,7 +194,8 @@ PATHS: dict[str, Any] = {
             "Delete a memory file, or a directory with every file under it",
             _json(_object({"ok": {"const": True}, "deleted": {"type": "array", "items": {"type": "string"}}}), "gone"),
             404,
-            parameters=[_PATH],
+            412,
+            parameters=[_PATH, _IF_MATCH],
         ),
     },
     "/memory/file-proposals": {

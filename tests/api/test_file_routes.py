@@ -170,3 +170,31 @@ async def test_a_bad_query_is_a_400_and_a_wrong_method_a_405(store: dict[str, An
         assert wrong.status_code == 405
         nobody = await app.client.get("/memory/files")
         assert nobody.status_code == 401
+
+
+async def test_if_match_and_if_none_match_keep_a_stale_write_from_overwriting(store: dict[str, Any]) -> None:
+    """Two people editing one file from what they read: the second, whose tag is stale, gets a 412 and the first's
+    text stays; If-None-Match: * creates only where there is no file."""
+    async with running(store) as app:
+        call = await calls(app)
+        one = "/memory/files/{path}"
+        path = "/memory/files/notes.md"
+        created = await call("put", one, path, json={"text": "tea\n"}, headers={"If-None-Match": "*"})
+        assert created.status_code == 201 and created.headers["etag"] == '"file.v1"'
+        again = await call("put", one, path, json={"text": "coffee\n"}, headers={"If-None-Match": "*"})
+        assert again.status_code == 412 and error_code(again) == "version_mismatch"
+        read = await call("get", one, path)
+        tag = read.headers["etag"]
+        first = await call("put", one, path, json={"text": "coffee\n"}, headers={"If-Match": tag})
+        assert first.status_code == 200 and first.headers["etag"] == '"file.v2"'
+        second = await call("put", one, path, json={"text": "juice\n"}, headers={"If-Match": tag})
+        assert second.status_code == 412 and error_code(second) == "version_mismatch"
+        stale_delete = await call("delete", one, path, headers={"If-Match": tag})
+        assert stale_delete.status_code == 412
+        assert (await call("get", one, path)).json()["file"]["text"] == "coffee\n"
+        bad = await call("put", one, path, json={"text": "x\n"}, headers={"If-Match": "file.v2"})
+        assert bad.status_code == 400 and error_code(bad) == "invalid_if_match"
+        missing = await call("put", one, "/memory/files/other.md", json={"text": "x\n"}, headers={"If-Match": "*"})
+        assert missing.status_code == 412
+        gone = await call("delete", one, path, headers={"If-Match": first.headers["etag"]})
+        assert gone.status_code == 200 and (await call("get", one, path)).status_code == 404

@@ -1,7 +1,7 @@
 """Claude Code with memproxy as an MCP server in its config, non-interactive (``claude -p``), its model traffic on the
 fake upstream: memproxy's tools reach Claude Code's tool list, and the model's call to one reaches the store.
 
-Both ways the README shows: streamable HTTP (``"type": "http"``, the url of ``/mcp``) and a command over stdio
+Both ways docs/mcp.md shows: streamable HTTP (``"type": "http"``, the url of ``/mcp``) and a command over stdio
 (``memproxy mcp --url``). The fake plays a model that, while memproxy's tools are not in its tool list yet, waits
 for the MCP servers with Claude Code's own ``WaitForMcpServers`` tool (Claude Code connects them while its first
 request runs), then stores a memory with ``mcp__memproxy__memory_store``.

@@ -74,7 +74,7 @@ def test_tools_that_only_act_are_trusted_by_default(name: str) -> None:
 
 
 def test_every_default_trusted_name_is_one_that_only_acts() -> None:
-    """The defaults are the list the README explains: a new entry must be argued for there too."""
+    """The defaults are the list docs/security.md explains: a new entry must be argued for there too."""
     assert set(TRUSTED_TOOLS) == {
         "TodoWrite", "update_plan", "write_todos", "ExitPlanMode", "apply_patch", "write_file",
         "Edit", "MultiEdit", "Write", "NotebookEdit",
