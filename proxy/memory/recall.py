@@ -159,6 +159,18 @@ class Recall:
                 ids += [m.id for m in note.memories]
         return Recalled(Placement(session.text, tuple(notes)), tuple(ids), len(pins))
 
+    def ranks(self, key: tuple[str, ...], messages: Sequence[dict[str, Any]], views: Sequence[MemoryIndex]) -> bool:
+        """Whether this request ranks memories: it chooses the session's block (its first request here, or its block
+        lost a memory) or a note for a new user message. A retry or a tool loop's next hop (the same newest user
+        message) re-sends what was chosen: it ranks nothing, and needs no embedding of its message."""
+        newest = newest_user_message(messages)
+        if newest is None:
+            return False
+        session = self._sessions.get(key)
+        if session is None or session.last_turn != _digest(messages[newest]):
+            return True
+        return not all(any(view.is_live(m.id) for view in views) for m in (*session.pinned.memories, *session.block))
+
     def forget_session(self, key: tuple[str, ...]) -> None:
         """A new conversation under a name an older one had: its block is chosen afresh."""
         self._sessions.pop(key, None)
