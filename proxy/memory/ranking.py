@@ -140,10 +140,18 @@ def terms(text: str) -> list[str]:
     return [term for term in map(_term, _words(text).findall(text)) if term is not None]
 
 
-def word_terms(text: str) -> Iterator[tuple[int, int, str | None]]:
+def word_terms(text: str) -> list[tuple[int, int, str | None]]:
     """Each word of ``text`` where it stands (start, end), with its term as :func:`terms` reads it (None: none)."""
-    for match in _words(text).finditer(text):
-        yield match.start(), match.end(), _term(match.group().lower())
+    reading = _readings.get
+    found = []
+    at = 0
+    parts = _words(text).split(text)  # what stands before the first word, the word, before the next, ...
+    for n in range(1, len(parts), 2):
+        word = parts[n]
+        at += len(parts[n - 1])
+        found.append((at, at + len(word), (reading(word) or _read(word))[0]))
+        at += len(word)
+    return found
 
 
 def _words(text: str) -> re.Pattern[str]:
