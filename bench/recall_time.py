@@ -11,8 +11,9 @@ the parts (query building, ranking the three indexes, ``Recall`` without the ser
 
 ``--embeddings`` loads all-MiniLM-L6-v2 (``memory.embeddings.enabled: true``; the store's memories are embedded
 first, as an import would) and times ``prepare`` as a request pays it, in CPU time of the whole process (the
-model runs in worker threads): each conversation's question new (its message embedded) and asked again (its
-vector cached), beside the lexical service on the same store; and the process's RSS before and after.
+model runs in worker threads), for three kinds of request, beside the lexical service on the same store: a new
+session's first (its block chosen), the next user message of a session (a note ranked) and the tool loop's next hop
+or a retry (the same newest user message); and the process's RSS before and after.
 """
 
 from __future__ import annotations
@@ -134,6 +135,25 @@ def rss_mb() -> float:
     return float("nan")
 
 
+# What a request can be, as --embeddings times it: a new session's first (its block chosen: its message embedded), the
+# next user message of a session (a note ranked: embedded too), and the tool loop's next hop or a retry (the same newest
+# user message: nothing ranked, nothing embedded). Each conversation's question is new to the process.
+REQUESTS = {"new session": "new session", "new turn": "new turn", "tool hop": "tool hop"}
+
+
+def request(
+    kind: str, call: int, messages: list[dict[str, str]], conversations: Sequence[list[dict[str, str]]]
+) -> list[dict[str, Any]]:
+    """The messages of one timed request of ``kind``, for the ``call``-th conversation."""
+    if kind == "new session":
+        return messages
+    if kind == "new turn":  # another conversation's question asked next in this one, a message new to the process
+        following = f"{conversations[(call + 1) % len(conversations)][-1]['content']} (turn {call})"
+        return [*messages, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": following}]
+    hop = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {}}]}
+    return [*messages, hop, {"role": "tool", "tool_call_id": "c1", "content": "42"}]
+
+
 async def embeddings_async(size: int) -> None:
     from proxy.services import build_embeddings
 
@@ -154,11 +174,14 @@ async def embeddings_async(size: int) -> None:
                 await embeddings.drain()  # the store's memories embedded (the backfill), as after an import
                 await service.prepare(CALLER, conversations[0], "warm-2")
             row: dict[str, float] = {"rss_before_mb": before}
-            for label in ("new message", "same message"):
+            for label, kind in REQUESTS.items():
                 cpu = []
                 for call, messages in enumerate(conversations):
+                    sent = request(kind, call, messages, conversations)
+                    if kind != "new session":  # the session's first request, untimed
+                        await service.prepare(CALLER, messages, f"{label}-{call}")
                     began = time.process_time()
-                    await service.prepare(CALLER, messages, f"{label}-{call}")
+                    await service.prepare(CALLER, sent, f"{label}-{call}")
                     cpu.append((time.process_time() - began) * 1000)
                 cpu.sort()
                 row[f"{label} cpu p50 ms"] = cpu[len(cpu) // 2]

@@ -24,7 +24,9 @@ Recall is the share of a question's evidence among the memories injected, averag
 text injected per request, and how often nothing was. Results go to ``bench/results/retrieval_injection.json``.
 
 Settings are memproxy's defaults except ``extraction.enabled: false``: no session ends during the run, and
-extraction is not on the injection path. Categories the API does not know (the dataset's ``decision``) are
+extraction is not on the injection path; ``--embeddings`` turns on ``memory.embeddings.enabled`` (the model must be
+on the machine: docs/embeddings.md). A long memory may be shown as an excerpt (docs/recall.md): it counts as
+injected. Categories the API does not know (the dataset's ``decision``) are
 imported as ``fact``, the API's default; the count is printed.
 """
 
@@ -48,6 +50,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from bench.results_file import write_results  # noqa: E402
 from proxy.memory.block import BLOCK_TITLE, NOTE_TITLE  # noqa: E402
+from proxy.memory.excerpts import ELLIPSIS  # noqa: E402
 from proxy.memory.records import CATEGORIES  # noqa: E402
 from proxy.testing import run_fake_upstream  # noqa: E402
 from proxy.testing.runner import run_memproxy  # noqa: E402
@@ -141,11 +144,13 @@ def injected_entries(received: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def run(memories: list[dict[str, Any]], questions: list[dict[str, Any]], mode: str) -> Iterator[Asked]:
+def run(
+    memories: list[dict[str, Any]], questions: list[dict[str, Any]], mode: str, settings: dict[str, Any]
+) -> Iterator[Asked]:
     by_user: dict[str, list[dict[str, Any]]] = {}
     for memory in memories:
         by_user.setdefault(memory["user"], []).append(memory)
-    with run_fake_upstream() as fake, run_memproxy(fake.base_url, SETTINGS) as proxy_url:
+    with run_fake_upstream() as fake, run_memproxy(fake.base_url, settings) as proxy_url:
         root, fake_root = proxy_url.removesuffix("/v1"), fake.base_url.removesuffix("/v1")
         with httpx.Client(timeout=30, trust_env=False) as client:
             dataset_id: dict[tuple[str, str], str] = {}  # (user, proxy id) -> the dataset's id
@@ -175,7 +180,8 @@ def run(memories: list[dict[str, Any]], questions: list[dict[str, Any]], mode: s
                     entries = injected_entries(last["json"])
                     injected = tuple(dataset_id[(user, proxy_id)] for proxy_id, _ in entries)
                     for (_, text), memory_id in zip(entries, injected, strict=True):
-                        assert text == texts[memory_id], f"{memory_id}: the block shows {text!r}"
+                        shown = text.strip(ELLIPSIS) if text != texts[memory_id] else text  # a long one's excerpt
+                        assert shown in texts[memory_id], f"{memory_id}: the block shows {text!r}"
                     header = answer.headers.get("x-memproxy-injected", "")
                     assert [i for i in header.split(",") if i.startswith("m-")] == [i for i, _ in entries], header
                     yield Asked(step.question, injected, sum(len(text) for _, text in entries))
@@ -206,14 +212,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mode", choices=(*MODES, "all"), default="all", help="see above (default: all)")
     parser.add_argument("--memories", type=Path, default=DATA / "memories.jsonl")
     parser.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    parser.add_argument("--embeddings", action="store_true", help="memory.embeddings.enabled: true (the model)")
     args = parser.parse_args(argv)
+    settings = {**SETTINGS, "memory.embeddings": {"enabled": True}} if args.embeddings else SETTINGS
     memories, questions = load(args.memories), load(args.questions)[: args.limit]
     with_context = sum(bool(q.get("context")) for q in questions)
     print(f"{len(questions)} questions ({with_context} with context), asked through a real memproxy")
-    results: dict[str, Any] = {"settings": SETTINGS, "questions": len(questions), "modes": {}}
+    results: dict[str, Any] = {"settings": settings, "questions": len(questions), "modes": {}}
     for mode in MODES if args.mode == "all" else (args.mode,):
         started = time.perf_counter()
-        asked = list(run(memories, questions, mode))
+        asked = list(run(memories, questions, mode, settings))
         print(f"mode {mode}: asked in {time.perf_counter() - started:.1f}s\n")
         results["modes"][mode] = rows = table(asked)
         columns = ("n", "recall", "all evidence", "memories", "chars", "none")

@@ -345,8 +345,16 @@ _SCHEMAS: dict[str, Any] = {
         {
             "id": {"type": "string", "description": "m-<n>, or e-<16 hex> for an episode"},
             "kind": {"enum": ["memory", "episode", "pinned"]},
-            "text": {"type": "string", "description": "the memory's text, or the episode's summary as the block shows"},
+            "text": {
+                "type": "string",
+                "description": "the memory's text, or the episode's summary, as the block or note shows it",
+            },
             "why": _ref("Why"),
+            "excerpt": {
+                "type": "boolean",
+                "description": "the block showed part of a long memory (cut where the text shows …): GET "
+                "/memory/memories/{id} or memory_retrieve reads it whole",
+            },
         }
     ),
     "GivenBlock": _object(

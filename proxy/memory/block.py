@@ -7,7 +7,7 @@ this module says what it reads, and the :class:`Placement` a dialect puts in pla
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ TOOLS_NOTE = (  # the block's last line when the proxy offers its memory tools
     "Memory tools: memory_search finds more, memory_store saves a durable fact (never secrets), "
     "memory_delete removes a wrong one."
 )
+EXCERPTS_NOTE = "memory_retrieve reads an entry cut short (…) whole."  # ends the tools' line when one was cut
 # Pinned facts open the block (profile, then environment), under their own titles; only then do the ranked
 # entries get a title of theirs, so a block without pins reads as it always did.
 PROFILE_TITLE = "Pinned, about the user:"
@@ -51,9 +52,10 @@ NOTE_TITLE = "[Memories] More recalled entries that may bear on the next message
 INSTRUCTION_ROLES = ("system", "developer")
 
 
-def entry(memory: Memory) -> str:
-    """One line per memory, whatever its text holds, so an entry can never pose as a new section."""
-    return _entry(memory.id, memory.category, memory.text)
+def entry(memory: Memory, text: str | None = None) -> str:
+    """One line per memory, whatever its text holds, so an entry can never pose as a new section; ``text``: what of
+    it to show, when not all of it (an excerpt, :mod:`.excerpts`)."""
+    return _entry(memory.id, memory.category, memory.text if text is None else text)
 
 
 @functools.lru_cache(maxsize=8192)  # each new session's block renders much the same best memories again
@@ -72,8 +74,15 @@ def episode_entry(episode: Episode) -> str:
 
 
 def render_block(
-    memories: Sequence[Memory], *, episodes: Sequence[Episode] = (), tools: bool = False, pinned: Pinned = NO_PINS
+    memories: Sequence[Memory],
+    *,
+    episodes: Sequence[Episode] = (),
+    tools: bool = False,
+    pinned: Pinned = NO_PINS,
+    excerpts: Mapping[str, str] | None = None,
 ) -> str:
+    """``excerpts``: what to show of the memories cut short, by id (:mod:`.excerpts`); the rest are shown whole."""
+    excerpts = excerpts or {}
     lines = [BLOCK_TITLE, FRAMING]
     if pinned.profile:
         lines += [PROFILE_TITLE, *(entry(m) for m in pinned.profile)]
@@ -81,11 +90,11 @@ def render_block(
         lines += [ENVIRONMENT_TITLE, *(entry(m) for m in pinned.environment)]
     if memories and not pinned.empty:
         lines.append(RECALLED_TITLE)
-    lines += [entry(m) for m in memories]
+    lines += [entry(m, excerpts.get(m.id)) for m in memories]
     if episodes:
         lines += [EPISODES_TITLE, *(episode_entry(e) for e in episodes)]
     if tools:
-        lines.append(TOOLS_NOTE)
+        lines.append(f"{TOOLS_NOTE} {EXCERPTS_NOTE}" if any(m.id in excerpts for m in memories) else TOOLS_NOTE)
     return "\n".join(lines)
 
 

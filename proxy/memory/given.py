@@ -77,11 +77,12 @@ class GivenEntry:
 
     id: str
     kind: str  # memory | episode | pinned
-    text: str
+    text: str  # as the model read it: a memory cut short (an excerpt, :mod:`.excerpts`) as it was shown
     why: dict[str, Any] | None  # {pinned: true} | {score, terms} | {recent: true}; None: not known
+    excerpt: bool = False  # the text is part of the memory's, cut where it shows an ellipsis
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "why": self.why}
+        return {"id": self.id, "kind": self.kind, "text": self.text, "why": self.why, "excerpt": self.excerpt}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +114,16 @@ def describe(
     episodes: Sequence[Episode],
     why: Mapping[str, Why],
     notes: Iterable[tuple[int, str, Sequence[Memory], Mapping[str, Why]]],
+    *,
+    excerpts: Mapping[str, str] | None = None,
 ) -> Given:
-    """The entries in the order the block lists them: pinned facts, memories, then episodes' summaries."""
+    """The entries in the order the block lists them: pinned facts, memories, then episodes' summaries; a memory the
+    block cut short (``excerpts``, by id) as it was shown."""
+    excerpts = excerpts or {}
     pins = [GivenEntry(m.id, "pinned", m.text, {"pinned": True}) for m in pinned.memories]
-    memories = [GivenEntry(m.id, "memory", m.text, _reason(why, m.id)) for m in block]
+    memories = [
+        GivenEntry(m.id, "memory", excerpts.get(m.id, m.text), _reason(why, m.id), m.id in excerpts) for m in block
+    ]
     shown = [GivenEntry(e.id, "episode", episode_summary(e), _reason(why, e.id)) for e in episodes]
     given_notes = tuple(
         GivenNote(before, note_text, tuple(GivenEntry(m.id, "memory", m.text, _reason(reasons, m.id)) for m in kept))

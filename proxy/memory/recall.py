@@ -29,6 +29,7 @@ import orjson
 from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
+from .excerpts import excerpt, fit
 from .given import Given, Why
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
@@ -37,9 +38,10 @@ from .recall_state import Chosen, Note, given_from, session_of, state_of
 from .records import Memory
 
 RECENT_FALLBACK = 5  # with nothing relevant, the block shows the newest few
-# Block entries score at least this share of the best one. Measured (bench/retrieval/injection.py, dev split):
-# entries under it filled a quarter of the block and held evidence for under 1% of the questions.
-BLOCK_FLOOR = 0.4
+# The block takes the best max_inject_count entries, however far below the best one they score: a floor at 0.4 of
+# the best (kept until issue 40's third round) cost recall on every set measured, 3 points on our dataset's dev split
+# through a real proxy (bench/retrieval/injection.py, 0.717 to 0.751; 6 entries a block to 9.5, 256 characters to
+# 395), 2 on LongMemEval's tune split, 1.4 on LoCoMo's, 5 on our dev split with embeddings (docs/recall.md).
 NOTE_FLOOR = 0.5  # note entries: at least this share of the best new candidate...
 # ...and a clear match on their own: this share of what one word found in one memory scores. Measured on the dev
 # split (injection.py, modes session and long): 0.8 left half the evidence a note could bring behind; 0.5 keeps
@@ -102,18 +104,26 @@ class Recall:
         if session is None or not all(live(m) for m in (*session.pinned.memories, *session.block)):
             text = message_text(messages[newest])
             query = conversation_query(messages, newest, now)
-            block, why = self._choose_block(query, views, now, visible, semantic)
-            shown = self._choose_episodes(text, episodes, block, why) if episodes else []
+            block, why, excerpts = self._choose_block(query, views, now, visible, semantic)
+            shown = self._choose_episodes(text, episodes, block, why, excerpts) if episodes else []
             rendered = None
             if block or shown or not pinned.empty:
-                rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned)
+                rendered = render_block(block, episodes=shown, tools=tools, pinned=pinned, excerpts=excerpts)
             fresh = (*pinned.memories, *block)
             if session is not None:  # chosen again: only what it had not carried counts as given
                 carried = session.carried()
                 fresh = tuple(m for m in fresh if m.id not in carried)
             kept = session.notes if session else ()
             session = Chosen(
-                block, rendered, kept, tuple(shown), tools=tools, pinned=pinned, why=why, query=query.terms
+                block,
+                rendered,
+                kept,
+                tuple(shown),
+                tools=tools,
+                pinned=pinned,
+                why=why,
+                query=query.terms,
+                excerpts=excerpts,
             )
             self._remember(session_key, session)
             self._changed.add(session_key)
@@ -125,7 +135,11 @@ class Recall:
                 session.tools = tools
                 if session.text is not None:
                     session.text = render_block(
-                        session.block, episodes=session.episodes, tools=tools, pinned=session.pinned
+                        session.block,
+                        episodes=session.episodes,
+                        tools=tools,
+                        pinned=session.pinned,
+                        excerpts=session.excerpts,
                     )
         if self._forget_dead_notes(session, live):
             self._changed.add(session_key)
@@ -144,6 +158,18 @@ class Recall:
                 notes.append((note.before, note.text))
                 ids += [m.id for m in note.memories]
         return Recalled(Placement(session.text, tuple(notes)), tuple(ids), len(pins))
+
+    def ranks(self, key: tuple[str, ...], messages: Sequence[dict[str, Any]], views: Sequence[MemoryIndex]) -> bool:
+        """Whether this request ranks memories: it chooses the session's block (its first request here, or its block
+        lost a memory) or a note for a new user message. A retry or a tool loop's next hop (the same newest user
+        message) re-sends what was chosen: it ranks nothing, and needs no embedding of its message."""
+        newest = newest_user_message(messages)
+        if newest is None:
+            return False
+        session = self._sessions.get(key)
+        if session is None or session.last_turn != _digest(messages[newest]):
+            return True
+        return not all(any(view.is_live(m.id) for view in views) for m in (*session.pinned.memories, *session.block))
 
     def forget_session(self, key: tuple[str, ...]) -> None:
         """A new conversation under a name an older one had: its block is chosen afresh."""
@@ -201,27 +227,40 @@ class Recall:
         now: float,
         visible: Callable[[Memory], bool],
         semantic: Semantic | None = None,
-    ) -> tuple[list[Memory], dict[str, Why]]:
-        """The block's memories, and why each: its score and matched terms, or None for one of the newest."""
+    ) -> tuple[list[Memory], dict[str, Why], dict[str, str]]:
+        """The block's memories, why each (its score and matched terms, or None for one of the newest), and what it
+        shows of those cut short (:mod:`.excerpts`), by id."""
         budget = _Budget(self.settings.max_inject_count, self.settings.max_inject_chars)
         if self.settings.inject_mode == "recent_only":
             newest = budget.fill(_newest(views, visible, self.settings.max_inject_count))
-            return newest, dict.fromkeys((m.id for m in newest), None)
+            return newest, dict.fromkeys((m.id for m in newest), None), {}
         ranked = _ranked(query, views, now, self.settings.max_inject_count, visible, semantic)
         if ranked:
-            best = ranked[0].score
-            picked = budget.fill_scored(s for s in ranked if s.score >= BLOCK_FLOOR * best)
-            return [s.memory for s in picked], _reasons(picked)
+            candidates = ranked[: self.settings.max_inject_count]
+            count, cut = fit([len(s.memory.text) for s in candidates], self.settings.max_inject_chars)
+            picked = candidates[:count]
+            excerpts: dict[str, str] = {}
+            if cut is not None:
+                weights = dict(zip(query.terms, query.weights or (1.0,) * len(query.terms), strict=True))
+                for scored in picked:
+                    if len(scored.memory.text) > cut:
+                        excerpts[scored.memory.id] = excerpt(scored.memory.text, weights, cut)
+            return [s.memory for s in picked], _reasons(picked), excerpts
         newest = budget.fill(_newest(views, visible, RECENT_FALLBACK), limit=RECENT_FALLBACK)
-        return newest, dict.fromkeys((m.id for m in newest), None)
+        return newest, dict.fromkeys((m.id for m in newest), None), {}
 
     def _choose_episodes(
-        self, text: str, episodes: EpisodeIndex, block: Sequence[Memory], why: dict[str, Why]
+        self,
+        text: str,
+        episodes: EpisodeIndex,
+        block: Sequence[Memory],
+        why: dict[str, Why],
+        excerpts: dict[str, str],
     ) -> list[Episode]:
-        """Within what the block's memories left of the budgets, and at most a third of the characters; why each was
-        chosen goes into ``why``."""
+        """Within what the block's memories (as shown: ``excerpts`` of those cut short) left of the budgets, and at
+        most a third of the characters; why each was chosen goes into ``why``."""
         count = min(EPISODES_MAX, self.settings.max_inject_count - len(block))
-        chars = self.settings.max_inject_chars - sum(len(m.text) for m in block)
+        chars = self.settings.max_inject_chars - sum(len(excerpts.get(m.id, m.text)) for m in block)
         chars = min(chars, round(EPISODES_SHARE * self.settings.max_inject_chars))
         chosen: list[Episode] = []
         candidates: list[tuple[Episode, float | None, tuple[str, ...]]] = []

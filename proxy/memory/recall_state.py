@@ -42,6 +42,7 @@ class Chosen:
     pinned: Pinned = NO_PINS  # the pinned facts the block opens with, frozen with it
     why: dict[str, Why] = field(default_factory=dict)  # memory or episode id -> why the block shows it
     query: tuple[str, ...] = ()  # the terms its memories were chosen for (in memory only: never shared)
+    excerpts: dict[str, str] = field(default_factory=dict)  # memory id -> what the block shows of one cut short
 
     def carried(self) -> set[str]:
         """The ids of the memories its block and notes carry."""
@@ -57,6 +58,7 @@ def state_of(session: Chosen) -> dict[str, Any]:
         "block": [m.to_json() for m in session.block],
         "why": why_to_json(matched(session.why, session.query, session.block)),
         "text": session.text,
+        "excerpts": session.excerpts,
         "tools": session.tools,
         "episodes": [e.to_json() for e in session.episodes],
         "notes": [
@@ -100,7 +102,14 @@ def session_of(state: dict[str, Any]) -> Chosen:
         tools=state["tools"],
         pinned=pinned,
         why=why_from_json(state.get("why")),  # absent in state written before reasons were kept
+        excerpts=_excerpts(state.get("excerpts")),  # absent in state written before excerpts
     )
+
+
+def _excerpts(obj: Any) -> dict[str, str]:
+    if not isinstance(obj, dict):
+        return {}
+    return {key: value for key, value in obj.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def given_of(state: dict[str, Any]) -> Given:
@@ -111,4 +120,6 @@ def given_of(state: dict[str, Any]) -> Given:
 def given_from(session: Chosen) -> Given:
     matched(session.why, session.query, session.block)
     notes = ((n.before, n.text, n.memories, matched(n.why, n.query, n.memories)) for n in session.notes)
-    return describe(session.text, session.pinned, session.block, session.episodes, session.why, notes)
+    return describe(
+        session.text, session.pinned, session.block, session.episodes, session.why, notes, excerpts=session.excerpts
+    )

@@ -242,8 +242,9 @@ class MemoryService:
             try:
                 if reading is not None:
                     await asyncio.sleep(0)  # its query goes out now, not once the choice is made
-                semantic = None
-                if self.embeddings is not None and (newest := newest_user_message(messages)) is not None:
+                semantic = None  # the newest message's meaning, asked for only when this request ranks
+                newest = newest_user_message(messages)
+                if self.embeddings is not None and newest is not None and self.recall.ranks(key, messages, views):
                     semantic = await self._semantic(caller, views, message_text(messages[newest]))
                 choose = partial(
                     self.recall,

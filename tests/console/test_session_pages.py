@@ -76,6 +76,29 @@ async def test_a_sessions_page_shows_the_block_and_notes_as_sent_and_why_each_en
     assert api["block"]["text"] in html.replace("&#39;", "'").replace("&#34;", '"').replace("&amp;", "&")
 
 
+async def test_a_long_memory_the_block_cut_short_is_shown_and_served_as_an_excerpt_with_its_whole_text_a_click_away(
+    keyed: Services, browser_for: BrowserFor
+) -> None:
+    browser, key = await signed_in(keyed, browser_for)
+    crops = ["tomato", "cucumber", "pepper", "lettuce", "carrot", "onion", "garlic", "bean", "pea", "kale"]
+    stored = []
+    for crop in crops:  # each its own words first (no two alike enough to merge), the part asked about last
+        notes = " ".join(f"{crop[:4]}{n}x" for n in range(40))
+        text = f"Notes on the {crop} bed: {notes}. My {crop} harvest in the garden was the best yet."
+        stored.append(await keyed.memory.add(ADA, {"text": text}, origin="api"))
+    await chat(browser, key, "garden", "What did I say about the garden harvest?")
+    api = (await browser.client.get("/memory/sessions/garden", headers={"x-memproxy-key": key})).json()
+    entries = api["block"]["entries"]
+    assert len(entries) == 10 and all(e["excerpt"] is True and e["text"].startswith("…") for e in entries)
+    assert sum(len(e["text"]) for e in entries) <= 2000  # the default budget: ten long memories fit as excerpts
+    assert {e["id"] for e in entries} == {m.memory.id for m in stored}
+    html = (await browser.get("/ui/sessions/garden")).text
+    rows = re.findall(r'href="/ui/memories/(m-\d+)">.*?<span class="text">(.*?)</span>(.*?)</td>', html, re.S)
+    assert len(rows) == 10 and all(">excerpt</span>" in badge for _, _, badge in rows)
+    first = next(m.memory for m in stored if m.memory.id == rows[0][0])
+    assert first.text[:40] not in rows[0][1] and first.text[:40] in (await browser.get(f"/ui/memories/{first.id}")).text
+
+
 async def test_sessions_live_and_past_are_listed_most_recent_first_and_paged(
     keyed: Services, browser_for: BrowserFor
 ) -> None:

@@ -159,6 +159,32 @@ async def test_similarity_to_existing_memories_for_write_quality(tmp_path: Path)
     await service.aclose()
 
 
+async def test_only_a_request_that_ranks_embeds_its_message_never_a_retry_or_a_tool_hop(tmp_path: Path) -> None:
+    service = service_on(tmp_path)
+    for text in [LISBON, *OTHERS]:
+        await service.add(ADA, {"text": text}, origin="api")
+    assert service.embeddings is not None
+    embedded: list[str] = []
+    encode = service.embeddings._encode_query
+
+    def counted(text: str) -> Any:
+        embedded.append(text)
+        return encode(text)
+
+    service.embeddings._encode_query = counted  # type: ignore[method-assign]
+    first = ask(QUESTION)
+    await service.prepare(ADA, first, "s1")  # the block is chosen: its message is embedded
+    service.embeddings._cache.clear()  # so that only ranking, not the cache, can spare the model
+    await service.prepare(ADA, first, "s1")  # a retry
+    hop = [*first, {"role": "assistant", "content": None, "tool_calls": []}, {"role": "tool", "content": "42"}]
+    await service.prepare(ADA, hop, "s1")  # the tool loop's next hop: the same newest user message
+    assert embedded == [QUESTION]
+    later = [*first, {"role": "assistant", "content": "Lisbon."}, {"role": "user", "content": "and my cat's name?"}]
+    await service.prepare(ADA, later, "s1")  # a new user message: its note is ranked by meaning too
+    assert embedded == [QUESTION, "and my cat's name?"]
+    await service.aclose()
+
+
 async def test_a_slow_model_costs_the_request_its_embedding_not_its_time(tmp_path: Path) -> None:
     service = service_on(tmp_path)
     await service.add(ADA, {"text": "The deploy target is AWS us-east-1"}, origin="api")

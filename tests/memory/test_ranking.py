@@ -117,6 +117,21 @@ def test_a_question_lends_most_to_what_was_said_after_it() -> None:
     assert plain["m-2"] < 0.3 * plain["m-1"]  # a statement lends its neighbours only a little
 
 
+def test_a_question_followed_by_another_question_lends_it_only_a_neighbours_share() -> None:
+    """One side of a chat with an assistant: each turn asks something new, and the next is no answer to the last."""
+    start = NOW - 10 * DAY
+    asked = memory(1, "How do I keep my tomato plants healthy this summer?", session="s-1", created=start)
+    again = memory(2, "Can you suggest a recipe for pickling cucumbers?", session="s-1", created=start + 2)
+    then = memory(3, "Thanks, that worked: the brine was perfect", session="s-1", created=start + 4)
+    other = memory(4, "My neighbour grows peppers", session="s-2", created=start + 5)
+    scores = {
+        s.memory.id: s.score
+        for s in MemoryIndex([asked, again, then, other]).rank(Query.of("tomato plants"), now=NOW, limit=4)
+    }
+    assert scores["m-2"] < 0.3 * scores["m-1"]  # the asker going on, not an answer
+    assert scores["m-3"] < 0.3 * scores["m-1"]  # past the next question: no answer to this one either
+
+
 def test_superseded_memories_are_kept_but_never_ranked() -> None:
     index = MemoryIndex(
         [memory(1, "Deploy region is us-east-1", superseded_by="m-2"), memory(2, "Deploy region is eu")]

@@ -135,10 +135,15 @@ def test_a_deleted_memory_leaves_the_block_at_once() -> None:
     assert all("(m-1," not in text for text in contents(out.payload))
 
 
-def test_an_oversized_memory_is_skipped_not_a_stop() -> None:
-    memories = [Memory(id="m-1", text="kafka " + "y" * 300), Memory(id="m-2", text="kafka is used for events")]
-    out = Recall(MemorySettings(max_inject_chars=100))(KEY, chat("kafka?"), [MemoryIndex(memories)], now=NOW)
-    assert out.ids == ("m-2",)
+def test_an_oversized_memory_is_shown_as_an_excerpt_beside_the_next_one_not_skipped() -> None:
+    long = Memory(id="m-1", text="Kafka carries the order events. " + "Then the consumers batch them nightly. " * 8)
+    memories = [long, Memory(id="m-2", text="kafka is used for events")]
+    out = Recall(MemorySettings(max_inject_chars=200))(KEY, chat("kafka?"), [MemoryIndex(memories)], now=NOW)
+    assert set(out.ids) == {"m-1", "m-2"}
+    lines = [line for line in contents(out.payload)[1].splitlines() if line.startswith("- (m-")]
+    (cut,) = [line for line in lines if line.startswith("- (m-1, fact) Kafka carries the order events.")]
+    assert cut.endswith("…")
+    assert sum(len(line.split(") ", 1)[1]) for line in lines) <= 200
 
 
 def test_sessions_do_not_share_blocks() -> None:
