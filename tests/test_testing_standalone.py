@@ -1,5 +1,6 @@
 """The standalone fake (``python -m proxy.testing``) as a real subprocess, scripted over HTTP through ``/_fake/``:
-the keyless path the README and docs/testing.md show, where a newcomer sees memory tools run without a key or a pytest fixture."""
+the keyless path the README and docs/testing.md show, where a newcomer sees memory tools run without a key or a
+pytest fixture."""
 
 import queue
 import subprocess
