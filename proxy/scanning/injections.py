@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
+from .rules import Literals
 from .scripts import SCRIPTS
 
 
@@ -36,18 +37,26 @@ class Family:
     gates: tuple[tuple[str, ...], ...]
     pattern: re.Pattern[str]
     per_line: bool = False  # the pattern is matched at the start of each line
+    _gates: tuple[frozenset[str], ...] = field(init=False, repr=False, compare=False)
 
-    def search(self, view: str) -> bool:
-        if not all(any(word in view for word in gate) for gate in self.gates):
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_gates", tuple(map(frozenset, self.gates)))
+
+    def search(self, view: str, present: frozenset[str] | None = None) -> bool:
+        """Whether the patterns match `view`; `present`, when given, is the gate words `view` holds (`GATES`)."""
+        if present is None:
+            if not all(any(word in view for word in gate) for gate in self.gates):
+                return False
+        elif any(gate.isdisjoint(present) for gate in self._gates):
             return False
         if self.per_line:
             return any(self.pattern.match(line) for line in view.split("\n"))
         return bool(self.pattern.search(view))
 
-    def used(self, view: str) -> bool:
+    def used(self, view: str, present: frozenset[str] | None = None) -> bool:
         """`search`, less the matches a text only mentions (`mentioned`): a blog post quoting "ignore previous
         instructions" talks about an injection, it does not make one."""
-        if not self.search(view):
+        if not self.search(view, present):
             return False
         if self.per_line or not _META.search(view):
             return True
@@ -191,11 +200,16 @@ def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) ->
     return any(a <= start and end <= b for a, b in quoted)
 
 
+# Every family's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per family.
+GATES = Literals(word for family in FAMILIES for gate in family.gates for word in gate)
+
+
 def _in_latin(folded: str) -> str | None:
     text = latin(folded)
     for view in (text, *unleet(text)):
+        present = GATES.present(view)
         for family in FAMILIES:
-            if family.used(view):
+            if family.used(view, present):
                 return family.label
         spelled = squeezed(view)
         if spelled is not None and _SQUEEZED.search(spelled):
