@@ -181,7 +181,7 @@ _SQUEEZED = re.compile(
 
 # A text that talks about injections: what it quotes, or the template markers it names, it does not use.
 _META = re.compile(
-    r"\b(?:jailbreak|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
+    r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
     r"|tokenizer|templates?|syntax|known\s+as|called)\b"
 )
@@ -193,11 +193,20 @@ MAX_QUOTES = 64
 
 
 def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
-    """Whether `view[start:end]` is only mentioned: inside one of the `quoted` spans, or a chat-template marker
-    named as one (not followed by a role). The caller has seen that the text talks about such things (`_META`)."""
-    if _MARKER.fullmatch(view, start, end):
+    """Whether `view[start:end]` is only mentioned: inside one of the `quoted` spans, a chat-template marker named as
+    one (not followed by a role), or what an attack is said to try to make a model do (`_DESCRIBED`). The caller has
+    seen that the text talks about such things (`_META`)."""
+    if _MARKER.fullmatch(view, start, end) or _DESCRIBED.search(view, max(0, start - 60), start):
         return True
     return any(a <= start and end <= b for a, b in quoted)
+
+
+# What an attack is described as trying to make a model do: "jailbreaks try to get the model to ignore its rules".
+_DESCRIBED = re.compile(
+    r"\b(?:tr(?:y|ies|ied|ying)|attempt\w*|designed|meant|intended|aim\w*|used|tricks?|tricked|tricking|gets?|getting"
+    r"|got|makes?|making|made|convinc\w*|persuad\w*|causes?|caused|forc\w*|leads?|led|coax\w*)\b[^.;:\n]{0,40}?"
+    r"\b(?:to|into)\s+$"
+)
 
 
 # Every family's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per family.

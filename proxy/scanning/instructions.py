@@ -382,6 +382,14 @@ SHAPES: tuple[Shape, ...] = (
         rf"(?:confirmation|approval|consent|permission))\b",
     ),
     _shape(
+        "a role reassignment",
+        ("you are now", "you're now"),
+        # "You are now FinBot and must ...": a new name for the assistant ("you are now ready to" names nothing)
+        rf"(?:^|[\n.!?;:][ \t]*|\b(?:and|but|so|then){_S})you(?:'re|{_S}are){_S}now{_S}(?!(?:ready|able|done|set|logged|signed|connected|subscribed|registered"
+        rf"|free|in|on|at|to|going|being|using|running|the|a|an)\b)[a-z][a-z0-9-]{{1,30}}(?:[ \t]*[,;:.]|{_S}(?:and|who"
+        rf"|which|,)\b|$)",
+    ),
+    _shape(
         "an instruction for later turns",
         ("next", "following", "this turn", "this message", "this reply"),
         # "From the next turn, ...", "Starting with your next reply": a memory does not know of turns

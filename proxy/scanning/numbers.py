@@ -167,6 +167,7 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
     r"|vom|von|für|fur|van|voor|för|til|av)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|lautet)"
@@ -258,7 +259,8 @@ _LOCK_CONNECTOR = (
     # "Our house alarm: code 5160", "the lockbox is PIN 2468"
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
 )
-_CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)[0-9]{1,2}){3,5}"  # ASCII: `min_digits`
+# Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
+_CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
               "buzzer", "box")  # fmt: skip
 # Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
@@ -275,7 +277,7 @@ LOCKS = dataclasses.replace(
         connector=_LOCK_CONNECTOR,
     ),
     sieves=_LOCK_SIEVES,
-    min_digits=4,
+    min_digits=3,
 )
 # The code before the thing it opens: "punch 7-3-9-1 on the keypad", "enter 5520# at the gate".
 _TYPED_CODE_GATE = ("punch", "enter", "dial", "type", "tap", "press")
@@ -288,7 +290,7 @@ TYPED_CODE = Rule(
     ),
     gate=_TYPED_CODE_GATE,
     sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[#*]?\d") for word in _TYPED_CODE_GATE),
-    min_digits=4,
+    min_digits=3,
 )
 
 
@@ -456,7 +458,7 @@ RECOVERY = _named(
     "a recovery code",
     r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)",
-    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;]?[ \t]+)[a-z0-9]{4,12}){0,23}",
+    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{4,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
      "otp", "emergency"),
     lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _not_a_count(m),

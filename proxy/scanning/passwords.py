@@ -47,6 +47,18 @@ def _is_quoted_phrase(m: re.Match[str]) -> bool:
     )
 
 
+_NOT_A_PHRASE = re.compile(
+    r"(?:not|too|the|a|an|in|on|at|your|my|our|their|no|none|empty|blank|required|optional|hidden|invalid|incorrect"
+    r"|wrong|missing|expired|same|set|unset|changed|stored|saved|reset|disabled|enabled|correct)\b",
+    re.I,
+)
+
+
+def _is_two_words(m: re.Match[str]) -> bool:
+    """Two words in quotes said to be the password, not a state or a message ("not set", "too short")."""
+    return not _NOT_A_PHRASE.match(m["secret"]) and not placeholder(m["secret"].replace(" ", "_"))
+
+
 def _is_password_shaped(m: re.Match[str]) -> bool:
     """After "password" without a verb: letters and digits together ("tacobell2019"), a chosen password's shape."""
     value = m["secret"].rstrip(".,;:!?)")
@@ -95,9 +107,15 @@ def _is_chosen_unlock(m: re.Match[str]) -> bool:
 
 
 def _is_strong_pair(m: re.Match[str]) -> bool:
-    """The password of a "user / password" pair: a strong one, not a path, a unit or a date."""
+    """The password of a "user / password" pair: a strong one, or a word run together with digits ("azulejo2023"),
+    not a path, a unit, a date or a cipher."""
     value = m["secret"].rstrip(".,;:)")
-    return strong_password(value) and not any(c in value for c in "/@:") and not _NOT_A_PASSWORD.match(value)
+    if any(c in value for c in "/@:") or _NOT_A_PASSWORD.match(value):
+        return False
+    return strong_password(value) or (_WORD_AND_DIGITS.search(value) is not None and chosen_password(value))
+
+
+_WORD_AND_DIGITS = re.compile(r"[a-z]{4,}.*\d.*\d|\d.*\d.*[a-z]{4,}")
 
 
 def _is_cli_password(m: re.Match[str]) -> bool:
@@ -120,7 +138,7 @@ _WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 _NETWORK_GATE = (*_WIFI_GATE, "ssid", "router", "hotspot")
-_PAIR_GATE = ("admin", "user", "account", "root", "owner")
+_PAIR_GATE = ("admin", "user", "account", "root", "owner", "login", "vpn", *_WIFI_GATE, "ssid", "hotspot", "router")
 _LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", "opened", "decrypt")
 
 PASSWORD_WORDS = (
@@ -250,6 +268,18 @@ NAMED: tuple[Rule, ...] = (
         gate=(*_PASSWORD_GATE, "key"),
         sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("key", r"key[ \t:=是为為は]")),
     ),
+    Rule(  # 'the verbal password is "blue heron"': two plain words, only suspect ("password is "not set"")
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}{_OPEN})(?P<secret>[A-Za-z]{{3,20}}"
+            r"[ \t][A-Za-z]{3,20})(?=[\"'`»›])",
+            re.I,
+        ),
+        _is_two_words,
+        gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"),),
+        suspect=True,
+    ),
     Rule(  # 'with the passphrase "four blue kites over Oslo"', "using the password `march hare tea party`"
         "a password",
         re.compile(
@@ -303,8 +333,9 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "the Plex server admin is ana / Lighthouse-Keeper-19", "Office printer: Admin / Xerox2Fast!"
         "a password",
         re.compile(
-            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner)(?![A-Za-z])[^\n]{0,40}?"
-            r"(?:[ \t]+(?:is|are)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)[^\s/:]{1,40}|(?:admin(?:istrator)?|root)(?![A-Za-z]))"
+            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan|ssid"
+            r"|network|hotspot|router)(?![A-Za-z])[^\n]{0,40}?(?:[ \t]+(?:is|are)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
+            r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/:]{1,40})|(?:admin(?:istrator)?|root)(?![A-Za-z]))"
             r"[ \t]+/[ \t]+)(?P<secret>\S{6,64})",
             re.I,
         ),
