@@ -385,9 +385,9 @@ SHAPES: tuple[Shape, ...] = (
         "a role reassignment",
         ("you are now", "you're now"),
         # "You are now FinBot and must ...": a new name for the assistant ("you are now ready to" names nothing)
-        rf"(?:^|[\n.!?;:][ \t]*|\b(?:and|but|so|then){_S})you(?:'re|{_S}are){_S}now{_S}(?!(?:ready|able|done|set|logged|signed|connected|subscribed|registered"
-        rf"|free|in|on|at|to|going|being|using|running|the|a|an)\b)[a-z][a-z0-9-]{{1,30}}(?:[ \t]*[,;:.]|{_S}(?:and|who"
-        rf"|which|,)\b|$)",
+        rf"(?:^|[\n.!?;:][ \t]*|\b(?:and|but|so|then){_S})you(?:'re|{_S}are){_S}now{_S}(?!(?:ready|able|done|set"
+        rf"|logged|signed|connected|subscribed|registered|free|in|on|at|to|going|being|using|running|the|a|an)\b)"
+        rf"[a-z][a-z0-9-]{{1,30}}(?:[ \t]*[,;:.]|{_S}(?:and|who|which|,)\b|$)",
     ),
     _shape(
         "an instruction for later turns",

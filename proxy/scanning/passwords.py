@@ -159,7 +159,7 @@ _CONNECTOR = (
 # NAS"), never a noun the password word qualifies ("password manager is 1Password": the manager is 1Password).
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|pour|de|du|des|para|del|per|di"
-    r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}){1,8}?)?"
+    r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?)?"  # whole words
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
