@@ -234,8 +234,26 @@ _CODE_NAMES = (
     r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
     r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
     r"[^\n.]{0,30}?"
+    # in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta"
+    r"|(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
+    r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
+    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme)"
 )
-_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+_CODE_GATE = (
+    "pin",
+    "puk",
+    "cvv",
+    "cvc",
+    "csc",
+    "code",
+    "kod",
+    "digo",
+    "keypad",
+    "combination",
+    "combo",
+    "safe",
+    "lock",
+)
 
 CODES = _named(
     "a PIN or an access code",
