@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import islice
-from typing import AnyStr
 
 from .keys import example
 from .passwords import PASSWORD_WORDS
@@ -32,20 +31,22 @@ _ANCHORS = {
     "creds": "creds", "memorable": "memorable", "secretword": "secret", "secretanswer": "secret",
     "secretquestion": "secret", "attheprompt": "prompt", "mdp": "mdp", "kennwort": "kennwort", "contrase": "contrase",
     "senha": "senha", "wachtwoord": "wachtwoord", "parola": "parola", "hasło": "hasło", "haslo": "haslo",
-    "şifre": "şifre", "sifre": "sifre", "пароль": "пароль",
+    "şifre": "şifre", "sifre": "sifre", "пароль": "пароль", "ssh": "ssh", "sudo": "sudo", "wifi": "wi", "wi-fi": "wi",
+    "wlan": "wlan", "hotspot": "hotspot",
     # after these only a random mix of cases and digits counts (`_generated`), not a chosen word
-    "ssh": "ssh", "sudo": "sudo", "token": "token", "secret": "secret", "key": "key", "auth": "auth",
+    "token": "token", "secret": "secret", "key": "key", "auth": "auth",
 }  # fmt: skip
 CUES = frozenset(_ANCHORS)
 # A cue, matched where an anchor starts a word.
 _CUE = re.compile(
     rf"(?:{PASSWORD_WORDS}|pass|pw|pwd|log(?:s|ged|ging)?[ \t]?(?:in|on)(?:to)?|sign(?:s|ed|ing)?[ \t]?in(?:to)?"
     r"|credentials?|creds|memorable[ \t]+(?:word|phrase|answer)|secret[ \t]+(?:word|answer|question)"
-    r"|(?<=at the )prompt|(?P<key>ssh|sudo|tokens?|secrets?|keys?|auth))(?![a-z])"
+    r"|(?<=at the )prompt|ssh|sudo|wi-?fi|wlan|hotspot|(?P<key>tokens?|secrets?|keys?|auth))(?![a-z])"
 )
 # A digit beside a letter, in the text and in its `_KINDS` bytes.
-_LETTER_BY_DIGIT = re.compile(r"[0-9](?:(?<=[A-Za-z][0-9])|(?=[A-Za-z]))")
-_BYTE_BY_DIGIT = re.compile(rb"d(?:(?<=ad)|(?=a))")
+# (or beside a dash, dot or underscore beside a letter: "sunshine-bay-42")
+_LETTER_BY_DIGIT = re.compile(r"[0-9](?:(?<=[A-Za-z][0-9])|(?<=[A-Za-z][-_.][0-9])|(?=[A-Za-z])|(?=[-_.][A-Za-z]))")
+_BYTE_BY_DIGIT = re.compile(rb"d(?:(?<=ad)|(?<=a.d)|(?=a)|(?=.a))")
 # ASCII letters as "a", digits as "d", white space as " ", every other byte as ".".
 _KINDS = bytes(
     ord("a") if chr(b).isascii() and chr(b).isalpha() else ord("d") if 0x30 <= b <= 0x39
@@ -59,8 +60,9 @@ MAX_WORDS = 32  # words looked at per text, for each kind: bounds the work on ho
 _STRIP_LEFT = "\"'`([{<«„“‘*_"
 _STRIP_RIGHT = "\"'`)]}>»“”’*_.,;:"
 _SPACES = " \t\n\r"
-_CODE_MARK = re.compile(r"[/\\=()\[\]{}<>]")  # a path, a URL, code, or "[redacted]"
+_CODE_MARK = re.compile(r"[/\\=()\[\]{}<>;|,]")  # a path, a URL, code, or "[redacted]"
 _PASSWORD_WORD = re.compile(rf"(?:{PASSWORD_WORDS}|pass)", re.I)
+_MEASURE = re.compile(r"\d+[-_][a-z]+", re.I)  # "20-character", "256-bit", "2-factor"
 _VERSION = re.compile(r"v?\d+(?:[.-]\d+)+[a-z]?\d*|\d+(?:st|nd|rd|th|s|am|pm|h|m|k|x|gb|mb|kb|px)?", re.I)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _DOMAIN = re.compile(r"\.[a-z]{2,}\d*$|\.(?:com|net|org|io|dev|local|lan|internal)\b")
@@ -82,7 +84,7 @@ def may_find(view: Gated) -> bool:
     """Whether `hits` may find anything in a gated text: it needs a cue or a symbol inside a word, and a letter next
     to a digit (every word it finds has one: told from the text's bytes, in C)."""
     if not view.digits or (CUES.isdisjoint(view.spaced) and next(_inner_symbols(view.text), None) is None):
-        return False
+        return False  # `_inner_symbols` asks `_has_symbol` first
     if view.text.isascii():
         return _BYTE_BY_DIGIT.search(view.text.encode("ascii").translate(_KINDS)) is not None
     return _LETTER_BY_DIGIT.search(view.text) is not None
@@ -91,9 +93,19 @@ def may_find(view: Gated) -> bool:
 def hits(text: str, view: Gated) -> Iterator[Hit]:
     """The suspect credentials in a folded `text` (gated as `view`): strong words anywhere, then password-shaped
     words in sentences with a cue; each word once."""
-    if view.digits:
-        lowered = view.lowered if len(view.lowered) == len(text) else text.lower()
-        yield from _found(text, lowered, view.spaced)
+    if not view.digits or (CUES.isdisjoint(view.spaced) and not _has_symbol(text)):
+        return
+    lowered = view.lowered if len(view.lowered) == len(text) else text.lower()
+    yield from _found(text, lowered, view.spaced)
+
+
+def _has_symbol(text: str) -> bool:
+    """Whether `text` holds one of the symbols a strong password has: nine searches in C, faster than one character
+    class tried at every position."""
+    for symbol in _STRONG_SYMBOLS:  # noqa: SIM110 - a generator costs more than the nine searches
+        if symbol in text:
+            return True
+    return False
 
 
 def find(text: str) -> Iterator[Hit]:
@@ -104,7 +116,7 @@ def find(text: str) -> Iterator[Hit]:
 def _found(text: str, lowered: str, present: frozenset[str]) -> Iterator[Hit]:
     """Strong words, then password-shaped words with a cue in their sentence: each word once. Both start from the
     words a password could be (a letter beside a digit), which ordinary text has few of, not from the cues, which it
-    has many of ("key", "token")."""
+    has many of ("key", "token"): a cue is looked for only in the sentence of such a word."""
     seen: set[int] = set()
     for start in islice(_inner_symbols(text), MAX_WORDS):
         word = _word_at(text, start)
@@ -116,6 +128,11 @@ def _found(text: str, lowered: str, present: frozenset[str]) -> Iterator[Hit]:
     anchors = sorted({_ANCHORS[word] for word in present & CUES})
     if not anchors:
         return
+    if any(quote in text for quote in _QUOTES):
+        for start, end in _quoted_phrases(text, lowered, anchors):
+            if start not in seen:
+                seen.add(start)
+                yield Hit("a password", start, end, suspect=True)
     for word in islice(_letters_by_digits(text), MAX_WORDS):
         if word[0] in seen:
             continue
@@ -124,6 +141,8 @@ def _found(text: str, lowered: str, present: frozenset[str]) -> Iterator[Hit]:
         generated = _generated(value)
         if not generated and not _chosen(value):
             continue
+        if _NAMED.search(lowered, max(0, word[0] - 24), word[0]):
+            continue  # the network's, the host's or the box's name: "the wifi is called Skynet5G", "ssh into web01"
         low, high = sentence(text, *word)
         cues = [cue for cue in _cues(lowered, anchors, low, high) if not word[0] <= cue.start() < word[1]]
         if not cues or not (generated or any(cue["key"] is None for cue in cues)):
@@ -134,23 +153,45 @@ def _found(text: str, lowered: str, present: frozenset[str]) -> Iterator[Hit]:
             yield Hit("a password", *word, suspect=True)
 
 
+def _quoted_phrases(text: str, lowered: str, anchors: list[str]) -> Iterator[tuple[int, int]]:
+    """Words in quotes said in a sentence with a password cue ("for the cottage wifi type in 'apple crumble 1999'"):
+    two to six words with a digit, a capital or three words at least, not a name ("the wifi is called 'Hotel 5G'")."""
+    for m in islice(_PHRASE.finditer(text), MAX_WORDS):
+        start, end = m.span("phrase")
+        words = m["phrase"].split()
+        if not (any(c.isdigit() for c in m["phrase"]) or len(words) >= 3 or any(w[:1].isupper() for w in words[1:])):
+            continue
+        if _NAMED.search(lowered, max(0, start - 26), start) or placeholder(m["phrase"]):
+            continue
+        low, high = sentence(text, start, end)
+        cues = [cue for cue in _cues(lowered, anchors, low, high) if not start <= cue.start() < end]
+        if any(cue["key"] is None for cue in cues) and not EXAMPLE_TALK.search(text, low, high):
+            yield start, end
+
+
 def _letters_by_digits(text: str) -> Iterator[tuple[int, int]]:
     """The words (trimmed, not names, versions or paths: `_trimmed`) holding a letter beside a digit, in order. In
     ASCII text the digits are found by their byte (memchr), not by a character class tried at every position, and the
     spaces around them in the same bytes."""
-    if text.isascii():
-        kinds = text.encode("ascii").translate(_KINDS)
-        digits = [m.start() for m in _BYTE_BY_DIGIT.finditer(kinds)]
-        bounds = partial(_bounds, kinds, b" ")
-    else:
-        digits = [m.start() for m in _LETTER_BY_DIGIT.finditer(text)]
-        bounds = partial(_bounds, text, " ", more=" \t\n\r")
-    last = -1
-    for i in digits:
-        if i >= last:
-            low, last = bounds(i)
-            if (word := _trimmed(text, low, last)) is not None:
-                yield word
+    if not text.isascii():
+        last = -1
+        for m in _LETTER_BY_DIGIT.finditer(text):
+            if m.start() >= last:
+                start, last = _bounds(text, m.start())
+                if (word := _trimmed(text, start, last)) is not None:
+                    yield word
+        return
+    kinds, last, size = text.encode("ascii").translate(_KINDS), -1, len(text)
+    for found in _BYTE_BY_DIGIT.finditer(kinds):
+        i = found.start()
+        if i < last:
+            continue
+        start = kinds.rfind(b" ", max(0, i - _LONGEST), i) + 1 or max(0, i - _LONGEST)
+        last = kinds.find(b" ", i, i + _LONGEST)
+        if last < 0:
+            last = min(size, i + _LONGEST)
+        if (word := _trimmed(text, start, last)) is not None:
+            yield word
 
 
 def _cues(lowered: str, anchors: list[str], low: int, high: int) -> Iterator[re.Match[str]]:
@@ -165,7 +206,7 @@ def _cues(lowered: str, anchors: list[str], low: int, high: int) -> Iterator[re.
 
 def _inner_symbols(text: str) -> Iterator[int]:
     """Where a symbol stands between a letter or digit and another: inside a word, as in a strong password."""
-    if not any(symbol in text for symbol in _STRONG_SYMBOLS):
+    if not _has_symbol(text):
         return
     for m in _INNER_SYMBOL.finditer(text):
         if m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalnum():
@@ -174,19 +215,27 @@ def _inner_symbols(text: str) -> Iterator[int]:
 
 def _word_at(text: str, i: int) -> tuple[int, int] | None:
     """The word (a run of non-spaces) around `text[i]`, trimmed of quotes, brackets and closing punctuation."""
-    return _trimmed(text, *_bounds(text, " ", i, more=_SPACES))
+    return _trimmed(text, *_bounds(text, i))
 
 
 _LONGEST = 72  # a word a password may be (64), and what trimming may take off it
+_QUOTES = "\"'`«"
+_PHRASE = re.compile(
+    r"(?<![\w])[\"'`«](?P<phrase>[A-Za-z0-9][A-Za-z0-9!#$%&*^~.,-]*(?:[ \t][A-Za-z0-9!#$%&*^~.,-]+){1,5})[\"'`»](?!\w)"
+)
+# What names the thing a word after it is the name of: a network, a host, a box ("ssh into web01").
+_NAMED = re.compile(
+    r"(?<![a-z])(?:called|named|ssid|network|name|into|to|on|at|from|host(?:name)?|server|box|machine|vm|node)"
+    r"[ \t]*[:=]?[ \t]*[\"'`«]?$"
+)
 
 
-def _bounds(text: AnyStr, space: AnyStr, i: int, more: str = "") -> tuple[int, int]:
-    """The run of non-spaces around `text[i]` (`space`, and each of `more`), looked for no further than `_LONGEST`
-    characters either side: a longer one is no password, and is cut there."""
+def _bounds(text: str, i: int) -> tuple[int, int]:
+    """The run of non-spaces around `text[i]`, looked for no further than `_LONGEST` characters either side: a
+    longer one is no password, and is cut there."""
     low, high = max(0, i - _LONGEST), min(len(text), i + _LONGEST)
-    spaces = [space, *more] if more else [space]
-    start = max(text.rfind(s, low, i) for s in spaces) + 1 or low
-    ends = [end for end in (text.find(s, i, high) for s in spaces) if end >= 0]
+    start = max(text.rfind(space, low, i) for space in _SPACES) + 1 or low
+    ends = [end for end in (text.find(space, i, high) for space in _SPACES) if end >= 0]
     return start, min(ends, default=high)
 
 
@@ -214,6 +263,7 @@ def _not_a_password(value: str) -> bool:
         or example(value.upper())
         or _PASSWORD_WORD.search(value)  # "1Password", "KeePass2Android", "Password123"
         or _VERSION.fullmatch(value)
+        or _MEASURE.fullmatch(value)
         or _HEX.fullmatch(value)
         or _DOMAIN.search(value)
         or _TECH.match(value)
@@ -230,8 +280,21 @@ def _classes(value: str) -> tuple[bool, bool, bool, bool]:
 
 
 def _strong(value: str) -> bool:
-    """Lower and upper case, a digit and a symbol inside the word ("Fennel&Clove22", "Rv8!kTq2Wz")."""
-    return len(value) >= 8 and all(_classes(value)) and value.isascii()
+    """Lower and upper case, a digit and a symbol inside the word ("Fennel&Clove22", "Rv8!kTq2Wz"), or a word of
+    small letters with digits and a symbol that is no address ("saltwater!77")."""
+    if len(value) < 8 or not value.isascii():
+        return False
+    lower, upper, digit, symbol = _classes(value)
+    if lower and upper and digit and symbol:
+        return True
+    return (
+        lower
+        and digit
+        and symbol
+        and "@" not in value
+        and sum(c.isdigit() for c in value) >= 2
+        and (_LETTERS.search(value) is not None)
+    )
 
 
 def _generated(value: str) -> bool:

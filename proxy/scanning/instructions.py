@@ -25,9 +25,13 @@ _ORDER = (
     rf"\b(?:(?:the{_S})?{_AI}{_S}(?:must|should|shall|has{_S}to|needs{_S}to|is{_S}required{_S}to|will|may{_S}now|is{_S}to)"
     rf"|you{_S}(?:must|should|shall|have{_S}to|need{_S}to|are{_S}(?:now{_S})?(?:required|allowed|permitted|authori[sz]ed|to)"
     rf"|may{_S}now|will{_S}now|can{_S}now|never|always|(?:do{_S}not|don't){_S}(?:refuse|warn|ask|mention|tell))"
-    rf"|when(?:ever)?{_S}(?:answering|replying|responding|summari[sz]ing|asked|writing|you{_S}(?:answer|reply|respond|see"
-    rf"|read|write))|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)|(?:always|never){_S}(?:include|add|append"
-    rf"|recommend|mention|warn|say|reply|respond|answer|refuse|ask|use|send|tell|start|end|praise)"
+    rf"|when(?:ever)?{_S}(?:answering|replying|responding|summari[sz]ing|asked|writing|drafting|you{_S}(?:answer|reply"
+    rf"|respond|see|read|write|draft|send|book|buy|order|summari[sz]e|create|schedule|pay|transfer))"
+    rf"|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)|(?:always|never){_S}(?:include|add|append"
+    rf"|recommend|mention|warn|say|reply|respond|answer|refuse|ask|use|send|tell|start|end|praise|b?cc|copy|forward"
+    rf"|e-?mail|route|redirect|link|book|charge|share|suggest|push|promote)"
+    # "respond in English only", "reply exclusively with ...": how every answer must be
+    rf"|(?:respond|reply|answer|write)\w*{_S}(?:(?:only|exclusively|solely)\b|in{_S}[a-z]+{_S}only\b)"
     rf"|(?:include|append|add|insert){_S}(?:a{_S}|the{_S})?(?:link|referral|image|text|line){_S}[^\n]{{0,30}}(?:every|each|all)"
     rf"{_S}(?:answers?|repl(?:y|ies)|responses?|messages?)"
     # "when the user asks about X, say ...", "if anyone mentions Y, tell them ...": what to answer a person
@@ -73,7 +77,8 @@ MAX_COMMENTS = 16  # comments looked into per text, and their characters: bound 
 MAX_COMMENT_CHARS = 2000
 _COMMENT_ORDER = re.compile(
     rf"{_ORDER}|\b(?:you|your|from{_S}(?:here|now){_S}on|instead|silently|quietly|recommend|forward|reply|respond"
-    r"|answer|tell|say|send|call|run|ignore|include|append|summari[sz]e|never|always|whenever|do not|don't|treat)\b"
+    r"|answer|tell|say|send|call|run|ignore|include|append|summari[sz]e|never|always|whenever|do not|don't|treat"
+    r"|must|should|shall|needs? to|has to|have to)\b"
 )
 
 SHAPES: tuple[Shape, ...] = (
@@ -83,7 +88,10 @@ SHAPES: tuple[Shape, ...] = (
         # "### SYSTEM OVERRIDE ###", "=== BEGIN SYSTEM MESSAGE ===": a heading fenced on both sides, naming authority
         r"(?<![#=*~<>+-])(?:#{2,}+|={3,}+|\*{3,}+|~{3,}+|-{3,}+|>{3,}+|\+{3,}+)[ \t]*(?:[a-z!]+[ \t]+){0,4}?(?:system"
         r"|override|admin(?:istrator)?|instructions?|directive|important|attention|notice|priority|assistant|ai|model"
-        r"|developer|root|operator)\b[^\n#=*~<>+]{0,40}?(?:#{2,}|={3,}|\*{3,}|~{3,}|<{3,}|\+{3,}|-{3,})",
+        r"|developer|root|operator|rules|polic(?:y|ies)|orders|commands)\b[^\n#=*~<>+]{0,40}?(?:#{2,}|={3,}|\*{3,}|~{3,}|<{3,}|\+{3,}|-{3,})",
+        # any fenced heading, then an order to the model: "#### NEW RULES #### The assistant must ..."
+        rf"(?:#{{2,}}|={{3,}}|\*{{3,}}|~{{3,}}|>{{3,}}|\+{{3,}})[^\n#=*~<>+]{{1,40}}?(?:#{{2,}}|={{3,}}|\*{{3,}}|~{{3,}}|<{{3,}}"
+        rf"|\+{{3,}}|-{{3,}})[ \t]*\n?[^\n]{{0,40}}?{_ORDER}",
         # "---\nSYSTEM PROMPT UPDATE\n---", "NEW SYSTEM PROMPT:": a line of its own announcing a changed prompt
         r"(?:^|\n)[ \t]*(?:new|updated|revised|changed)[ \t]+(?:system|admin(?:istrator)?|developer)[ \t]+"
         r"(?:prompt|message|instructions?|rules|policy)[ \t]*:?[ \t]*(?:\n|$)",
@@ -153,8 +161,8 @@ SHAPES: tuple[Shape, ...] = (
             "hide",
             "conceal",
         ),
-        rf"\b(?:do{_S}not|don't|never|without)[ \t]+(?:mention|reveal|disclos|admit|say)\w*{_S}"
-        rf"(?:this|that{_S}you|these"
+        rf"\b(?:do{_S}not|don't|never|without)[ \t]+(?:mention|reveal|disclos|admit|say|explain)\w*{_S}"
+        rf"(?:this|that{_S}you|these|why|the{_S}reason|who{_S}told|where{_S}(?:this|it){_S}came"
         rf"|it|you{_S}(?:were|did|read|have|got))\b",
         rf"\b(?:never|don't|do{_S}not){_S}(?:tell|let){_S}(?:anyone|anybody|them{_S}know|the{_S}user{_S}(?:know{_S})?"
         rf"(?:that{_S})?you)\b",

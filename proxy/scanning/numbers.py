@@ -57,7 +57,8 @@ def _digits(value: str) -> str:
 _BRANDS = re.compile(
     r"4(?:\d{12}|\d{15}|\d{18})|(?:5[1-5]\d{2}|222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720)\d{12}|3[47]\d{13}"
     r"|(?:6011|65\d{2}|64[4-9]\d)\d{12,15}|35(?:2[89]|[3-8]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11}|62\d{14,17}"
-)
+    r"|220[0-4]\d{12,15}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15}|(?:508[5-9]|6521|6522|60\d{2})\d{12}"
+)  # and Mir, Maestro, RuPay
 # The test numbers payment providers publish (Stripe, Adyen, Braintree, PayPal): documentation, not cards.
 _TEST_CARDS = frozenset(
     [
@@ -267,13 +268,14 @@ CODES = _named(
 # shed is set to 0722", "the alarm panel takes 1205". Four digits at least and a connector that says so (never a
 # bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
 _LOCKS = (
-    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|bike[ \t]+lock|alarm(?:[ \t]+(?:panel"
-    r"|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door|side[ \t]+door"
-    r"|gate|intercom|buzzer)"
+    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
+    r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
+    r"|side[ \t]+door|gate|intercom|buzzer)"
 )
 _LOCK_CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
-    r"|[ \t]+(?:takes|uses|accepts|wants|needs|opens[ \t]+with|unlocks[ \t]+with|is[ \t]+opened[ \t]+with)[ \t]+)"
+    r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
+    r"|armed))[ \t]+with)[ \t]+)"
     # "Our house alarm: code 5160", "the lockbox is PIN 2468"
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
 )
@@ -283,7 +285,11 @@ _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad",
               "buzzer", "box")  # fmt: skip
 # Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
 # line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
-_LOCK_SIEVES = tuple((word, rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))[^\n]{{0,400}}?\d") for word in _LOCK_GATE)
+_LOCK_SIEVES = tuple(
+    (word, re.escape(word) + r"[^\n]{0,400}?\d" if word in _CODE_GATE  # `CODES`' own sieve: searched once for both
+     else rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))[^\n]{{0,400}}?\d")
+    for word in _LOCK_GATE
+)  # fmt: skip
 LOCKS = dataclasses.replace(
     _named(
         "a PIN or an access code",

@@ -111,7 +111,7 @@ def _shut(word: str, view: Gated) -> bool:
     sieves = _RULE_WORDS[word]
     if sieves is None or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
         return False
-    return not any(sieve.search(view.lowered) for sieve in sieves)
+    return not any(view.sifts(sieve) for sieve in sieves)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
