@@ -37,6 +37,7 @@ _ANCHORS = {
     "token": "token", "secret": "secret", "key": "key", "auth": "auth",
 }  # fmt: skip
 CUES = frozenset(_ANCHORS)
+_KEY_ANCHORS = frozenset({"token", "secret", "key", "auth"})  # the anchors of cues after which only `_generated` counts
 # A cue, matched where an anchor starts a word.
 _CUE = re.compile(
     rf"(?:{PASSWORD_WORDS}|pass|pw|pwd|log(?:s|ged|ging)?[ \t]?(?:in|on)(?:to)?|sign(?:s|ed|ing)?[ \t]?in(?:to)?"
@@ -44,13 +45,13 @@ _CUE = re.compile(
     r"|(?<=at the )prompt|ssh|sudo|wi-?fi|wlan|hotspot|(?P<key>tokens?|secrets?|keys?|auth))(?![a-z])"
 )
 # A digit beside a letter, in the text and in its `_KINDS` bytes.
-# (or beside a dash, dot or underscore beside a letter: "sunshine-bay-42")
-_LETTER_BY_DIGIT = re.compile(r"[0-9](?:(?<=[A-Za-z][0-9])|(?<=[A-Za-z][-_.][0-9])|(?=[A-Za-z])|(?=[-_.][A-Za-z]))")
-_BYTE_BY_DIGIT = re.compile(rb"d(?:(?<=ad)|(?<=a.d)|(?=a)|(?=.a))")
-# ASCII letters as "a", digits as "d", white space as " ", every other byte as ".".
+# (or beside a dash or an underscore beside a letter: "sunshine-bay-42")
+_LETTER_BY_DIGIT = re.compile(r"[0-9](?:(?<=[A-Za-z][0-9])|(?<=[A-Za-z][-_][0-9])|(?=[A-Za-z])|(?=[-_][A-Za-z]))")
+_BYTE_BY_DIGIT = re.compile(rb"d(?:(?<=ad)|(?<=ajd)|(?=a)|(?=ja))")
+# ASCII letters as "a", digits as "d", a dash or an underscore as "j", white space as " ", every other byte as ".".
 _KINDS = bytes(
     ord("a") if chr(b).isascii() and chr(b).isalpha() else ord("d") if 0x30 <= b <= 0x39
-    else ord(" ") if chr(b) in " \t\n\r\f\v" else ord(".")
+    else ord("j") if chr(b) in "-_" else ord(" ") if chr(b) in " \t\n\r\f\v" else ord(".")
     for b in range(256)
 )  # fmt: skip
 _STRONG_SYMBOLS = "!#$%&*@^~"  # not "?": questions run together ("8?Share")
@@ -81,13 +82,19 @@ _PUBLIC_KEY_BODY = re.compile(
 
 
 def may_find(view: Gated) -> bool:
-    """Whether `hits` may find anything in a gated text: it needs a cue or a symbol inside a word, and a letter next
-    to a digit (every word it finds has one: told from the text's bytes, in C)."""
-    if not view.digits or (CUES.isdisjoint(view.spaced) and next(_inner_symbols(view.text), None) is None):
-        return False  # `_inner_symbols` asks `_has_symbol` first
+    """Whether `hits` may find anything in a gated text: it needs a digit, and a symbol inside a word (a strong word),
+    or a cue and either a letter next to a digit (told from the text's bytes, in C) or a quote."""
+    if not view.digits:
+        return False
+    if next(_inner_symbols(view.text), None) is not None:
+        return True
+    if CUES.isdisjoint(view.spaced):
+        return False
     if view.text.isascii():
-        return _BYTE_BY_DIGIT.search(view.text.encode("ascii").translate(_KINDS)) is not None
-    return _LETTER_BY_DIGIT.search(view.text) is not None
+        adjacent = _BYTE_BY_DIGIT.search(view.text.encode("ascii").translate(_KINDS)) is not None
+    else:
+        adjacent = _LETTER_BY_DIGIT.search(view.text) is not None
+    return adjacent or any(quote in view.text for quote in _QUOTES)
 
 
 def hits(text: str, view: Gated) -> Iterator[Hit]:
@@ -128,7 +135,7 @@ def _found(text: str, lowered: str, present: frozenset[str]) -> Iterator[Hit]:
     anchors = sorted({_ANCHORS[word] for word in present & CUES})
     if not anchors:
         return
-    if any(quote in text for quote in _QUOTES):
+    if not _KEY_ANCHORS.issuperset(anchors) and any(quote in text for quote in _QUOTES):
         for start, end in _quoted_phrases(text, lowered, anchors):
             if start not in seen:
                 seen.add(start)
@@ -220,8 +227,9 @@ def _word_at(text: str, i: int) -> tuple[int, int] | None:
 
 _LONGEST = 72  # a word a password may be (64), and what trimming may take off it
 _QUOTES = "\"'`«"
-_PHRASE = re.compile(
-    r"(?<![\w])[\"'`«](?P<phrase>[A-Za-z0-9][A-Za-z0-9!#$%&*^~.,-]*(?:[ \t][A-Za-z0-9!#$%&*^~.,-]+){1,5})[\"'`»](?!\w)"
+_PHRASE = re.compile(  # led by the quote (a character class the engine looks for in C), not by a lookbehind
+    r"[\"'`«](?<![\w][\"'`«])(?P<phrase>[A-Za-z0-9][A-Za-z0-9!#$%&*^~.,-]*(?:[ \t][A-Za-z0-9!#$%&*^~.,-]+){1,5})"
+    r"[\"'`»](?!\w)"
 )
 # What names the thing a word after it is the name of: a network, a host, a box ("ssh into web01").
 _NAMED = re.compile(

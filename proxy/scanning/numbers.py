@@ -235,25 +235,22 @@ _CODE_NAMES = (
     r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
     r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
     r"[^\n.]{0,30}?"
-    # in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta"
-    r"|(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
+)
+_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+# The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
+# that English text does not pay for these names in the pattern `CODES` runs.
+_CODE_NAMES_ABROAD = (
+    r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
     r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
     r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme)"
 )
-_CODE_GATE = (
-    "pin",
-    "puk",
-    "cvv",
-    "cvc",
-    "csc",
-    "code",
-    "kod",
-    "digo",
-    "keypad",
-    "combination",
-    "combo",
-    "safe",
-    "lock",
+# Every name holds one: the place names a code follows ("türcode") or precedes ("código de la puerta"), each sieved
+# where it starts a word ("tor", not "editor"; "porta", not "important"), and then for a code word or a digit.
+_ABROAD_GATE = ("tür", "tur", "haustür", "haustur", "tor", "garagen", "alarm", "tresor", "porte", "portail", "puerta",
+                "portal", "porta", "portão", "portao", "deur", "poort")  # fmt: skip
+_ABROAD_SIEVES = tuple(
+    (word, rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))(?:[ \t-]?(?:code|pin|kod|c[óo]digo)|[^\n]{{0,400}}?\d)")
+    for word in _ABROAD_GATE
 )
 
 CODES = _named(
@@ -262,6 +259,16 @@ CODES = _named(
     r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _not_a_count,
+)
+CODES_ABROAD = dataclasses.replace(
+    _named(
+        "a PIN or an access code",
+        _CODE_NAMES_ABROAD,
+        r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+        _ABROAD_GATE,
+        _not_a_count,
+    ),
+    sieves=_ABROAD_SIEVES,
 )
 
 # The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
@@ -529,6 +536,7 @@ NUMBERS: tuple[Rule, ...] = (
     Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
     Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
     CODES,
+    CODES_ABROAD,
     TYPED_CODE,
     LOCKS,
     RECOVERY,

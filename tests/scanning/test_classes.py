@@ -78,6 +78,7 @@ def test_a_password_shown_as_an_example_is_not_held() -> None:
         st.sampled_from(
             ["password", "pass", "login", "log in", "sudo", "ssh", "key", "token", "is", "the", ":", "/", "#", "!", "@"]
             + ["hunter22", "Tw3ed!Jacket8", "Hq4tNw8ZpL", "v2.1", "2024", "a1", "x", "é", "🙂", ".", "\n", "e.g."]
+            + ["driftwood!42", "'marmalade cat 2011'", "wifi", "sunshine-bay-42", "called"]
         ),
         max_size=14,
     ).map(" ".join)
