@@ -182,7 +182,6 @@ _END = r"(?![\w.,/-]\w|[\w])"  # the value ends there: not "1.26.4", "3108a" or 
 # Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
 _SIEVES = {
     "id": r"id(?:entity|entification)?[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)",
-    "ni": r"ni[ \t]{1,8}(?:number|no)(?![a-z])",
     "nhs": r"nhs[ \t]{1,8}(?:number|no(?![a-z])|#)",
     "pps": r"pps(?:n|[ \t]{1,8}(?:number|no))(?![a-z])",
     "itin": r"itin[^a-z]",
@@ -244,14 +243,9 @@ _CODE_NAMES_ABROAD = (
     r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
     r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme)"
 )
-# Every name holds one: the place names a code follows ("türcode") or precedes ("código de la puerta"), each sieved
-# where it starts a word ("tor", not "editor"; "porta", not "important"), and then for a code word or a digit.
-_ABROAD_GATE = ("tür", "tur", "haustür", "haustur", "tor", "garagen", "alarm", "tresor", "porte", "portail", "puerta",
-                "portal", "porta", "portão", "portao", "deur", "poort")  # fmt: skip
-_ABROAD_SIEVES = tuple(
-    (word, rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))(?:[ \t-]?(?:code|pin|kod|c[óo]digo)|[^\n]{{0,400}}?\d)")
-    for word in _ABROAD_GATE
-)
+# Every name holds a word for "code" ("türcode", "código de la puerta"): the words `CODES` is gated by too, with the
+# same sieves (a digit after it on its line), searched once for both.
+_ABROAD_GATE = ("code", "pin", "kod", "digo")
 
 CODES = _named(
     "a PIN or an access code",
@@ -260,15 +254,12 @@ CODES = _named(
     _CODE_GATE,
     _not_a_count,
 )
-CODES_ABROAD = dataclasses.replace(
-    _named(
-        "a PIN or an access code",
-        _CODE_NAMES_ABROAD,
-        r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
-        _ABROAD_GATE,
-        _not_a_count,
-    ),
-    sieves=_ABROAD_SIEVES,
+CODES_ABROAD = _named(
+    "a PIN or an access code",
+    _CODE_NAMES_ABROAD,
+    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    _ABROAD_GATE,
+    _not_a_count,
 )
 
 # The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
@@ -417,8 +408,8 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", ("ahv", "avs", "sozialversicherungsnummer"), "ch.ssn"),
     ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal|contribuinte",
      r"\d{9}", ("nif", "identifica", "contribuinte"), "pt.nif"),
-    ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino|ni[ \t]+(?:number|no\.?)",
-     r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino", "ni"), _nino),
+    ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
+     r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
     ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
      r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport"), _with_digits(5)),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
