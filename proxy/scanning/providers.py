@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from .rules import Gated
@@ -147,10 +147,13 @@ def providers() -> tuple[Provider, ...]:
     return tuple(found)
 
 
-@cache
-def _unneedled() -> tuple[Provider, ...]:
-    """The plugins a text holding no needle at all may still open."""
-    return tuple(provider for provider in providers() if not provider.needles)
+@lru_cache(maxsize=1024)
+def _needled_by(present: frozenset[str]) -> tuple[Provider, ...]:
+    """The plugins a text holding the literals `present` may open: those without needles, and those with one of
+    theirs there (looked up once per set of literals, as few texts hold more than a handful)."""
+    return tuple(
+        provider for provider in providers() if not provider.needles or not provider.needles.isdisjoint(present)
+    )
 
 
 def _secret_span(m: re.Match[str]) -> tuple[int, int]:
@@ -165,8 +168,8 @@ def matches(text: str, view: Gated | None = None) -> Iterator[tuple[str, int, in
     """(label, start, end) of every credential the plugins find in `text`, delimiters the regexes take in
     (Artifactory's surrounding spaces) left out; `view`, when given, is `text` gated for the plugins' needles."""
     lowered = text.lower() if view is None else view.lowered
-    for provider in providers() if view is None or view.present else _unneedled():
-        if view is not None and not provider.opens(view):
+    for provider in providers() if view is None else _needled_by(view.present):
+        if view is not None and provider.min_run and not view.has_run(provider.min_run):
             continue
         if not all(gate.search(lowered) for gate in provider.gates):
             continue
