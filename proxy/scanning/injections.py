@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
+from .rules import Literals
 from .scripts import SCRIPTS
 
 
@@ -36,18 +37,26 @@ class Family:
     gates: tuple[tuple[str, ...], ...]
     pattern: re.Pattern[str]
     per_line: bool = False  # the pattern is matched at the start of each line
+    _gates: tuple[frozenset[str], ...] = field(init=False, repr=False, compare=False)
 
-    def search(self, view: str) -> bool:
-        if not all(any(word in view for word in gate) for gate in self.gates):
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_gates", tuple(map(frozenset, self.gates)))
+
+    def search(self, view: str, present: frozenset[str] | None = None) -> bool:
+        """Whether the patterns match `view`; `present`, when given, is the gate words `view` holds (`GATES`)."""
+        if present is None:
+            if not all(any(word in view for word in gate) for gate in self.gates):
+                return False
+        elif any(gate.isdisjoint(present) for gate in self._gates):
             return False
         if self.per_line:
             return any(self.pattern.match(line) for line in view.split("\n"))
         return bool(self.pattern.search(view))
 
-    def used(self, view: str) -> bool:
+    def used(self, view: str, present: frozenset[str] | None = None) -> bool:
         """`search`, less the matches a text only mentions (`mentioned`): a blog post quoting "ignore previous
         instructions" talks about an injection, it does not make one."""
-        if not self.search(view):
+        if not self.search(view, present):
             return False
         if self.per_line or not _META.search(view):
             return True
@@ -172,7 +181,7 @@ _SQUEEZED = re.compile(
 
 # A text that talks about injections: what it quotes, or the template markers it names, it does not use.
 _META = re.compile(
-    r"\b(?:jailbreak|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
+    r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
     r"|tokenizer|templates?|syntax|known\s+as|called)\b"
 )
@@ -184,18 +193,32 @@ MAX_QUOTES = 64
 
 
 def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
-    """Whether `view[start:end]` is only mentioned: inside one of the `quoted` spans, or a chat-template marker
-    named as one (not followed by a role). The caller has seen that the text talks about such things (`_META`)."""
-    if _MARKER.fullmatch(view, start, end):
+    """Whether `view[start:end]` is only mentioned: inside one of the `quoted` spans, a chat-template marker named as
+    one (not followed by a role), or what an attack is said to try to make a model do (`_DESCRIBED`). The caller has
+    seen that the text talks about such things (`_META`)."""
+    if _MARKER.fullmatch(view, start, end) or _DESCRIBED.search(view, max(0, start - 60), start):
         return True
     return any(a <= start and end <= b for a, b in quoted)
+
+
+# What an attack is described as trying to make a model do: "jailbreaks try to get the model to ignore its rules".
+_DESCRIBED = re.compile(
+    r"\b(?:tr(?:y|ies|ied|ying)|attempt\w*|designed|meant|intended|aim\w*|used|tricks?|tricked|tricking|gets?|getting"
+    r"|got|makes?|making|made|convinc\w*|persuad\w*|causes?|caused|forc\w*|leads?|led|coax\w*)\b[^.;:\n]{0,40}?"
+    r"\b(?:to|into)\s+$"
+)
+
+
+# Every family's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per family.
+GATES = Literals(word for family in FAMILIES for gate in family.gates for word in gate)
 
 
 def _in_latin(folded: str) -> str | None:
     text = latin(folded)
     for view in (text, *unleet(text)):
+        present = GATES.present(view)
         for family in FAMILIES:
-            if family.used(view):
+            if family.used(view, present):
                 return family.label
         spelled = squeezed(view)
         if spelled is not None and _SQUEEZED.search(spelled):

@@ -52,13 +52,16 @@ _HASH_WORDS = re.compile(
 )
 
 
+_KEY_ID = re.compile(r"(?<![a-z])key[ _-]?id\b[^\n]{0,30}$", re.I)  # a key's id names the key, not a hash of it
+
+
 def _is_hex_key(m: re.Match[str]) -> bool:
     """32+ hex digits are a key after "key", "token", "secret"... on the same line, and a hash after "commit",
     "sha256", "md5", "fingerprint" or "id"; random enough by detect-secrets' hex entropy bar."""
     value = m["secret"]
     line_start = max(m.string.rfind("\n", 0, m.start()) + 1, m.start() - 60)
     before = m.string[line_start : m.start()]
-    if not _KEY_WORDS.search(before) or _HASH_WORDS.search(before):
+    if not _KEY_WORDS.search(before) or (_HASH_WORDS.search(before) and not _KEY_ID.search(before)):
         return False
     has_letter = any(c.isalpha() for c in value)
     return has_letter and any(c.isdigit() for c in value) and providers.hex_entropy(value) > providers.HEX_LIMIT

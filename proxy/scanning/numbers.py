@@ -15,6 +15,7 @@ python-stdnum is imported on the first check, not when the proxy starts (it pull
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from functools import cache
@@ -22,6 +23,7 @@ from importlib import import_module
 from typing import Any
 
 from .rules import Rule
+from .shapes import talked_about
 
 Check = Callable[[re.Match[str]], bool]
 
@@ -55,7 +57,8 @@ def _digits(value: str) -> str:
 _BRANDS = re.compile(
     r"4(?:\d{12}|\d{15}|\d{18})|(?:5[1-5]\d{2}|222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720)\d{12}|3[47]\d{13}"
     r"|(?:6011|65\d{2}|64[4-9]\d)\d{12,15}|35(?:2[89]|[3-8]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11}|62\d{14,17}"
-)
+    r"|220[0-4]\d{12,15}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15}|(?:508[5-9]|6521|6522|60\d{2})\d{12}"
+)  # and Mir, Maestro, RuPay
 # The test numbers payment providers publish (Stripe, Adyen, Braintree, PayPal): documentation, not cards.
 _TEST_CARDS = frozenset(
     [
@@ -151,7 +154,7 @@ def _named_card(m: re.Match[str]) -> bool:
 
 
 def _unnamed_card(m: re.Match[str]) -> bool:
-    return _a_card(m) and not _named_card(m)
+    return _a_card(m) and not _named_card(m) and not talked_about(m.string, m.start(), m.end())
 
 
 # 13 to 19 digits, in groups split by one space or dash at most, with no digit (or digit group) right around them.
@@ -163,8 +166,9 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # Between the words that name a number and the number: whose it is ("for the office", "on the back of the Visa",
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
-    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|des|du|de|do|da|del|della|vom|von|für|fur)"
-    r"(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
+    r"|vom|von|für|fur|van|voor|för|til|av)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|lautet)"
@@ -176,7 +180,16 @@ _END = r"(?![\w.,/-]\w|[\w])"  # the value ends there: not "1.26.4", "3108a" or 
 
 
 # Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
-_SIEVES = {"id": r"id(?:entity)?[ \t]{1,8}(?:number|no)"}
+_SIEVES = {
+    "id": r"id(?:entity|entification)?[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)",
+    "nhs": r"nhs[ \t]{1,8}(?:number|no(?![a-z])|#)",
+    "pps": r"pps(?:n|[ \t]{1,8}(?:number|no))(?![a-z])",
+    "itin": r"itin[^a-z]",
+    "nif": r"nif[^a-z]",
+    "avs": r"avs[^a-z]",
+    "file": r"file[ \t]{1,8}number",
+    "public": r"public[ \t]{1,8}service",
+}
 
 
 def _named(
@@ -207,7 +220,8 @@ def _not_a_count(m: re.Match[str]) -> bool:
 
 _A_COUNT = re.compile(
     r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts|seconds?|minutes?|hours?"
-    r"|days?|%|px|ms|mb|gb|kb)\b"
+    r"|days?|weeks?|months?|years?|%|px|ms|mb|gb|kb|sq|square|ft|feet|metres?|meters?|m|cm|mm|km|kg|lbs?|miles?"
+    r"|eur|usd|gbp|dollars?|euros?|pounds?|am|pm)\b"
 )
 
 
@@ -222,13 +236,83 @@ _CODE_NAMES = (
     r"[^\n.]{0,30}?"
 )
 _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+# The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
+# that English text does not pay for these names in the pattern `CODES` runs.
+_CODE_NAMES_ABROAD = (
+    r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
+    r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
+    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme)"
+)
+# Every name holds a word for "code" ("türcode", "código de la puerta"): the words `CODES` is gated by too, with the
+# same sieves (a digit after it on its line), searched once for both.
+_ABROAD_GATE = ("code", "pin", "kod", "digo")
 
 CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
-    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:[ -]\d{1,3}){2,4}",
+    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _not_a_count,
+)
+CODES_ABROAD = _named(
+    "a PIN or an access code",
+    _CODE_NAMES_ABROAD,
+    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    _ABROAD_GATE,
+    _not_a_count,
+)
+
+# The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
+# shed is set to 0722", "the alarm panel takes 1205". Four digits at least and a connector that says so (never a
+# bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
+_LOCKS = (
+    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
+    r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
+    r"|side[ \t]+door|gate|intercom|buzzer)"
+)
+_LOCK_CONNECTOR = (
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
+    r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
+    r"|armed))[ \t]+with)[ \t]+)"
+    # "Our house alarm: code 5160", "the lockbox is PIN 2468"
+    r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
+)
+# Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
+_CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
+_LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
+              "buzzer", "box")  # fmt: skip
+# Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
+# line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
+_LOCK_SIEVES = tuple(
+    (word, re.escape(word) + r"[^\n]{0,400}?\d" if word in _CODE_GATE  # `CODES`' own sieve: searched once for both
+     else rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))[^\n]{{0,400}}?\d")
+    for word in _LOCK_GATE
+)  # fmt: skip
+LOCKS = dataclasses.replace(
+    _named(
+        "a PIN or an access code",
+        _LOCKS,
+        _CODE_VALUE,
+        _LOCK_GATE,
+        _not_a_count,
+        suspect=True,
+        connector=_LOCK_CONNECTOR,
+    ),
+    sieves=_LOCK_SIEVES,
+    min_digits=3,
+)
+# The code before the thing it opens: "punch 7-3-9-1 on the keypad", "enter 5520# at the gate".
+_TYPED_CODE_GATE = ("punch", "enter", "dial", "type", "tap", "press")
+TYPED_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:punch|enter|dial|type|tap|press)(?:[ \t]+in)?[ \t]+)(?P<secret>" + _CODE_VALUE + ")"
+        r"(?=[ \t]+(?:on|into|at|in|to)[ \t]+(?:the[ \t]+)?(?:[a-z]+[ \t]+)?" + _LOCKS + r"s?\b)",
+        re.I,
+    ),
+    gate=_TYPED_CODE_GATE,
+    sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[#*]?\d") for word in _TYPED_CODE_GATE),
+    min_digits=3,
 )
 
 
@@ -244,7 +328,7 @@ def _ssn_suspect(m: re.Match[str]) -> bool:
 
 
 _EXAMPLE_SSNS = frozenset({"123456789", "078051120", "219099999", "457555462", "987654320"})
-_SSN_NAMES = r"ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?|#|nr\.?))?"
+_SSN_NAMES = r"ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?|#|nr\.?))?|social"  # "Mia's social is ..."
 _SSN_VALUE = r"\d{3}[- ]?\d{2}[- ]?\d{4}"
 
 
@@ -315,6 +399,15 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("a RUT", r"rut", r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dk]", ("rut",), "cl.rut"),
     ("a CURP", r"curp", r"[a-z]{4}\d{6}[hm][a-z]{5}[0-9a-z]\d", ("curp",), "mx.curp"),
     ("a CPF", r"cpf", r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ("cpf",), "br.cpf"),
+    ("an ITIN", r"itin", r"9\d{2}[- ]?\d{2}[- ]?\d{4}", ("itin",), "us.itin"),
+    ("an NHS number", r"nhs[ \t]+(?:number|no\.?|#)", r"\d{3}[ -]?\d{3}[ -]?\d{4}", ("nhs",), "gb.nhs"),
+    ("a tax file number", r"tfn|tax[ \t]+file[ \t]+number", r"\d{3}[ ]?\d{3}[ ]?\d{2,3}", ("tfn", "file"), "au.tfn"),
+    ("a PPS number", r"ppsn|pps[ \t]+(?:number|no\.?)|personal[ \t]+public[ \t]+service[ \t]+number",
+     r"\d{7}[ ]?[a-w][a-iw]?", ("pps", "public"), "ie.pps"),
+    ("a social security number", r"ahv(?:[ \t-]?(?:nummer|nr\.?|number))?|avs|sozialversicherungsnummer",
+     r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", ("ahv", "avs", "sozialversicherungsnummer"), "ch.ssn"),
+    ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal|contribuinte",
+     r"\d{9}", ("nif", "identifica", "contribuinte"), "pt.nif"),
     ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
      r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
     ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
@@ -337,6 +430,42 @@ def _id_rules() -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+# Any id number named as a person's: "my national ID number is ...", "personal number", "tax id", "identity card
+# no.". Certain when one of these countries' checks passes, else suspect (a named id number is a person's either way).
+_PERSONAL_IDS = (
+    "us.ssn", "us.itin", "ca.sin", "gb.nhs", "ie.pps", "au.tfn", "nl.bsn", "de.idnr", "es.dni", "es.nie",
+    "it.codicefiscale", "fr.nir", "be.nn", "ch.ssn", "at.vnr", "dk.cpr", "no.fodselsnummer", "se.personnummer",
+    "fi.hetu", "pl.pesel", "pt.cc", "pt.nif", "br.cpf", "cl.rut", "mx.curp", "in_.aadhaar", "in_.pan", "cn.ric",
+    "za.idnr", "kr.rrn", "il.idnr", "ee.ik", "lt.asmens", "ro.cnp", "bg.egn", "hr.oib", "si.emso", "cz.rc", "gr.amka",
+    "is_.kennitala", "tr.tckimlik", "my.nric", "id.nik", "nz.ird", "ar.dni",
+)  # fmt: skip
+_ID_NAMES = (
+    r"(?:national|personal|citizen(?:'?s)?|civil|tax(?:payer)?|fiscal|social|pension|health|medicare|voter|resident)"
+    r"[ \t]+(?:(?:id|identity|identification|insurance|security|registration|service|card|tax|code|identifier)[ \t]+)?"
+    r"(?:id(?:entification|entifier)?|number|no\.?|nr\.?|#|code)|(?:identity|identification|id)[ \t]+(?:card[ \t]+)?"
+    r"(?:number|no\.?|nr\.?)"
+)
+_ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|[a-z0-9]{6,20}"
+_ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
+            "voter", "resident", "identity", "identification", "id")  # fmt: skip
+# Each name word, then at most one word more, then what names a number ("national insurance number", "tax id"), and
+# a digit after it: words this common ("health", "personal") must not open the rule in every text that has them.
+_ID_SIEVES = tuple(
+    (word, re.escape(word) + r"[a-z']{0,6}[ \t]{1,8}(?:[a-z]{2,14}[ \t]{1,8}){0,2}(?:id|number|no|nr|#|code)(?![a-z])"
+     r"[^\n]{0,400}?\d")
+    for word in _ID_GATE
+    if word != "id"
+) + (("id", r"id[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)(?![a-z])[^\n]{0,400}?\d"),)  # fmt: skip
+
+
+def _an_id(m: re.Match[str], *, valid: bool) -> bool:
+    value = m["secret"].upper()
+    if len(_digits(value)) < 6:
+        return False
+    compact = "".join(c for c in value if c.isalnum())
+    return any(_valid(module, compact) or _valid(module, value) for module in _PERSONAL_IDS) is valid
+
+
 def _iban(m: re.Match[str]) -> bool:
     """A valid IBAN with eight digits at least (its check digits and a numeric bank code: the IBANs in use), so
     that a text with fewer digits cannot hold one (`min_digits`)."""
@@ -351,13 +480,30 @@ RECOVERY = _named(
     "a recovery code",
     r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)",
-    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;]?[ \t]+)[a-z0-9]{4,12}){0,23}",
+    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{4,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
      "otp", "emergency"),
     lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _not_a_count(m),
-    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+)",
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
+# A TOTP seed, named: base32 (letters and the digits 2 to 7), 16 characters at least, perhaps in groups of four.
+TOTP_SEED = _named(
+    "a one-time password seed",
+    r"(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+(?:seed|secret|setup[ \t]+key|key)",
+    r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
+    ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2,
+    any_value=True,
+)
+# A BitLocker recovery key: eight groups of six digits, a shape nothing else has.
+BITLOCKER = Rule(
+    "a recovery key",
+    re.compile(r"(?P<keep>)(?P<secret>\d{6}(?:-\d{6}){7})(?![\d-])"),
+    lambda m: _starts_apart(m),
+    min_digits=48,
+    shape=rb"dddddd(?:sdddddd){7}",
+)
 SEED_PHRASE = Rule(
     "a recovery phrase",
     bounded(
@@ -381,7 +527,12 @@ NUMBERS: tuple[Rule, ...] = (
     Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
     Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
     CODES,
+    CODES_ABROAD,
+    TYPED_CODE,
+    LOCKS,
     RECOVERY,
+    TOTP_SEED,
+    BITLOCKER,
     SEED_PHRASE,
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn),
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn_suspect, suspect=True),
@@ -394,10 +545,36 @@ NUMBERS: tuple[Rule, ...] = (
         shape=rb"ddd[s]dd[s]dddd",
     ),
     *_id_rules(),
+    *(
+        dataclasses.replace(rule, sieves=_ID_SIEVES)
+        for rule in (
+            _named("an id number", _ID_NAMES, _ID_VALUE, _ID_GATE, lambda m: _an_id(m, valid=True), any_value=True),
+            _named(
+                "an id number",
+                _ID_NAMES,
+                _ID_VALUE,
+                _ID_GATE,
+                lambda m: _an_id(m, valid=False),
+                any_value=True,
+                suspect=True,
+            ),
+        )
+    ),
+    Rule(  # "AB 12 34 56 C" without a name: the format is HMRC's alone, but only suspect
+        "a National Insurance number",
+        re.compile(
+            r"(?P<keep>)(?P<secret>[A-Z]{2}(?P<gap> ?)\d{2}(?P=gap)\d{2}(?P=gap)\d{2}(?P=gap)[A-D])(?![A-Za-z0-9])"
+        ),
+        lambda m: _starts_apart(m) and _nino(m),
+        min_digits=6,
+        suspect=True,
+        shape=rb"UUs?dds?dds?dds?U",
+    ),
     Rule(
         "an IBAN",
         re.compile(r"(?P<keep>)(?P<secret>[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)(?![A-Za-z0-9])"),
-        lambda m: _starts_apart(m) and _iban(m),  # in capitals, as IBANs are written
+        # in capitals, as IBANs are written; not one shown as an example ("the sandbox IBAN GB82 WEST ...")
+        lambda m: _starts_apart(m) and _iban(m) and not talked_about(m.string, m.start(), m.end()),
         min_digits=8,
         suspect=True,
         shape=rb"UUdd(?:s?[Ud]{4}){2}",

@@ -47,6 +47,18 @@ def _is_quoted_phrase(m: re.Match[str]) -> bool:
     )
 
 
+_NOT_A_PHRASE = re.compile(
+    r"(?:not|too|the|a|an|in|on|at|your|my|our|their|no|none|empty|blank|required|optional|hidden|invalid|incorrect"
+    r"|wrong|missing|expired|same|set|unset|changed|stored|saved|reset|disabled|enabled|correct)\b",
+    re.I,
+)
+
+
+def _is_two_words(m: re.Match[str]) -> bool:
+    """Two words in quotes said to be the password, not a state or a message ("not set", "too short")."""
+    return not _NOT_A_PHRASE.match(m["secret"]) and not placeholder(m["secret"].replace(" ", "_"))
+
+
 def _is_password_shaped(m: re.Match[str]) -> bool:
     """After "password" without a verb: letters and digits together ("tacobell2019"), a chosen password's shape."""
     value = m["secret"].rstrip(".,;:!?)")
@@ -74,6 +86,38 @@ def _is_strong_typed(m: re.Match[str]) -> bool:
     return strong_password(value) and not value.startswith("-") and not any(c in value for c in "/@:")
 
 
+# What a thing is encrypted or unlocked with that is no password: a cipher, a tool, a body part.
+_NOT_A_PASSWORD = re.compile(
+    r"(?:aes|rsa|sha|chacha|xchacha|gpg|pgp|luks|tls|ssl|argon|bcrypt|scrypt|pbkdf|md5|ed25519|x25519|curve|des"
+    r"|blowfish|twofish|serpent|camellia|ecdsa|dsa|p-?256|secp|hmac|blake|face|touch|finger|windows|bitlocker"
+    r"|filevault|veracrypt|7-?zip|winrar|macos|ios|android|yubikey|fido|webauthn|passkey|kms|vault)",
+    re.I,
+)
+
+
+def _is_chosen_unlock(m: re.Match[str]) -> bool:
+    """What something is locked or unlocked with, a chosen password's shape and neither a cipher nor a tool."""
+    value = m["secret"].rstrip(".,;:!?)")
+    return (
+        value[:1].isalnum()
+        and chosen_password(value)
+        and not _NOT_A_PASSWORD.match(value)
+        and not any(c in value for c in "/@\\")
+    )
+
+
+def _is_strong_pair(m: re.Match[str]) -> bool:
+    """The password of a "user / password" pair: a strong one, or a word run together with digits ("azulejo2023"),
+    not a path, a unit, a date or a cipher."""
+    value = m["secret"].rstrip(".,;:)")
+    if any(c in value for c in "/@:") or _NOT_A_PASSWORD.match(value):
+        return False
+    return strong_password(value) or (_WORD_AND_DIGITS.search(value) is not None and chosen_password(value))
+
+
+_WORD_AND_DIGITS = re.compile(r"[a-z]{4,}.*\d.*\d|\d.*\d.*[a-z]{4,}")
+
+
 def _is_cli_password(m: re.Match[str]) -> bool:
     return not placeholder(m["secret"]) and not m["secret"].startswith(("$", "%"))
 
@@ -93,6 +137,9 @@ def _is_generated_value(m: re.Match[str]) -> bool:
 _WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
+_NETWORK_GATE = (*_WIFI_GATE, "ssid", "router", "hotspot")
+_PAIR_GATE = ("admin", "user", "account", "root", "owner", "login", "vpn", *_WIFI_GATE, "ssid", "hotspot", "router")
+_LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", "opened", "decrypt")
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
@@ -111,10 +158,13 @@ _CONNECTOR = (
 # What may stand between "password" and "is": a phrase saying whose password it is ("for the staging DB", "on the
 # NAS"), never a noun the password word qualifies ("password manager is 1Password": the manager is 1Password).
 _FILLER = (
-    r"(?:[ \t]+(?:for|of|on|to|at|in|from|für|fur|vom|von|zum|pour|de|du|des|para|del|per|di|della|dello|на|для|от)"
-    r"(?:[ \t]+[^\s:=]{1,24}){1,4}?)?"
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|pour|de|du|des|para|del|per|di"
+    r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?)?"  # whole words
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
+# A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
+_OPEN = "[\"'`«‹]"
+_QUOTED = "(?P<secret>[^\"'`«»‹›\n]{6,60})(?=[\"'`»›])"
 _VALUE = r"(?P<secret>[^\s\"'`,;)\]}>]"
 _PASSWORD_GATE = (
     "pass", "mdp", "contrase", "senha", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
@@ -159,10 +209,10 @@ NAMED: tuple[Rule, ...] = (
     ),
     Rule(
         "a password",
-        re.compile(rf"(?P<keep>(?:{PASSWORD_WORDS})" + _ASSIGNMENT, re.I),
+        re.compile(rf"(?P<keep>(?:{PASSWORD_WORDS}|(?<![A-Za-z])(?:pass|pwd?))" + _ASSIGNMENT, re.I),
         _is_literal,
-        gate=_PASSWORD_GATE,
-        sieves=(("pass", _PASS_WORD + _ASSIGNED),),
+        gate=(*_PASSWORD_GATE, "pw"),
+        sieves=(("pass", _PASS_WORD + _ASSIGNED), ("pw", "pwd?" + _ASSIGNED)),
     ),
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
@@ -210,13 +260,88 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'the wifi passphrase is "Blue Harbor Lights 1987"', "the GPG passphrase is 'tangerine dreams 42'"
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}[\"“'‘])"
-            r"(?P<secret>[^\"”'’\n]{6,60})(?=[\"”'’])",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}{_OPEN})"
+            rf"{_QUOTED}",
             re.I,
         ),
         _is_quoted_phrase,
         gate=(*_PASSWORD_GATE, "key"),
         sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"), ("key", r"key[ \t:=是为為は]")),
+    ),
+    Rule(  # 'the verbal password is "blue heron"': two plain words, only suspect ("password is "not set"")
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}{_OPEN})(?P<secret>[A-Za-z]{{3,20}}"
+            r"[ \t][A-Za-z]{3,20})(?=[\"'`»›])",
+            re.I,
+        ),
+        _is_two_words,
+        gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + r"[ \t:=是为為は]"),),
+        suspect=True,
+    ),
+    Rule(  # 'with the passphrase "four blue kites over Oslo"', "using the password `march hare tea party`"
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:with|using|via)[ \t]+(?:(?:the|my|his|her|our|their|its|a)[ \t]+)?"
+            rf"(?:[A-Za-z-]{{1,20}}[ \t]+)?(?:{PASSWORD_WORDS}|pw)[ \t]*[:=]?[ \t]*{_OPEN}){_QUOTED}",
+            re.I,
+        ),
+        _is_quoted_phrase,
+        gate=_PASSWORD_GATE + ("pw",),
+        sieves=(("pass", _PASS_WORD + r"[ \t:=]{0,16}[\"'`«‹]"), ("pw", r"pw[ \t:=]{0,16}[\"'`«‹]")),
+    ),
+    *(
+        Rule(  # "the zip opens with oakbarrel1999", 'the drive is protected with the word "Marzipan42"'
+            "a password",
+            re.compile(
+                r"(?P<keep>(?<![A-Za-z])(?:locked|protected|secured|encrypted|unlocks?|unlocked|opens|opened|decrypts?"
+                r"|decrypted)(?:[ \t]+[^\s]{1,24}){0,5}?[ \t]+with[ \t]+(?:(?:the|a|my|its|this)[ \t]+)?"
+                r"(?:(?:word|phrase|password|passphrase|passcode|pass|key|pin|code)[ \t]+)?[:=]?[ \t]*"
+                + opening
+                + ")"
+                + value,
+                re.I,
+            ),
+            check,
+            gate=_LOCK_GATE,
+            sieves=tuple((word, word + r"[^\n]{0,150}?[ \t]with[ \t]") for word in _LOCK_GATE),
+        )
+        for opening, value, check in (
+            (_OPEN, _QUOTED, _is_quoted_phrase),
+            (f"{_OPEN}?", _VALUE + "{4,64})", _is_chosen_unlock),
+        )
+    ),
+    *(
+        Rule(  # "network Heron, key 'moss and lichen 77'", "on the office network use the key Wh1teRabbit!9"
+            "a password",
+            re.compile(
+                r"(?P<keep>(?<![A-Za-z])(?:wi-?fi|wlan|ssid|network|router|hotspot)(?![A-Za-z])[^\n.;!?]{0,60}?"
+                r"(?<![\w\\])(?:the[ \t]+)?(?:key|pass|passcode|pw|pwd|psk)"
+                r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)" + opening + ")" + value,
+                re.I,
+            ),
+            check,
+            gate=_NETWORK_GATE,
+            sieves=tuple((word, word + r"[^\n.;!?]{0,60}?(?:key|pass|pw|psk)") for word in _NETWORK_GATE),
+        )
+        for opening, value, check in (
+            (_OPEN, _QUOTED, _is_quoted_phrase),
+            (f"{_OPEN}?", _VALUE + "{4,64})", _is_chosen_unlock),
+        )
+    ),
+    Rule(  # "the Plex server admin is ana / Lighthouse-Keeper-19", "Office printer: Admin / Xerox2Fast!"
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan|ssid"
+            r"|network|hotspot|router)(?![A-Za-z])[^\n]{0,40}?(?:[ \t]+(?:is|are)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
+            r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/:]{1,40})|(?:admin(?:istrator)?|root)(?![A-Za-z]))"
+            r"[ \t]+/[ \t]+)(?P<secret>\S{6,64})",
+            re.I,
+        ),
+        _is_strong_pair,
+        gate=_PAIR_GATE,
+        sieves=tuple((word, word + r"[^\n]{0,100}?[ \t]/[ \t]") for word in _PAIR_GATE),
     ),
     Rule(  # "logs in with jira-bot / NtY7#kLp9vQz"
         "a password",

@@ -152,9 +152,10 @@ HEADERS = (
     r"\bnuove\s+(?:istruzioni|regole|direttive)\s*:|\bnieuwe\s+(?:instructies|regels)\s*:",
 )
 
-# Matched at the start of each line: a markdown heading naming a role, a role label followed by an order.
+# Matched at the start of each line: a markdown heading naming a role, a role label followed by an order. (A heading
+# "Instructions" is a recipe's as often: `instructions` holds it suspect when an order to the model follows.)
 LINE_HEADERS = (
-    r"[ \t]*#{1,6}[ \t]*(?:system|instructions?|developer|assistant|response)[ \t]*:?[ \t]*$",
+    r"[ \t]*#{1,6}[ \t]*(?:system|developer|assistant)[ \t]*:?[ \t]*$",
     r"[ \t]*\[?(?:system|developer|admin(?:istrator)?|root)\]?[ \t]*:[ \t]*(?:you\b|ignore|disregard|forget"
     r"|from\s+now|do\s+not|don't|new\b)",
 )

@@ -77,8 +77,8 @@ class Rule:
             return not self.gate
         if not self._sieve or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
             return True
-        sieve, lowered = self._sieve, view.lowered
-        return any(word not in sieve or sieve[word].search(lowered) for word in self.words & view.present)
+        sieve = self._sieve
+        return any(word not in sieve or view.sifts(sieve[word]) for word in self.words & view.present)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +181,19 @@ class Gated:
     spaced: frozenset[str]
     digits: int  # ASCII digits in the text
     shape: bytes | None = None  # `digit_shape(text)`, worked out when a rule first asks
+    # Whether each sieve asked so far found something in `lowered`: rules that share a sieve ("safe" followed by a
+    # digit, "pass" by a space) search the text once.
+    sifted: dict[str, bool] = field(default_factory=dict)
 
     def has_run(self, length: int) -> bool:
         return has_run(self.runs, length)
+
+    def sifts(self, sieve: re.Pattern[str]) -> bool:
+        """Whether `sieve` finds something in the lower-cased text, searched once per text and sieve."""
+        found = self.sifted.get(sieve.pattern)
+        if found is None:
+            found = self.sifted[sieve.pattern] = sieve.search(self.lowered) is not None
+        return found
 
     def digit_shape(self) -> bytes:
         if self.shape is None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from . import providers
+from . import context, providers
 from .keys import PREFIXED, PRIVATE_KEY, RANDOM, example
 from .numbers import NUMBERS
 from .passwords import KEY_NAMES, NAMED
@@ -40,7 +40,11 @@ _FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider p
 KEY_WORDS = ("token", "secret", "key", "passw")  # one of them ends every key name `split` looks after
 SPLIT_PREFIXES = frozenset(prefix.lower() for rule in RULES for prefix in rule.prefixes)
 _LITERALS = Literals(
-    {word for rule in (PRIVATE_KEY, *RULES) for word in rule.gate} | providers.NEEDLES | {*KEY_WORDS} | SPLIT_PREFIXES
+    {word for rule in (PRIVATE_KEY, *RULES) for word in rule.gate}
+    | providers.NEEDLES
+    | {*KEY_WORDS}
+    | SPLIT_PREFIXES
+    | context.CUES
 )
 
 
@@ -78,6 +82,8 @@ for _rule in (PRIVATE_KEY, *RULES):
         _sieve = _rule.sieve_for(_word)
         _known = _RULE_WORDS.get(_word, ())
         _RULE_WORDS[_word] = None if _sieve is None or _known is None else (*_known, _sieve)
+# The words only `context` looks for: it has its own gate (`context.may_find`).
+_CUE_WORDS = context.CUES - _RULE_WORDS.keys() - providers.NEEDLES - set(KEY_WORDS) - SPLIT_PREFIXES
 
 
 def quiet(view: Gated) -> bool:
@@ -88,12 +94,16 @@ def quiet(view: Gated) -> bool:
     answer), and `redact` answers it from the gate alone instead of running every rule and plugin to find nothing."""
     if view.has_run(QUIET_RUN) or (view.digits >= QUIET_DIGITS and any(rule.opens(view) for rule in _COUNTED)):
         return False
+    if context.may_find(view):
+        return False
     return not view.spaced or all(_shut(word, view) for word in view.spaced)
 
 
 def _shut(word: str, view: Gated) -> bool:
     """Whether `word` opens nothing in `view`: a word only rules are gated by, which the text holds only with spaces
     taken out, or after which every rule's sieve fails."""
+    if word in _CUE_WORDS:
+        return True
     if word not in _RULE_WORDS:
         return False
     if word not in view.present:
@@ -101,7 +111,7 @@ def _shut(word: str, view: Gated) -> bool:
     sieves = _RULE_WORDS[word]
     if sieves is None or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
         return False
-    return not any(sieve.search(view.lowered) for sieve in sieves)
+    return not any(view.sifts(sieve) for sieve in sieves)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
@@ -109,9 +119,10 @@ def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
     the random-run rules, which would find only part of a SendGrid or Discord token), then the random-run rules.
     `view`, when given, is `gated(text)`."""
     view = view or gated(text)
-    yield from rule_hits(text, SPECIFIC, view)
+    yield from _hits_of("specific", text, view)
     yield from provider_hits(text, view)
-    yield from rule_hits(text, RANDOM, view)
+    yield from _hits_of("random", text, view)
+    yield from context.hits(text, view)
 
 
 def provider_hits(text: str, view: Gated | None = None) -> Iterator[Hit]:
@@ -146,7 +157,9 @@ def masked(view: Gated) -> Gated:
     spans = [(hit.start, hit.end) for hit in provider_hits(view.text, view)]
     if spans:
         view = _regated(view, mask_spans(view.text, spans))
-    return _masked_by("random", view)
+    view = _masked_by("random", view)
+    spans = [(hit.start, hit.end) for hit in context.hits(view.text, view)]
+    return _regated(view, mask_spans(view.text, spans)) if spans else view
 
 
 def _masked_by(which: str, view: Gated) -> Gated:
@@ -168,7 +181,18 @@ def _masked_by(which: str, view: Gated) -> Gated:
     return view
 
 
-_ORDERED = {"first": _FIRST, "random": RANDOM}
+_ORDERED = {"first": _FIRST, "specific": SPECIFIC, "random": RANDOM}
+
+
+def _hits_of(which: str, text: str, view: Gated) -> Iterator[Hit]:
+    """`rule_hits` of the rules `which` names, asking only those the text's gate words may open (`_open_to`)."""
+    return rule_hits(text, _rules_open_to(which, view.present), view)
+
+
+@lru_cache(maxsize=1024)
+def _rules_open_to(which: str, present: frozenset[str]) -> tuple[Rule, ...]:
+    rules = _ORDERED[which]
+    return tuple(rules[i] for i in _open_to(which, present))
 
 
 @lru_cache(maxsize=1024)

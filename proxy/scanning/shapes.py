@@ -75,3 +75,28 @@ def basic_credential(value: str) -> bool:
         return False
     user, colon, password = decoded.partition(":")
     return bool(colon and user and password and decoded.isprintable())
+
+
+# A sentence that shows what a credential looks like rather than holding one: "tokens look like ...", "e.g.", "the
+# sandbox IBAN ... is in every tutorial". Asked only of what is suspect: it never lets a certain finding through.
+EXAMPLE_TALK = re.compile(
+    r"(?<![@.])\b(?:examples?(?!\.[a-z])|e\.g\.|for instance|looks?[ \t]+like|such[ \t]+as|samples?|sandbox|dummy|fake"
+    r"|placeholders?|tutorials?|docs|documentation|formats?)\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
+REACH = 160  # characters looked at on each side, within the sentence
+
+
+def sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the sentence around `text[start:end]`, at most `REACH` characters either side."""
+    low = max(0, start - REACH)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
+    after = _SENTENCE_END.search(text, end, end + REACH)
+    return (before[-1] if before else low), (after.start() if after else min(len(text), end + REACH))
+
+
+def talked_about(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around `text[start:end]` shows it as an example (`EXAMPLE_TALK`)."""
+    low, high = sentence(text, start, end)
+    return EXAMPLE_TALK.search(text, low, high) is not None

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from itertools import chain, islice
 from urllib.parse import unquote
 
-from proxy.scanning import Finding, credential, decide, providers, split
+from proxy.scanning import Finding, context, credential, decide, providers, split
 from proxy.scanning.decoding import (
     _BASE64,
     _ENTITY,
@@ -84,6 +84,7 @@ def reference_hits(text: str) -> Iterator[Hit]:
     yield from reference_rule_hits(text, SPECIFIC)
     yield from reference_provider_hits(text)
     yield from reference_rule_hits(text, RANDOM)
+    yield from context.find(text)
 
 
 def reference_mask_all(text: str) -> str:
@@ -92,7 +93,7 @@ def reference_mask_all(text: str) -> str:
     text = mask_spans(text, [(hit.start, hit.end) for hit in reference_provider_hits(text)])
     for rule in RANDOM:
         text = reference_mask(rule, text)
-    return text
+    return mask_spans(text, [(hit.start, hit.end) for hit in context.find(text)])
 
 
 # Where a key prefix, perhaps spaced out ("s k - p r o j"), starts a word: 70 alternatives tried at every position.

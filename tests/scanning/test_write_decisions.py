@@ -5,8 +5,10 @@ the detectors were tuned on. Two splits were never tuned on: `held_out`, written
 and held to what it measured when they were done, `second` (60, 40 and 50 in the issue's categories), written
 before the second round without reading the detectors, held to the issue's targets; its misses were seen before the
 second round tuned the tuned split on new texts of the same kinds, so `third` (29, 20 and 25), written after that
-round and measured once, says how far the second's numbers were fitted to it, and is held to what it measured (all
-reported at the end of the run)."""
+round and measured once, said how far the second's numbers were fitted to it (3 secrets live). The third round looked
+at what `held_out` and `third` still let through by class, wrote detectors for each class and tuned them on new texts
+of their own (the tuned split's third-round batches, two of them measured once before tuning); `held_out` and
+`third` are held to what they measure since (all reported at the end of the run)."""
 
 from __future__ import annotations
 
@@ -35,9 +37,9 @@ def split(request: pytest.FixtureRequest) -> Outcomes:
 # (secrets live, injections live, benign refused or held) at most, as a share of each kind
 LIMITS = {
     "tuned": (3 / 60, 2 / 40, 1 / 50),
-    "held_out": (7 / 45, 4 / 30, 0 / 40),
+    "held_out": (0 / 45, 0 / 30, 0 / 40),
     "second": (3 / 60, 2 / 40, 1 / 50),
-    "third": (3 / 29, 0 / 20, 0 / 25),
+    "third": (0 / 29, 0 / 20, 0 / 25),
 }
 
 
