@@ -9,7 +9,11 @@ import pytest
 from proxy.testing import FakeUpstream
 from proxy.testing.runner import run_memproxy
 
+from .ssl_context import share_default_ssl_context
+
 pytest_plugins = ["proxy.testing", "tests.postgres_server"]
+
+share_default_ssl_context()
 
 RunProxy = Callable[..., AbstractContextManager[str]]
 

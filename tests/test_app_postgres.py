@@ -29,7 +29,7 @@ ANSWER = {"id": "chatcmpl-1", "object": "chat.completion", "choices": []}
 async def test_a_database_that_goes_away_costs_chat_its_memory_and_writes_get_a_503() -> None:
     upstream = respx.Router(assert_all_called=False)
     route = upstream.post(f"{BASE}/chat/completions").respond(200, json=ANSWER)
-    with postgres_server() as server:
+    with postgres_server(in_memory=True) as server:
         settings = load_settings(
             overrides={"upstream.base_url": BASE, "store.backend": "postgres", "store.dsn": server.dsn()}
         )

@@ -3,6 +3,9 @@
 The server listens on a free loopback port and a socket in its own directory, with durability off (it is thrown
 away). PostgreSQL refuses to run as root, so as root the server runs as the ``postgres`` user (Debian's package
 creates it), else ``nobody``. :class:`PostgresUnavailable` says why a server could not be had.
+
+The tests keep their server's files in memory (:func:`memory_folder`): a disk, under the gigabytes a suite's
+databases write, made a server's stop and removal take 100 s and each new database 0.1 s (0.01 s in memory).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pathlib import Path
 INSTALL_HINT = "install PostgreSQL (apt-get install postgresql) or set MEMPROXY_PG_BIN to the folder holding pg_ctl"
 START_TIMEOUT_S = 60
 SUPERUSER = "memproxy"
+MEMORY_FOLDER = Path("/dev/shm")  # Linux's tmpfs, there on every distribution
+MEMORY_ROOM = 2 * 1024**3  # what a run's databases may fill at once (~8 MB each, dropped when their test ends)
 
 
 def find_binaries() -> Path | None:
@@ -58,7 +63,9 @@ class PostgresServer:
     root: Path
     port: int
     user: str | None  # who the server runs as: None for the test process's own user
+    in_memory: bool = False  # its files on a tmpfs: copying a template's files beats writing them to the WAL
     _databases: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _version: int = 0  # server_version_num, read with the first database made
 
     @property
     def data(self) -> Path:
@@ -92,19 +99,30 @@ class PostgresServer:
         """A new, empty database (``test_<n>`` unless named); its DSN."""
         name = name or f"test_{next(self._databases)}"
 
-        async def create() -> None:
+        # STRATEGY (PostgreSQL 15+): FILE_COPY copies the template's files, then checkpoints; fast in memory only.
+        file_copy = self.in_memory and self._version >= 150000
+        self._admin(f"CREATE DATABASE {name}" + (" STRATEGY FILE_COPY" if file_copy else ""))
+        return self.dsn(name)
+
+    def drop_database(self, name: str) -> None:
+        """Drop a database, ending whatever is still connected to it (PostgreSQL 13+ can; older ones wait)."""
+        self._admin(f"DROP DATABASE IF EXISTS {name}" + (" WITH (FORCE)" if self._version >= 130000 else ""))
+
+    def _admin(self, statement: str) -> None:
+        async def execute() -> None:
             import asyncpg  # only when a database is made: `import proxy.testing` stays light
 
             conn = await asyncpg.connect(self.dsn())
             try:
-                await conn.execute(f"CREATE DATABASE {name}")
+                if not self._version:
+                    self._version = int(await conn.fetchval("SHOW server_version_num"))
+                await conn.execute(statement)
             finally:
                 await conn.close()
 
         # In a thread of its own: fixtures may ask for a database from inside a running event loop.
         with concurrent.futures.ThreadPoolExecutor(1) as thread:
-            thread.submit(asyncio.run, create()).result()
-        return self.dsn(name)
+            thread.submit(asyncio.run, execute()).result()
 
     def log_tail(self) -> str:
         with contextlib.suppress(OSError):
@@ -128,17 +146,30 @@ class PostgresUnavailable(Exception):
     """No server could be had here; the message says why and how to get one."""
 
 
+def memory_folder(room: int = MEMORY_ROOM) -> Path | None:
+    """A folder in memory (a tmpfs) with ``room`` bytes free for a throwaway server's files, if there is one."""
+    try:
+        stat = os.statvfs(MEMORY_FOLDER)
+    except OSError:
+        return None
+    if stat.f_bavail * stat.f_frsize < room or not os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
+        return None
+    return MEMORY_FOLDER
+
+
 @contextlib.contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    """A throwaway server in a temporary directory, stopped and removed on leaving."""
+def postgres_server(*, in_memory: bool = False) -> Iterator[PostgresServer]:
+    """A throwaway server in a temporary directory, stopped and removed on leaving; ``in_memory``: on a tmpfs when
+    there is one with room (:func:`memory_folder`), else on disk."""
     folder = find_binaries()
     if folder is None:
         raise PostgresUnavailable(f"no PostgreSQL server found: {INSTALL_HINT}")
     user = _server_user()
-    root = Path(tempfile.mkdtemp(prefix="memproxy-pg-"))
+    parent = memory_folder() if in_memory else None
+    root = Path(tempfile.mkdtemp(prefix="memproxy-pg-", dir=parent))
     if user is not None:
         shutil.chown(root, user)
-    server = PostgresServer(folder, root, 0, user)
+    server = PostgresServer(folder, root, 0, user, in_memory=parent is not None)
     try:
         server.run("initdb", "-D", str(server.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-sync")
         for _attempt in range(5):  # a free port can be taken by another process before the server binds it

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +31,31 @@ from .hostile import HOSTILE, PLANTED
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 
 
-@pytest.fixture(scope="module", params=["files", "postgres"])
-def server(
+@pytest.fixture(scope="module")
+def servers(
     request: pytest.FixtureRequest, fake_upstream_server: FakeUpstream, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    data = tmp_path_factory.mktemp(f"console-{request.param}")
-    dsn = None
-    if request.param == "postgres":
-        postgres: PostgresServer = request.getfixturevalue("postgres")
-        dsn = postgres.create_database()
-    started = start_server(fake_upstream_server.base_url, data / "data", dsn, data / "memproxy.log")
-    yield started
-    stop_server(started)
+) -> Iterator[Callable[[str], Server]]:
+    """The module's server for a backend, started when a test first asks for it."""
+    started: dict[str, Server] = {}
+
+    def on(backend: str) -> Server:
+        if backend not in started:
+            data = tmp_path_factory.mktemp(f"console-{backend}")
+            dsn = None
+            if backend == "postgres":
+                postgres: PostgresServer = request.getfixturevalue("postgres")
+                dsn = postgres.create_database()
+            started[backend] = start_server(fake_upstream_server.base_url, data / "data", dsn, data / "memproxy.log")
+        return started[backend]
+
+    yield on
+    for server in started.values():
+        stop_server(server)
+
+
+@pytest.fixture(params=["files", "postgres"])
+def server(request: pytest.FixtureRequest, servers: Callable[[str], Server]) -> Server:
+    return servers(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -484,6 +497,9 @@ def test_a_personal_key_never_reaches_another_users_anything(
     assert [e["id"] for e in server.api(grace_key, "GET", "/memory/episodes").json()["episodes"]] == [grace_episode]
 
 
+# On files only: the refusal is the console's, before any store is reached (the same pin and delete go through on
+# PostgreSQL in test_edit_pin_unpin_and_delete_change_what_the_next_session_is_given).
+@pytest.mark.parametrize("server", ["files"], indirect=True)
 def test_a_state_change_without_the_token_or_from_another_site_is_refused_and_changes_nothing(
     server: Server, person: Watched
 ) -> None:
@@ -592,8 +608,16 @@ LAYOUT = """() => {
 }"""
 
 
+LAPTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+
+
+# The store is what the backend changes (what PostgreSQL gives back of the corpus), the layout what the viewport does:
+# the phone's layout is checked on files, the corpus through PostgreSQL on the laptop.
 @pytest.mark.parametrize(
-    "viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}], ids=["laptop", "phone"]
+    ("server", "viewport"),
+    [("files", LAPTOP), ("files", PHONE), ("postgres", LAPTOP)],
+    indirect=["server"],
+    ids=["files-laptop", "files-phone", "postgres-laptop"],
 )
 def test_a_hostile_corpus_renders_as_inert_visible_text(
     server: Server, browser: Browser, viewport: dict[str, int], fake_upstream: FakeUpstream

@@ -224,7 +224,7 @@ async def test_a_database_slower_than_the_deadline_costs_a_request_its_memory_no
 
 async def test_a_replica_fails_open_while_the_database_is_down_and_recovers_when_it_is_back() -> None:
     """A server of its own, stopped and started again under a running store."""
-    with postgres_server() as server:
+    with postgres_server(in_memory=True) as server:
         store = PostgresStore(Database(server.dsn(), connect_timeout_s=2.0))
         service = MemoryService(store, MemorySettings())
         alice = Identity("alice", "w")
