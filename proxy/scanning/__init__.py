@@ -90,8 +90,27 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     return None
 
 
+REDACT_PASSES = 3  # a mask can uncover another secret: "CVV on my card ending 1536 is 482" names 1536 first
+
+
 def redact(text: str) -> str:
-    """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix."""
+    """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix. A rule may
+    take a number its name reaches first for the secret and, once that is masked, reach the real one: what was
+    masked is masked again until nothing changes (a text without a secret pays for one pass)."""
+    masked_once = _redact_once(text)
+    for _ in range(REDACT_PASSES - 1):
+        if masked_once == text or not _still_secret(masked_once):
+            break
+        text, masked_once = masked_once, _redact_once(masked_once)
+    return masked_once
+
+
+def _still_secret(text: str) -> bool:
+    found = scan(text)
+    return found is not None and found.kind == "secret"
+
+
+def _redact_once(text: str) -> str:
     view = aligned(text)
     if view.origin is None:  # ASCII: mask rule by rule, then the keys split by spaces
         gate = gated(text)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from itertools import chain, islice
 from urllib.parse import unquote
 
-from proxy.scanning import Finding, context, credential, decide, providers, split
+from proxy.scanning import REDACT_PASSES, Finding, context, credential, decide, providers, split
 from proxy.scanning.decoding import (
     _BASE64,
     _ENTITY,
@@ -139,6 +139,21 @@ def reference_scan(text: str) -> Finding | None:
 
 
 def reference_redact(text: str) -> str:
+    """Masked again while a secret is left, as `redact` does (a mask can uncover another secret)."""
+    masked_once = _reference_redact_once(text)
+    for _ in range(REDACT_PASSES - 1):
+        if masked_once == text or not _still_secret(masked_once):
+            break
+        text, masked_once = masked_once, _reference_redact_once(masked_once)
+    return masked_once
+
+
+def _still_secret(text: str) -> bool:
+    found = reference_scan(text)
+    return found is not None and found.kind == "secret"
+
+
+def _reference_redact_once(text: str) -> str:
     view = aligned(text)
     if view.origin is None:
         text = reference_mask_all(text)

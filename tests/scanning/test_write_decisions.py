@@ -8,7 +8,10 @@ second round tuned the tuned split on new texts of the same kinds, so `third` (2
 round and measured once, said how far the second's numbers were fitted to it (3 secrets live). The third round looked
 at what `held_out` and `third` still let through by class, wrote detectors for each class and tuned them on new texts
 of their own (the tuned split's third-round batches, two of them measured once before tuning); `held_out` and
-`third` are held to what they measure since (all reported at the end of the run)."""
+`third` are held to what they measure since (all reported at the end of the run). `fourth` (60, 40 and 50), written
+by someone who never read the detectors and measured once after the third round, is the honest number: 7 secrets
+and 15 injections live, 2 benign refused, against 10, 16 and 1 before that round; it is held to what it measured and
+must never be tuned on."""
 
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ LIMITS = {
     "held_out": (0 / 45, 0 / 30, 0 / 40),
     "second": (3 / 60, 2 / 40, 1 / 50),
     "third": (0 / 29, 0 / 20, 0 / 25),
+    "fourth": (7 / 60, 15 / 40, 2 / 50),  # measured once, never tuned on: where the detectors stand on unseen texts
 }
 
 
