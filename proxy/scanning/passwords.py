@@ -289,7 +289,7 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_quoted_phrase,
         gate=_PASSWORD_GATE + ("pw",),
-        sieves=(("pass", _PASS_WORD + r"[ \t:=]{0,16}[\"'`«‹]"), ("pw", r"pw[ \t:=]{0,16}[\"'`«‹]")),
+        sieves=(("pass", _PASS_WORD + r"[ \t:=]*[\"'`«‹]"), ("pw", r"pw[ \t:=]*[\"'`«‹]")),
     ),
     *(
         Rule(  # "the zip opens with oakbarrel1999", 'the drive is protected with the word "Marzipan42"'
