@@ -2,20 +2,24 @@
 
 The openai SDK -> replica A or B (each a real server on a socket) -> the fake upstream. What one replica does
 (a memory stored, a session's block chosen, a mixed turn kept, a job queued) the other sees. Waits end on their
-event (a memory injected, an episode settled), never on a guess of how long something takes.
+event (a memory injected, an episode settled, the other replica told of a change), never on a guess of how long
+something takes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +28,14 @@ import httpx
 import orjson
 import pytest
 
+from proxy.app import create_app
+from proxy.config import load_settings
+from proxy.memory.backends.postgres import CHANNEL, Database
 from proxy.memory.block import BLOCK_TITLE
+from proxy.services import build_services
+from proxy.serving import http_protocol
 from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
+from proxy.testing.runner import serve_in_background
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
@@ -56,11 +66,82 @@ WEATHER = {
 }
 
 
+class Told:
+    """Waits until every replica has heard of each change committed so far.
+
+    A replica trusts what it cached until PostgreSQL's notification of a newer version reaches it: a few
+    milliseconds, which a client that turns to the other replica at once may beat (a loaded machine delays the
+    notification). Told sends a notification of its own and waits for each replica to hear it: PostgreSQL delivers a
+    channel's notifications in the order they were committed, and a replica handles them in the order they come, so
+    by then each has heard of everything committed before.
+    """
+
+    KIND = "test-told"
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.heard: list[int] = []
+        self.numbers = itertools.count(1)
+        self.changed = threading.Condition()
+
+    def listen(self, database: Database) -> None:
+        """Before the replica starts: its listener then hears our notifications too."""
+        index = len(self.heard)
+        self.heard.append(0)
+
+        def heard(tag: str, number: int) -> None:  # on the replica's event loop
+            with self.changed:
+                self.heard[index] = number
+                self.changed.notify_all()
+
+        database.subscribe(self.KIND, heard)
+
+    def __call__(self) -> None:
+        number = next(self.numbers)
+
+        async def notify() -> None:
+            conn = await asyncpg.connect(self.dsn)
+            try:
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.KIND}:all:{number}")
+            finally:
+                await conn.close()
+
+        asyncio.run(notify())
+        with self.changed:
+            told = self.changed.wait_for(lambda: min(self.heard) >= number, WAIT_S)
+        assert told, "a replica never heard of the latest change"
+
+
+@contextmanager
+def replica(upstream_url: str, dsn: str, told: Told) -> Iterator[str]:
+    """A replica as ``run_proxy`` starts one, on the database ``dsn``, whose listener also tells ``told``."""
+    with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
+        overrides = {
+            "upstream.base_url": upstream_url,
+            "upstream.anthropic_base_url": upstream_url,
+            "store.path": data_dir,
+            "store.backend": "postgres",
+            "store.dsn": dsn,
+            "memory.store_deadline_ms": 10_000,  # as run_proxy has it: generous on a loaded machine
+        }
+        settings = load_settings(overrides=overrides)
+        services = build_services(settings)
+        assert services.database is not None
+        told.listen(services.database)
+        protocol = http_protocol(settings.server.header_timeout_s)
+        with serve_in_background(create_app(services), name="memproxy", http=protocol) as root:
+            yield f"{root}/v1"
+
+
 @pytest.fixture
-def replicas(fake_server: FakeUpstream, pg_dsn: str) -> Iterator[tuple[str, str]]:
+def told(pg_dsn: str) -> Told:
+    return Told(pg_dsn)
+
+
+@pytest.fixture
+def replicas(fake_server: FakeUpstream, pg_dsn: str, told: Told) -> Iterator[tuple[str, str]]:
     """Two replicas on one new database, each with a data dir of its own (nothing shared but PostgreSQL)."""
-    overrides = {"store.backend": "postgres", "store.dsn": pg_dsn}
-    with run_proxy(fake_server.base_url, overrides) as a, run_proxy(fake_server.base_url, overrides) as b:
+    with replica(fake_server.base_url, pg_dsn, told) as a, replica(fake_server.base_url, pg_dsn, told) as b:
         yield a, b
 
 
@@ -106,7 +187,7 @@ def test_a_memory_stored_through_one_replica_is_injected_by_the_other(
 
 
 def test_a_ten_turn_session_alternating_replicas_sends_one_block_byte_for_byte(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     for text in ("User deploys with Nomad", "User writes the billing service in Rust", "User's team is in Lisbon"):
         remember(replicas[0], user, text)
@@ -117,6 +198,7 @@ def test_a_ten_turn_session_alternating_replicas_sends_one_block_byte_for_byte(
             remember(replicas[1], user, "User's pager rotation starts on Mondays")
         question = "When does my pager rotation start?" if turn == 6 else f"Turn {turn}: how do I deploy billing?"
         messages.append({"role": "user", "content": question})
+        told()  # the other replica has heard of the last turn (and of the memory)
         chat(replicas[turn % 2], user, messages)
         sent.append(fake.requests[-1].json["messages"])
         messages.append({"role": "assistant", "content": "ok"})
@@ -193,7 +275,7 @@ def test_a_new_sessions_block_is_shared_while_the_upstream_works_and_the_answer_
 
 
 def test_a_mixed_turn_answered_by_one_replica_is_restored_by_the_other(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     a, b = replicas
     messages: list[dict[str, Any]] = [{"role": "user", "content": "I live in Lisbon. Weather?"}]
@@ -209,6 +291,7 @@ def test_a_mixed_turn_answered_by_one_replica_is_restored_by_the_other(
         {"role": "tool", "tool_call_id": "call_weather", "content": "Sunny, 24C"},
     ]
     fake.reply(content="Sunny in Lisbon.")
+    told()  # B has heard that A kept a turn of the session
     final = sdk(b, user).chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
     assert final.choices[0].message.content == "Sunny in Lisbon."
     sent = [m for m in fake.requests[-1].json["messages"] if m["role"] in ("assistant", "tool")]
@@ -247,7 +330,7 @@ def test_users_stay_apart_through_both_replicas(replicas: tuple[str, str], fake:
 
 
 def test_forget_all_on_one_replica_drops_the_session_block_on_the_other(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     a, b = replicas
     remember(a, user, "User's staging database is Postgres 16")
@@ -255,6 +338,7 @@ def test_forget_all_on_one_replica_drops_the_session_block_on_the_other(
     session = {"X-Memory-Session": "s1"}
     assert injected(chat(b, user, ask, **session))
     assert api(a, user, "POST", "/memory/forget-all", json={"confirm": True}).status_code == 200
+    told()  # B has heard of the forget
     assert injected(chat(b, user, ask, **session)) == []
     assert blocks(fake.requests[-1].json["messages"]) == []
 
