@@ -9,17 +9,14 @@ something takes.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +25,8 @@ import httpx
 import orjson
 import pytest
 
-from proxy.app import create_app
-from proxy.config import load_settings
-from proxy.memory.backends.postgres import CHANNEL, Database
 from proxy.memory.block import BLOCK_TITLE
-from proxy.services import build_services
-from proxy.serving import http_protocol
 from proxy.testing import FakeUpstream, Reply, ToolCall, extraction_reply
-from proxy.testing.runner import serve_in_background
 
 from ..conftest import free_port, run_proxy
 from .episode_client import (
@@ -53,6 +44,7 @@ from .episode_client import (
     wait_until,
 )
 from .memory_client import api, close_clients, remember, sdk, user, user_says
+from .told import Told, run_replica
 
 __all__ = ["close_clients", "user", "fake", "fake_server"]
 
@@ -66,82 +58,16 @@ WEATHER = {
 }
 
 
-class Told:
-    """Waits until every replica has heard of each change committed so far.
-
-    A replica trusts what it cached until PostgreSQL's notification of a newer version reaches it: a few
-    milliseconds, which a client that turns to the other replica at once may beat (a loaded machine delays the
-    notification). Told sends a notification of its own and waits for each replica to hear it: PostgreSQL delivers a
-    channel's notifications in the order they were committed, and a replica handles them in the order they come, so
-    by then each has heard of everything committed before.
-    """
-
-    KIND = "test-told"
-
-    def __init__(self, dsn: str) -> None:
-        self.dsn = dsn
-        self.heard: list[int] = []
-        self.numbers = itertools.count(1)
-        self.changed = threading.Condition()
-
-    def listen(self, database: Database) -> None:
-        """Before the replica starts: its listener then hears our notifications too."""
-        index = len(self.heard)
-        self.heard.append(0)
-
-        def heard(tag: str, number: int) -> None:  # on the replica's event loop
-            with self.changed:
-                self.heard[index] = number
-                self.changed.notify_all()
-
-        database.subscribe(self.KIND, heard)
-
-    def __call__(self) -> None:
-        number = next(self.numbers)
-
-        async def notify() -> None:
-            conn = await asyncpg.connect(self.dsn)
-            try:
-                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.KIND}:all:{number}")
-            finally:
-                await conn.close()
-
-        asyncio.run(notify())
-        with self.changed:
-            told = self.changed.wait_for(lambda: min(self.heard) >= number, WAIT_S)
-        assert told, "a replica never heard of the latest change"
-
-
-@contextmanager
-def replica(upstream_url: str, dsn: str, told: Told) -> Iterator[str]:
-    """A replica as ``run_proxy`` starts one, on the database ``dsn``, whose listener also tells ``told``."""
-    with tempfile.TemporaryDirectory(prefix="memproxy-test-") as data_dir:
-        overrides = {
-            "upstream.base_url": upstream_url,
-            "upstream.anthropic_base_url": upstream_url,
-            "store.path": data_dir,
-            "store.backend": "postgres",
-            "store.dsn": dsn,
-            "memory.store_deadline_ms": 10_000,  # as run_proxy has it: generous on a loaded machine
-        }
-        settings = load_settings(overrides=overrides)
-        services = build_services(settings)
-        assert services.database is not None
-        told.listen(services.database)
-        protocol = http_protocol(settings.server.header_timeout_s)
-        with serve_in_background(create_app(services), name="memproxy", http=protocol) as root:
-            yield f"{root}/v1"
-
-
 @pytest.fixture
-def told(pg_dsn: str) -> Told:
-    return Told(pg_dsn)
+def told() -> Told:
+    return Told()
 
 
 @pytest.fixture
 def replicas(fake_server: FakeUpstream, pg_dsn: str, told: Told) -> Iterator[tuple[str, str]]:
     """Two replicas on one new database, each with a data dir of its own (nothing shared but PostgreSQL)."""
-    with replica(fake_server.base_url, pg_dsn, told) as a, replica(fake_server.base_url, pg_dsn, told) as b:
+    upstream, overrides = fake_server.base_url, {"store.backend": "postgres", "store.dsn": pg_dsn}
+    with run_replica(upstream, overrides, told) as a, run_replica(upstream, overrides, told) as b:
         yield a, b
 
 
