@@ -152,8 +152,8 @@ class MemorySettings(_Section):
     """lines one `POST /memory/import` may hold; more is a 400 and nothing is imported"""
     store_deadline_ms: float = Field(250, gt=0)  # a chat request waits this long for the store, else no memory
     """how long a chat request waits for the store (its first read of an owner, a shared session's state) before it
-    goes upstream without memory (`x-memproxy-memory: unavailable`); `proxy.testing`'s runner sets 10 s, for loaded
-    test machines"""
+    goes upstream without memory (`x-memproxy-memory: unavailable`), and for a turn another replica kept before a
+    follow-up goes as the client wrote it; `proxy.testing`'s runner sets 10 s, for loaded test machines"""
     # Pinned facts open every block, outside the ranked budgets: caps of the profile and environment, in characters
     # of memory text (scope user: the user's profile; scope workspace: the workspace's environment).
     pinned_user_chars: int = Field(1200, ge=0)

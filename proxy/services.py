@@ -391,7 +391,7 @@ def build_services(
     keys = build_key_store(settings, database)  # open mode too: an admin may create keys before switching to keys
     ring = KeyRing(keys) if settings.auth.mode == "keys" else None
     episodes = episode_service(settings, memory, extractor, metrics, database, history)
-    hidden_turns = HiddenTurns(shared=sessions)
+    hidden_turns = HiddenTurns(shared=sessions, share_deadline_s=settings.memory.store_deadline_ms / 1000)
     context = ContextTiers(settings.context, memory.details, untrusted, keep=NAMES)
     census = build_census(settings, database)
     admin = AdminService(

@@ -33,9 +33,14 @@ SHARE_DEADLINE_S = 0.25  # reading or writing the shared copy: past it, the foll
 
 
 class HiddenTurns:
-    def __init__(self, limit: int = MAX_TURNS, shared: SessionState | None = None) -> None:
+    def __init__(
+        self, limit: int = MAX_TURNS, shared: SessionState | None = None, share_deadline_s: float = SHARE_DEADLINE_S
+    ) -> None:
+        """``share_deadline_s``: how long reading or writing the shared copy may take (``memory.store_deadline_ms``,
+        250 ms by default; a loaded test machine sets more)."""
         self.limit = limit
         self.shared: SessionState = shared or InProcessSessionState()
+        self.share_deadline_s = share_deadline_s
         self._turns: OrderedDict[tuple[str, str, str, str], KeptTurn] = OrderedDict()
         self._unshared: list[tuple[tuple[str, str], str, list[str], KeptTurn]] = []
 
@@ -71,7 +76,7 @@ class HiddenTurns:
         """Write the turns kept since the last flush for the other replicas (before the client sees the answer)."""
         pending, self._unshared = self._unshared, []
         try:
-            async with asyncio.timeout(SHARE_DEADLINE_S):
+            async with asyncio.timeout(self.share_deadline_s):
                 for owner, session, ids, kept in pending:
                     await self.shared.keep_turn(owner, session, ids, _to_json(kept))
         except Exception as exc:  # noqa: BLE001 - this replica still restores the follow-up
@@ -82,7 +87,7 @@ class HiddenTurns:
         if not self.shared.announced(owner, session):
             return
         try:
-            async with asyncio.timeout(SHARE_DEADLINE_S):
+            async with asyncio.timeout(self.share_deadline_s):
                 rows = await self.shared.kept_turns(owner, session)
         except Exception as exc:  # noqa: BLE001 - the follow-up is sent as the client wrote it
             log.warning("kept turns of other replicas unavailable: %s", exc or type(exc).__name__)

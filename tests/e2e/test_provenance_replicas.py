@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from proxy.testing.postgres import PostgresServer
 from ..conftest import run_proxy
 from .memory_client import close_clients, listed, sdk
 from .poison import PAGE, POISON, STORE, responses, stored
+from .told import Told, run_replica
 
 __all__ = ["close_clients"]
 
@@ -37,16 +37,19 @@ def overrides_for(backend: str, request: pytest.FixtureRequest, tmp_path: Path) 
     return {"store.path": str(tmp_path / "shared")}
 
 
+@pytest.fixture
+def told() -> Told:
+    return Told()
+
+
 @pytest.fixture(params=["files", "postgres"])
 def replicas(
-    request: pytest.FixtureRequest, fake_upstream_server: FakeUpstream, tmp_path: Path
+    request: pytest.FixtureRequest, fake_upstream_server: FakeUpstream, tmp_path: Path, told: Told
 ) -> Iterator[tuple[str, str]]:
     """Two proxies on one store, nothing else shared: two data dirs on one database, or two processes' worth of
     state on one data dir."""
-    overrides = overrides_for(request.param, request, tmp_path)
-    with ExitStack() as stack:
-        a = stack.enter_context(run_proxy(fake_upstream_server.base_url, overrides))
-        b = stack.enter_context(run_proxy(fake_upstream_server.base_url, overrides))
+    upstream, overrides = fake_upstream_server.base_url, overrides_for(request.param, request, tmp_path)
+    with run_replica(upstream, overrides, told) as a, run_replica(upstream, overrides, told) as b:
         yield a, b
 
 
@@ -84,23 +87,26 @@ def held_sources(url: str, user: str, result: dict[str, Any]) -> list[str]:
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_chained_follow_up_on_the_other_replica_holds_what_the_untrusted_session_stores(
-    replicas: tuple[str, str], fake_upstream: FakeUpstream, user: str, stream: bool
+    replicas: tuple[str, str], fake_upstream: FakeUpstream, user: str, stream: bool, told: Told
 ) -> None:
     a, b = replicas
     answer = tainted_answer(a, fake_upstream, user, stream)
+    told()  # B has heard of what A did
     result = store_after(b, fake_upstream, user, stream, answer)
     assert held_sources(b, user, result) == ["web_fetch"]
+    told()  # A has heard of the memory B stored
     assert held_sources(a, user, result) == ["web_fetch"]  # the same store: A lists it held too
 
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_chained_result_on_the_other_replica_is_held(
-    replicas: tuple[str, str], fake_upstream: FakeUpstream, user: str, stream: bool
+    replicas: tuple[str, str], fake_upstream: FakeUpstream, user: str, stream: bool, told: Told
 ) -> None:
     """The issue's case: A's answer asked the client to fetch the page; the page comes back to B."""
     a, b = replicas
     fake_upstream.reply(content=None, tool_calls=[ToolCall("web_fetch", {"url": "x"}, id="call_page")])
     first = responses(sdk(a, user), stream, input="Summarise https://example.com/pricing", tools=[WEB_FETCH])
+    told()  # B has heard of what A did
     page = {"type": "function_call_output", "call_id": "call_page", "output": PAGE}
     result = store_after(b, fake_upstream, user, stream, first.id, input=[page])
     assert held_sources(b, user, result) in (["web_fetch"], ["(unseen call)"])

@@ -2,7 +2,8 @@
 
 The openai SDK -> replica A or B (each a real server on a socket) -> the fake upstream. What one replica does
 (a memory stored, a session's block chosen, a mixed turn kept, a job queued) the other sees. Waits end on their
-event (a memory injected, an episode settled), never on a guess of how long something takes.
+event (a memory injected, an episode settled, the other replica told of a change), never on a guess of how long
+something takes.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .episode_client import (
     wait_until,
 )
 from .memory_client import api, close_clients, remember, sdk, user, user_says
+from .told import Told, run_replica
 
 __all__ = ["close_clients", "user", "fake", "fake_server"]
 
@@ -57,10 +59,15 @@ WEATHER = {
 
 
 @pytest.fixture
-def replicas(fake_server: FakeUpstream, pg_dsn: str) -> Iterator[tuple[str, str]]:
+def told() -> Told:
+    return Told()
+
+
+@pytest.fixture
+def replicas(fake_server: FakeUpstream, pg_dsn: str, told: Told) -> Iterator[tuple[str, str]]:
     """Two replicas on one new database, each with a data dir of its own (nothing shared but PostgreSQL)."""
-    overrides = {"store.backend": "postgres", "store.dsn": pg_dsn}
-    with run_proxy(fake_server.base_url, overrides) as a, run_proxy(fake_server.base_url, overrides) as b:
+    upstream, overrides = fake_server.base_url, {"store.backend": "postgres", "store.dsn": pg_dsn}
+    with run_replica(upstream, overrides, told) as a, run_replica(upstream, overrides, told) as b:
         yield a, b
 
 
@@ -106,7 +113,7 @@ def test_a_memory_stored_through_one_replica_is_injected_by_the_other(
 
 
 def test_a_ten_turn_session_alternating_replicas_sends_one_block_byte_for_byte(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     for text in ("User deploys with Nomad", "User writes the billing service in Rust", "User's team is in Lisbon"):
         remember(replicas[0], user, text)
@@ -117,6 +124,7 @@ def test_a_ten_turn_session_alternating_replicas_sends_one_block_byte_for_byte(
             remember(replicas[1], user, "User's pager rotation starts on Mondays")
         question = "When does my pager rotation start?" if turn == 6 else f"Turn {turn}: how do I deploy billing?"
         messages.append({"role": "user", "content": question})
+        told()  # the other replica has heard of the last turn (and of the memory)
         chat(replicas[turn % 2], user, messages)
         sent.append(fake.requests[-1].json["messages"])
         messages.append({"role": "assistant", "content": "ok"})
@@ -193,7 +201,7 @@ def test_a_new_sessions_block_is_shared_while_the_upstream_works_and_the_answer_
 
 
 def test_a_mixed_turn_answered_by_one_replica_is_restored_by_the_other(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     a, b = replicas
     messages: list[dict[str, Any]] = [{"role": "user", "content": "I live in Lisbon. Weather?"}]
@@ -209,6 +217,7 @@ def test_a_mixed_turn_answered_by_one_replica_is_restored_by_the_other(
         {"role": "tool", "tool_call_id": "call_weather", "content": "Sunny, 24C"},
     ]
     fake.reply(content="Sunny in Lisbon.")
+    told()  # B has heard that A kept a turn of the session
     final = sdk(b, user).chat.completions.create(model="fake-model", messages=messages, tools=[WEATHER])
     assert final.choices[0].message.content == "Sunny in Lisbon."
     sent = [m for m in fake.requests[-1].json["messages"] if m["role"] in ("assistant", "tool")]
@@ -247,7 +256,7 @@ def test_users_stay_apart_through_both_replicas(replicas: tuple[str, str], fake:
 
 
 def test_forget_all_on_one_replica_drops_the_session_block_on_the_other(
-    replicas: tuple[str, str], fake: FakeUpstream, user: str
+    replicas: tuple[str, str], fake: FakeUpstream, user: str, told: Told
 ) -> None:
     a, b = replicas
     remember(a, user, "User's staging database is Postgres 16")
@@ -255,6 +264,7 @@ def test_forget_all_on_one_replica_drops_the_session_block_on_the_other(
     session = {"X-Memory-Session": "s1"}
     assert injected(chat(b, user, ask, **session))
     assert api(a, user, "POST", "/memory/forget-all", json={"confirm": True}).status_code == 200
+    told()  # B has heard of the forget
     assert injected(chat(b, user, ask, **session)) == []
     assert blocks(fake.requests[-1].json["messages"]) == []
 
