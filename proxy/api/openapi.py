@@ -64,20 +64,29 @@ def _path_id(name: str, what: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": what}
 
 
-_ETAG = {
-    "ETag": {
-        "schema": {"type": "string", "examples": ['"m-12.v3"']},
-        "description": "a strong tag naming the memory's current version, for If-Match",
+def _etag_header(what: str, example: str) -> dict[str, Any]:
+    return {
+        "ETag": {
+            "schema": {"type": "string", "examples": [example]},
+            "description": f"a strong tag naming the {what}'s current version, for If-Match",
+        }
     }
-}
-_IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "schema": {"type": "string", "examples": ['"m-12.v3"', "*"]},
-    "description": "only if the memory is still at this version (an ETag you read; * for any): else a 412 and "
-    "nothing changes; the store checks it in its write, so of two writers with the same tag one wins. "
-    "Malformed: a 400",
-}
+
+
+def _if_match(what: str, example: str, star: str, then: str) -> dict[str, Any]:
+    return {
+        "name": "If-Match",
+        "in": "header",
+        "schema": {"type": "string", "examples": [example, "*"]},
+        "description": f"only if the {what} is still at this version (an ETag you read; * for {star}): else a 412 "
+        f"and nothing changes{then}. Malformed: a 400",
+    }
+
+
+_ETAG = _etag_header("memory", '"m-12.v3"')
+_IF_MATCH = _if_match(
+    "memory", '"m-12.v3"', "any", "; the store checks it in its write, so of two writers with the same tag one wins"
+)
 
 
 def _tagged(response: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from ..memory.file_service import MAX_FILE_CHARS
 from ..memory.memory_files import ORIGINS
 from ..memory.service import MAX_SEARCH_LIMIT
-from .openapi import _NULLABLE_STRING, _TIME, _json, _object, _operation, _path_id, _ref
+from .openapi import _NULLABLE_STRING, _TIME, _etag_header, _if_match, _json, _object, _operation, _path_id, _ref
 
 _PROVENANCE = _object(
     {
@@ -27,19 +27,8 @@ _FILE_FIELDS: dict[str, Any] = {
     "key_id": {**_NULLABLE_STRING, "description": "auth.mode keys: the memproxy key behind the last write"},
     "provenance": _PROVENANCE,
 }
-_FILE_ETAG = {
-    "ETag": {
-        "schema": {"type": "string", "examples": ['"file.v3"']},
-        "description": "a strong tag naming the file's current version, for If-Match",
-    }
-}
-_IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "schema": {"type": "string", "examples": ['"file.v3"', "*"]},
-    "description": "only if the file is still at this version (an ETag you read; * for whichever is there): else a "
-    "412 and nothing changes. Malformed: a 400",
-}
+_FILE_ETAG = _etag_header("file", '"file.v3"')
+_IF_MATCH = _if_match("file", '"file.v3"', "whichever is there", "")
 _IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
