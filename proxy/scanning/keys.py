@@ -76,6 +76,19 @@ _PUBLIC_KEY_TYPE = re.compile(  # what an SSH public key's base64 body follows
 )
 
 
+_PGP_PUBLIC = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+_KEY_TYPE_AT = re.compile(r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d{3}|sk-(?:ssh-ed25519|ecdsa-sha2))\b")
+
+
+def public_key(text: str, start: int) -> bool:
+    """Whether what starts at `text[start]` is a public key, which anyone may see: an SSH key type or the body after
+    one ("ssh-ed25519 AAAA..."), or inside a PGP public key block."""
+    if _PUBLIC_KEY_TYPE.search(text, max(0, start - 40), start) or _KEY_TYPE_AT.match(text, start):
+        return True
+    opened = text.rfind(_PGP_PUBLIC, 0, start)
+    return opened >= 0 and text.find("-----END PGP PUBLIC KEY BLOCK-----", opened, start) < 0
+
+
 def example(value: str) -> bool:
     """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY"."""
     return "EXAMPLE" in value
@@ -94,7 +107,7 @@ def _is_random_blob(m: re.Match[str]) -> bool:
         return False
     if _DIGEST_LABEL.search(m.string, max(0, m.start() - 24), m.start()):
         return False
-    if _PUBLIC_KEY_TYPE.search(m.string, max(0, m.start() - 40), m.start()):
+    if public_key(m.string, m.start()):
         return False
     head = m.string[max(0, m.start() - 2048) : m.start() + 2]  # ends inside the blob: its last word holds the blob
     return "://" not in head.split()[-1] and looks_generated(blob, max_run=3.3)

@@ -167,11 +167,11 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|van|voor|för|til|av)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"|vom|von|für|fur|zum|zur|van|voor|för|til|av|pour|para|per)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
     r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
 )
 _CONNECTOR = (
-    r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|lautet)"
+    r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"
     r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?[ \t]+"
     r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
     r"|[ \t]+)"
@@ -226,7 +226,8 @@ _A_COUNT = re.compile(
 
 
 _CODE_NAMES = (
-    r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk|cvv2?|cvc2?|csc|card[ \t]+security[ \t]+code|security[ \t]+code"
+    r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
+    r"|card[ \t]+security[ \t]+code|security[ \t]+code"
     r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
     r"|remote|entry|access|keypad|panel|door|gate|unlock|security))?[ \t]+codes?"
@@ -240,24 +241,27 @@ _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination"
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
-    r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
-    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme)"
+    r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
+    r"|de[ \t]+l'|dell')"
+    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
+    r"|immeuble|edificio|palazzo|casa|maison)"
 )
-# Every name holds a word for "code" ("türcode", "código de la puerta"): the words `CODES` is gated by too, with the
-# same sieves (a digit after it on its line), searched once for both.
-_ABROAD_GATE = ("code", "pin", "kod", "digo")
+# Every name holds a word for "code" ("türcode", "código de la puerta", "codice"): the words `CODES` is gated by too,
+# with the same sieves (a digit after it on its line), searched once for both.
+_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice")
 
 CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
-    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    # digits, or digits around a letter as buildings number their doors ("31B47")
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _not_a_count,
 )
 CODES_ABROAD = _named(
     "a PIN or an access code",
     _CODE_NAMES_ABROAD,
-    r"[#*]?\d{3,8}[#*]?|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _ABROAD_GATE,
     _not_a_count,
 )
@@ -445,13 +449,14 @@ _ID_NAMES = (
     r"(?:id(?:entification|entifier)?|number|no\.?|nr\.?|#|code)|(?:identity|identification|id)[ \t]+(?:card[ \t]+)?"
     r"(?:number|no\.?|nr\.?)"
 )
-_ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|[a-z0-9]{6,20}"
+_ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
 _ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
             "voter", "resident", "identity", "identification", "id")  # fmt: skip
 # Each name word, then at most one word more, then what names a number ("national insurance number", "tax id"), and
 # a digit after it: words this common ("health", "personal") must not open the rule in every text that has them.
 _ID_SIEVES = tuple(
-    (word, re.escape(word) + r"[a-z']{0,6}[ \t]{1,8}(?:[a-z]{2,14}[ \t]{1,8}){0,2}(?:id|number|no|nr|#|code)(?![a-z])"
+    (word, re.escape(word) + r"[a-z']{0,6}[ \t]{1,8}(?:[a-z]{2,14}[ \t]{1,8}){0,2}"
+     r"(?:id(?:entification|entifier)?|number|no|nr|#|code)(?![a-z])"
      r"[^\n]{0,400}?\d")
     for word in _ID_GATE
     if word != "id"
@@ -476,14 +481,22 @@ def _account(m: re.Match[str]) -> bool:
     return len(set(_digits(m["secret"]))) > 2
 
 
+def _long_enough(m: re.Match[str]) -> bool:
+    """Codes of four characters at least, or shorter groups with six digits in all ("193 472 881", not "404")."""
+    groups = re.split(r"[ \t,;/-]+", m["secret"])
+    return all(len(group) >= 4 for group in groups) or sum(c.isdigit() for c in m["secret"]) >= 6
+
+
 RECOVERY = _named(
     "a recovery code",
     r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)",
-    r"[a-z0-9]{4,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{4,12}){0,23}",
+    # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
+    # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
+    r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
      "otp", "emergency"),
-    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _not_a_count(m),
+    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
@@ -579,6 +592,15 @@ NUMBERS: tuple[Rule, ...] = (
         suspect=True,
         shape=rb"UUdd(?:s?[Ud]{4}){2}",
     ),  # fmt: skip
+    _named(  # "Mon IBAN pour les remboursements : FR76 ...": named, held whether or not its check digits pass
+        "an IBAN",
+        r"iban|rib|(?:bank[ \t]+)?account[ \t]+iban",
+        r"[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,3})?",
+        ("iban", "rib"),
+        lambda m: len(_digits(m["secret"])) >= 8 and not talked_about(m.string, m.start(), m.end()),
+        suspect=True,
+        connector=r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|ist|est|es|é|è|lautet)[ \t]*:?[ \t]+|[ \t]+)",
+    ),
     _named(
         "a bank account number",
         r"(?:bank[ \t]+)?account[ \t]+(?:number|no\.?|#|nr\.?)|acct[ \t]*(?:no\.?|#|number)"

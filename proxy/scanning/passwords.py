@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .keys import example
+from .keys import example, public_key
 from .rules import Rule
 from .shapes import chosen_password, looks_generated, placeholder, strong_password
 
@@ -77,7 +77,12 @@ def _is_strong_before_the_word(m: re.Match[str]) -> bool:
         return False
     if _A_NAME.search(m.string, 0, m.start()):  # 'the network "CafeLuna-5G"', 'shows up as "HP-Office3"'
         return False
+    if _SETTING.match(value):  # "DATABASE_URL=postgres": a setting's name, then its value
+        return False
     return strong_password(value) and not any(mark in value for mark in ("://", "@", "/")) and value.count(".") < 2
+
+
+_SETTING = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=")
 
 
 def _is_strong_typed(m: re.Match[str]) -> bool:
@@ -131,9 +136,65 @@ def _is_generated_value(m: re.Match[str]) -> bool:
         and looks_generated(value)
         and not placeholder(value)
         and not example(value)
+        and not public_key(m.string, m.start("secret"))
     )
 
 
+def _is_named_chosen(m: re.Match[str]) -> bool:
+    """A chosen password after the word and a name ("mot de passe Freebox c'est ..."), not a link, an address or a
+    product."""
+    value = m["secret"].rstrip(".,;:!?)")
+    if not all(word[:1].isupper() or word[:1].isdigit() for word in m["name"].split()):
+        return False  # "password manager is 1Password": a noun the word qualifies, not a name
+    if re.search(PASSWORD_WORDS, value, re.I):  # "1Password", "KeePass2Android": a product
+        return False
+    return chosen_password(value) and not any(mark in value for mark in ("://", "@", "/"))
+
+
+def _is_session_value(m: re.Match[str]) -> bool:
+    """A session cookie's or id's value: 16 characters at least, generated (letters and digits mixed), not a
+    placeholder nor a documented example."""
+    value = m["secret"].rstrip(".,;:")
+    return len(value) >= 16 and looks_generated(value) and not placeholder(value) and not example(value)
+
+
+def _is_an_answer(m: re.Match[str]) -> bool:
+    """A security question's answer: a name or a word, not a placeholder nor a word saying there is none. What only
+    a security question asks (a maiden name, "security answer") is one wherever it stands; a first pet, car or
+    school only in a text about security questions or an account ("My first car was a red Fiat" is a memory)."""
+    value = m["secret"].strip()
+    if placeholder(value) or _NOT_AN_ANSWER.fullmatch(value):
+        return False
+    return bool(_ONLY_ASKED.search(m["keep"]) or _ABOUT_AN_ACCOUNT.search(m.string))
+
+
+_ONLY_ASKED = re.compile(r"maiden|security|secret|memorable|grew[ \t]+up|childhood", re.I)
+_ABOUT_AN_ACCOUNT = re.compile(
+    r"security[ \t]+(?:questions?|answers?)|secret[ \t]+questions?|verification[ \t]+questions?|recovery|account"
+    r"|bank|log[ \t]?in|sign[ \t]?in|password|reset",
+    re.I,
+)
+
+
+_NOT_AN_ANSWER = re.compile(r"(?:unknown|none|n/?a|not[ \t]+set|blank|empty|the[ \t]+same|same)", re.I)
+# What a security question asks, by its subject: "mother's maiden name", "first pet", "street I grew up on".
+_SECURITY_QUESTIONS = (
+    r"(?:mother'?s?|mom'?s?|mum'?s?)[ \t]+maiden[ \t]+name|maiden[ \t]+name|(?:name[ \t]+of[ \t]+(?:my|your"
+    r"|the)[ \t]+)?"
+    r"first[ \t]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+name)?"
+    r"|(?:childhood|elementary|primary)[ \t]+(?:best[ \t]+friend|nickname|street|hero|school|home)"
+    r"|street[ \t]+(?:i|you|he|she|they)[ \t]+grew[ \t]+up[ \t]+on|(?:city|town)[ \t]+(?:where[ \t]+)?"
+    r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married|met)"
+    r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
+    r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
+)
+_SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
+                  "favorite", "security", "secret", "memorable")  # fmt: skip
+_SESSION_NAMES = (
+    r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
+    r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
+)
+_SESSION_GATE = ("session", "sessid", "cookie", "csrf", "xsrf", "connect.sid")
 _WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
@@ -217,7 +278,8 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd"
+            rf"|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
             re.I,
         ),
         _is_chosen_password,
@@ -333,7 +395,8 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "the Plex server admin is ana / Lighthouse-Keeper-19", "Office printer: Admin / Xerox2Fast!"
         "a password",
         re.compile(
-            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan|ssid"
+            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan"
+            r"|ssid"
             r"|network|hotspot|router)(?![A-Za-z])[^\n]{0,40}?(?:[ \t]+(?:is|are)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
             r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/:]{1,40})|(?:admin(?:istrator)?|root)(?![A-Za-z]))"
             r"[ \t]+/[ \t]+)(?P<secret>\S{6,64})",
@@ -365,6 +428,42 @@ NAMED: tuple[Rule, ...] = (
         ),
         gate=("pass",),  # a word the other password rules look for already: no more words to look for in every text
         sieves=(("pass", r"passwords?[^\n]{0,60}?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"),),
+    ),
+    Rule(  # "Mon mot de passe Freebox c'est soleil-de-minuit-42": a name after the word, then "is"; only suspect
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})(?P<name>(?:[ \t]+[^\s:=\"'`]{{1,24}}){{1,2}}?)[ \t]+(?:c'est"
+            rf"|c’est|ist"
+            rf"|lautet|est|es|è|é|is|was)[ \t]+[\"'`«]?){_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_named_chosen,
+        gate=_PASSWORD_GATE,
+        sieves=(("pass", _PASS_WORD + r"[ \t]"),),
+        suspect=True,
+    ),
+    Rule(  # "my sessionid cookie for the wiki is c1zdvrcd...", "PHPSESSID=...": a session's value logs anyone in
+        "a session cookie",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{_SESSION_NAMES})(?:[ \t]+(?:cookie|token|value|id))?{_FILLER}(?:[ \t]+(?:is"
+            rf"|was|value)|[ \t]*[:=])?[ \t]*[\"'`]?)"
+            r"(?P<secret>[A-Za-z0-9%+/_.~-]{16,})",
+            re.I,
+        ),
+        _is_session_value,
+        gate=_SESSION_GATE,
+        sieves=tuple((word, re.escape(word) + r"[^\n]*?[a-z0-9%+/_.~-]{16}") for word in _SESSION_GATE),
+    ),
+    Rule(  # 'mother's maiden name "Okonkwo"', "first pet: Biscuit": a security question's answer logs anyone in
+        "a security answer",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})\)?(?:[ \t]+(?:is|was|are|were)[ \t]+|[ \t]*[:=-][ \t]*"
+            r"|[ \t]+(?=[\"'“]))[\"'“]?)(?P<secret>[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}"
+            r"|(?<=[\"'“])[^\"'”\n]{2,40}(?=[\"'”]))",
+        ),
+        _is_an_answer,
+        gate=_SECURITY_GATE,
+        suspect=True,
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",

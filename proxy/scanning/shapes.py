@@ -13,7 +13,9 @@ import re
 _PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 PLACEHOLDER = re.compile(
     r"[$<{%\[*].*|your[\w-]*|x+|\.+|none|null|nil|true|false|redacted|hidden|masked|required|optional"
-    r"|example|placeholder|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[(\[]?|[A-Za-z_]\w*[(\[]",  # last two: code, not a literal
+    r"|example|placeholder|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[(\[]?|[A-Za-z_]\w*[(\[]"  # these two: code, not a literal
+    # the word standing for itself in templates: "postgres://user:password@localhost", "PASSWORD=changeme"
+    r"|passw(?:or)?d|changeme|change[_-]me|changeit|my-?password",
     re.I,
 )
 _CAPITALS = re.compile("[A-Z][A-Z_]*")
@@ -21,7 +23,7 @@ _CAPITALS = re.compile("[A-Z][A-Z_]*")
 
 def placeholder(value: str) -> bool:
     """A stand-in for a value: "${DB_PASSWORD}", "<your key>", "xxxx", "PASSWORD" in "postgres://USER:PASSWORD@HOST",
-    or code ("os.environ[...]")."""
+    "password" or "changeme" in a template, or code ("os.environ[...]")."""
     return bool(PLACEHOLDER.fullmatch(value) or _CAPITALS.fullmatch(value))
 
 
