@@ -9,9 +9,15 @@ round and measured once, said how far the second's numbers were fitted to it (3 
 at what `held_out` and `third` still let through by class, wrote detectors for each class and tuned them on new texts
 of their own (the tuned split's third-round batches, two of them measured once before tuning); `held_out` and
 `third` are held to what they measure since (all reported at the end of the run). `fourth` (60, 40 and 50), written
-by someone who never read the detectors and measured once after the third round, is the honest number: 7 secrets
-and 15 injections live, 2 benign refused, against 10, 16 and 1 before that round; it is held to what it measured and
-must never be tuned on."""
+by someone who never read the detectors and measured once after the third round, was the honest number then: 7
+secrets and 15 injections live, 2 benign refused, against 10, 16 and 1 before that round. The fourth round tuned on
+`fourth` (its misses read by class: prose passwords in other languages, door codes, security answers, backup codes,
+PUKs, named IBANs, session cookies; instructions addressed to the assistant in other languages, exfiltration as a
+preference, disabled confirmations, prompt updates, personas, downloaded code, claims over system messages; a public
+key and a template credential refused), wrote detectors for those classes and new texts of its own for each (the
+tuned split's fourth-round batches, the second measured once before tuning: 1/15 secrets and 8/20 injections live,
+2/25 benign held), and holds `fourth` to what it reaches since. The honest number for this round is a blind split
+the lead keeps outside the repository."""
 
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ LIMITS = {
     "held_out": (0 / 45, 0 / 30, 0 / 40),
     "second": (3 / 60, 2 / 40, 1 / 50),
     "third": (0 / 29, 0 / 20, 0 / 25),
-    "fourth": (7 / 60, 15 / 40, 2 / 50),  # measured once, never tuned on: where the detectors stand on unseen texts
+    "fourth": (0 / 60, 0 / 40, 0 / 50),  # tuned on in the fourth round (7, 15 and 2 wrong when measured blind)
 }
 
 
