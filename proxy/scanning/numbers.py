@@ -23,7 +23,7 @@ from importlib import import_module
 from typing import Any
 
 from .rules import Rule
-from .shapes import talked_about
+from .shapes import placeholder, talked_about
 
 Check = Callable[[re.Match[str]], bool]
 
@@ -167,7 +167,7 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|zum|zur|van|voor|för|til|av|pour|para|per)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
     r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
 )
 _CONNECTOR = (
@@ -240,21 +240,25 @@ _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination"
 # The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
+    # a lock's combination, and Polish "kod do domofonu"
+    r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination)"
+    r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
     r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
     r"|de[ \t]+l'|dell')"
     r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
     r"|immeuble|edificio|palazzo|casa|maison)"
 )
-# Every name holds a word for "code" ("türcode", "código de la puerta", "codice"): the words `CODES` is gated by too,
-# with the same sieves (a digit after it on its line), searched once for both.
-_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice")
+# Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
+# words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
+_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination")
 
 CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
-    # digits, or digits around a letter as buildings number their doors ("31B47")
-    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    # digits, or digits around a letter as buildings number their doors ("31B47"), or a dial's turns
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
+    r"|right)[ \t]+\d{1,2}){2,3}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _not_a_count,
 )
@@ -517,6 +521,16 @@ BITLOCKER = Rule(
     min_digits=48,
     shape=rb"dddddd(?:sdddddd){7}",
 )
+# A recovery phrase of a few words joined by dashes: "2FA recovery phrase for Authy is: plum-orbit-seven-tiger".
+RECOVERY_PHRASE = _named(
+    "a recovery phrase",
+    r"(?:recovery|backup|2fa|mfa|emergency|secret|rescue)[ \t]+(?:phrase|passphrase|words)",
+    r"[a-z]{3,10}(?:-[a-z]{3,10}){3,23}",
+    ("recovery", "backup", "2fa", "mfa", "emergency", "secret", "rescue"),
+    lambda m: not placeholder(m["secret"]),
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+)",
+    any_value=True,
+)
 SEED_PHRASE = Rule(
     "a recovery phrase",
     bounded(
@@ -547,6 +561,7 @@ NUMBERS: tuple[Rule, ...] = (
     TOTP_SEED,
     BITLOCKER,
     SEED_PHRASE,
+    RECOVERY_PHRASE,
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn),
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn_suspect, suspect=True),
     Rule(

@@ -204,6 +204,7 @@ _LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", 
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
+    r"|clave[ \t]+de[ \t]+acceso"
     r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
 )
 KEY_NAMES = (
@@ -219,7 +220,8 @@ _CONNECTOR = (
 # What may stand between "password" and "is": a phrase saying whose password it is ("for the staging DB", "on the
 # NAS"), never a noun the password word qualifies ("password manager is 1Password": the manager is 1Password).
 _FILLER = (
-    r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|pour|de|du|des|para|del|per|di"
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|zu|bei|pour|de|du|des|au|aux|para"
+    r"|al|ao|del|per|di"
     r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?)?"  # whole words
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
@@ -228,7 +230,7 @@ _OPEN = "[\"'`«‹]"
 _QUOTED = "(?P<secret>[^\"'`«»‹›\n]{6,60})(?=[\"'`»›])"
 _VALUE = r"(?P<secret>[^\s\"'`,;)\]}>]"
 _PASSWORD_GATE = (
-    "pass", "mdp", "contrase", "senha", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
+    "pass", "mdp", "contrase", "senha", "clave", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
     "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호",
 )  # fmt: skip
 _KEY_GATE = ("token", "secret", "key")
@@ -457,12 +459,23 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'mother's maiden name "Okonkwo"', "first pet: Biscuit": a security question's answer logs anyone in
         "a security answer",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})\)?(?:[ \t]+(?:is|was|are|were)[ \t]+|[ \t]*[:=-][ \t]*"
+            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})[)\"”']?(?i:{_FILLER})(?:[ \t]+(?:is|was|are"
+            rf"|were)[ \t]+|[ \t]*[:=-][ \t]*"
             r"|[ \t]+(?=[\"'“]))[\"'“]?)(?P<secret>[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}"
             r"|(?<=[\"'“])[^\"'”\n]{2,40}(?=[\"'”]))",
         ),
         _is_an_answer,
         gate=_SECURITY_GATE,
+        suspect=True,
+    ),
+    Rule(  # 'Verification answers: favourite food "lasagne", dream job "lighthouse keeper"': each quoted answer
+        "a security answer",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?i:(?:security|verification|secret|challenge|memorable)[ \t]+(?:answers?"
+            r"|questions?))[^\n]{0,120}?[\"“])(?P<secret>(?=[A-Za-z0-9])(?!redacted)[^\"”\n]{2,40})(?=[\"”])"
+        ),
+        lambda m: not placeholder(m["secret"]) and not _NOT_AN_ANSWER.fullmatch(m["secret"]),
+        gate=("security", "verification", "secret", "challenge", "memorable"),
         suspect=True,
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
