@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from .normalise import latin
-from .rules import Literals
+from .rules import Literals, trie
 
 _S = r"[ \t]+"  # words are apart by spaces or tabs, never by a line break: an instruction is one line
 _AI = r"(?:assistant|ai|model|llm|chatbot|bot|agent|claude|chatgpt|gpt|copilot|gemini)"
@@ -787,13 +787,15 @@ _AI_ABROAD = (
     r"(?:ai[ \t]+)?(?:assistant|assistante|assistent|assistenten|asistente|assistente|ki|ia|ai|modele|modell|modelo"
     r"|modello|model|llm|bot|chatbot|agent|agente|helper|copilot)"
 )
-_NOTE_ABROAD = (
-    r"(?:note|notes|nota|notiz|notice|context|contexte|kontext|contesto|contexto|info|information|tips?|hints?|rules?"
-    r"|updates?|reminders?|regla|reglas|regola|regole|regel|regeln|regle|regles|instruktion|instruktionen|hinweis"
-    r"|hinweise|nachricht|anweisung|anweisungen|instructions?|instruccion"
-    r"|instrucciones|instrucao|instrucoes|istruzione|istruzioni|consigne|consignes|message|mensaje|messaggio|mensagem"
-    r"|aviso|avviso|remarque|rappel|recordatorio|promemoria|memo|opmerking|bericht|instructie|p\.?s\.?)"
-)
+_NOTE_ABROAD = trie(
+    ("note", "notes", "nota", "notiz", "notice", "context", "contexte", "kontext", "contesto", "contexto", "info",
+     "information", "tip", "tips", "hint", "hints", "rule", "rules", "update", "updates", "reminder", "reminders",
+     "regla", "reglas", "regola", "regole", "regel", "regeln", "regle", "regles", "instruktion", "instruktionen",
+     "hinweis", "hinweise", "nachricht", "anweisung", "anweisungen", "instruction", "instructions", "instruccion",
+     "instrucciones", "instrucao", "instrucoes", "istruzione", "istruzioni", "consigne", "consignes", "message",
+     "mensaje", "messaggio", "mensagem", "aviso", "avviso", "remarque", "rappel", "recordatorio", "promemoria", "memo",
+     "opmerking", "bericht", "instructie", "ps", "p.s", "ps.", "p.s.")
+)  # fmt: skip
 # What an order to the assistant opens with, after "Assistant:" at the start of a line, in those languages.
 _OPENERS_ABROAD = (
     r"(?:when|whenever|if|from|always|never|do|don't|please|cuando|si|siempre|nunca|no|desde|a[ \t]+partir|quand"
@@ -821,13 +823,15 @@ _OUTSIDE = (
     r"(?:[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|https?://|\bftp://|\bwebhook"
     rf"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{'|'.join(_TLDS)})/)"
 )
-# Sending, in those languages: "forward", "envoie", "schicke", "envía", "invia".
-_SEND = (
-    r"(?:save|store|back[ \t]?up|archive|dump|push|forward|send|copy|cc|bcc|mirror|relay|upload|post|sync|export|share"
-    r"|leak|transmit|e-?mail|mail|envoie|envoyer"
-    r"|envoyez|transfere|transferer|schick|sende|senden|leite|weiterleiten|envia|enviar|reenvia|manda|mandare|invia"
-    r"|inviare|inoltra|inoltrare|stuur|doorsturen|envie|encaminhe|encaminhar)"
-)
+# Sending, in those languages: "forward", "envoie", "schicke", "envía", "invia". As a trie (`rules.trie`): the
+# pattern is tried at every word of a long text, and a trie tries one branch per character, not sixty words.
+_SEND = trie(
+    ("save", "store", "back up", "backup", "archive", "dump", "push", "forward", "send", "copy", "cc", "bcc", "mirror",
+     "relay", "upload", "post", "sync", "export", "share", "leak", "transmit", "email", "e-mail", "mail", "envoie",
+     "envoyer", "envoyez", "transfere", "transferer", "schick", "sende", "senden", "leite", "weiterleiten", "envia",
+     "enviar", "reenvia", "manda", "mandare", "invia", "inviare", "inoltra", "inoltrare", "stuur", "doorsturen",
+     "envie", "encaminhe", "encaminhar")
+)  # fmt: skip
 _WHOLE = (
     r"(?:every|all|each|any|a[ \t]+copy[ \t]+of|copies[ \t]+of|the[ \t]+(?:full|whole|entire|complete)|chaque|tou(?:s"
     r"|tes)"

@@ -184,9 +184,23 @@ _SECURITY_QUESTIONS = (
     r"first[ \t]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+name)?"
     r"|(?:childhood|elementary|primary)[ \t]+(?:best[ \t]+friend|nickname|street|hero|school|home)"
     r"|street[ \t]+(?:i|you|he|she|they)[ \t]+grew[ \t]+up[ \t]+on|(?:city|town)[ \t]+(?:where[ \t]+)?"
-    r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married|met)"
+    r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)"
     r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
     r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
+)
+# What follows each gate word in a match (`rules.Rule`): "first pet", "maiden name", "grew up on", "born".
+_SECURITY_SIEVES = (
+    ("maiden", r"maiden[ \t]+name"),
+    ("first", r"first[ \t]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)"),
+    *(
+        (word, word + r"[ \t]+(?:best|nickname|street|hero|school|home)")
+        for word in ("childhood", "elementary", "primary")
+    ),
+    ("grew", r"grew[ \t]+up[ \t]+on"),
+    *((word, word + r"[ \t]+(?:teacher|childhood)") for word in ("favourite", "favorite")),
+    ("security", r"security[ \t]+(?:answer|question)"),
+    ("secret", r"secret[ \t]+(?:answer|question)"),
+    ("memorable", r"memorable[ \t]+(?:answer|word|place|date)"),
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable")  # fmt: skip
@@ -466,6 +480,7 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_an_answer,
         gate=_SECURITY_GATE,
+        sieves=_SECURITY_SIEVES,
         suspect=True,
     ),
     Rule(  # 'Verification answers: favourite food "lasagne", dream job "lighthouse keeper"': each quoted answer
