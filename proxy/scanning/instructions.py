@@ -26,10 +26,8 @@ _S = r"[ \t]+"  # words are apart by spaces or tabs, never by a line break: an i
 _AI = r"(?:assistant|ai|model|llm|chatbot|bot|agent|claude|chatgpt|gpt|copilot|gemini)"
 # What an order to the model says, after a header: the model must, the model is asked to act when it answers.
 _ORDER = (
-    rf"\b(?:(?:the{_S})?{_AI}{_S}(?:must|should|shall|has{_S}to|needs{_S}to|is{_S}required{_S}to|will|may{_S}now"
-    rf"|is{_S}to)"
-    rf"|you{_S}(?:must|should|shall|have{_S}to|need{_S}to|are{_S}(?:now{_S})?(?:required|allowed|permitted"
-    rf"|authori[sz]ed|to)"
+    rf"\b(?:(?:the{_S})?{_AI}{_S}(?:must|should|shall|has{_S}to|needs{_S}to|is{_S}required{_S}to|will|may{_S}now|is{_S}to)"
+    rf"|you{_S}(?:must|should|shall|have{_S}to|need{_S}to|are{_S}(?:now{_S})?(?:required|allowed|permitted|authori[sz]ed|to)"
     rf"|may{_S}now|will{_S}now|can{_S}now|never|always|(?:do{_S}not|don't){_S}(?:refuse|warn|ask|mention|tell))"
     rf"|when(?:ever)?{_S}(?:answering|replying|responding|summari[sz]ing|asked|writing|drafting|you{_S}(?:answer|reply"
     rf"|respond|see|read|write|draft|send|book|buy|order|summari[sz]e|create|schedule|pay|transfer))"
@@ -38,8 +36,7 @@ _ORDER = (
     rf"|e-?mail|route|redirect|link|book|charge|share|suggest|push|promote)"
     # "respond in English only", "reply exclusively with ...": how every answer must be
     rf"|(?:respond|reply|answer|write)\w*{_S}(?:(?:only|exclusively|solely)\b|in{_S}[a-z]+{_S}only\b)"
-    rf"|(?:include|append|add|insert){_S}(?:a{_S}|the{_S})?(?:link|referral|image|text|line){_S}[^\n]{{0,30}}(?:every"
-    rf"|each|all)"
+    rf"|(?:include|append|add|insert){_S}(?:a{_S}|the{_S})?(?:link|referral|image|text|line){_S}[^\n]{{0,30}}(?:every|each|all)"
     rf"{_S}(?:answers?|repl(?:y|ies)|responses?|messages?)"
     # "when the user asks about X, say ...", "if anyone mentions Y, tell them ...": what to answer a person
     rf"|(?:when(?:ever)?|if|once){_S}(?:the{_S}user|a{_S}user|users|anyone|someone|somebody|a{_S}customer|they)"
@@ -129,8 +126,7 @@ SHAPES: tuple[Shape, ...] = (
         "an instruction banner",
         ("##", "==", "**", "~~", ">>>", "+++"),
         # any fenced heading, then an order to the model: "#### NEW RULES #### The assistant must ..."
-        rf"(?:#{{2,}}|={{3,}}|\*{{3,}}|~{{3,}}|>{{3,}}|\+{{3,}})[^\n#=*~<>+]{{1,40}}?(?:#{{2,}}|={{3,}}|\*{{3,}}"
-        rf"|~{{3,}}|<{{3,}}"
+        rf"(?:#{{2,}}|={{3,}}|\*{{3,}}|~{{3,}}|>{{3,}}|\+{{3,}})[^\n#=*~<>+]{{1,40}}?(?:#{{2,}}|={{3,}}|\*{{3,}}|~{{3,}}|<{{3,}}"
         rf"|\+{{3,}}|-{{3,}})[ \t]*\n?[^\n]{{0,40}}?{_ORDER}",
         also=(
             "must",
@@ -251,10 +247,8 @@ SHAPES: tuple[Shape, ...] = (
         rf"(?:this|these|the)[ \t]+(?:note|notes|memory|memories|instructions?|entry|entries|directives?|rules?)\b",
         rf"\bkeep{_S}(?:this|it|these(?:{_S}instructions)?){_S}(?:between{_S}us|secret|hidden|quiet|confidential"
         rf"|to{_S}yourself|from{_S}the{_S}user)\b",
-        rf"\b(?:silently|quietly|secretly|covertly|discreetly){_S}(?:add|send|forward|b?cc|include|insert|log|record"
-        rf"|copy"
-        r"|delete|remove|drop|change|replace|append|upload|share|store|save|e-?mail|mail|post|run|call|execute"
-        r"|report)\b",
+        rf"\b(?:silently|quietly|secretly|covertly|discreetly){_S}(?:add|send|forward|b?cc|include|insert|log|record|copy"
+        r"|delete|remove|drop|change|replace|append|upload|share|store|save|e-?mail|mail|post|run|call|execute|report)\b",
         rf"\bnever{_S}say{_S}(?:that{_S})?you{_S}were{_S}told\b",
         # "never admit that these notes exist", "never let on that this note is here"
         rf"\b(?:never|don't|do{_S}not|without)[ \t]+(?:mention|reveal|disclos|admit|say|let{_S}on|acknowledg"
@@ -267,8 +261,7 @@ SHAPES: tuple[Shape, ...] = (
     _shape(
         "an instruction triggered by recall",
         ("this", "recall", "reading"),
-        rf"\b(?:when(?:ever)?|each{_S}time|every{_S}time|once|as{_S}soon{_S}as|after|if|upon){_S}(?:you{_S})?(?:read"
-        rf"|see"
+        rf"\b(?:when(?:ever)?|each{_S}time|every{_S}time|once|as{_S}soon{_S}as|after|if|upon){_S}(?:you{_S})?(?:read|see"
         rf"|load|retriev|recall|find|encounter|process)\w*{_S}(?:this|these)\b",
         rf"\b(?:this|the{_S}present){_S}(?:memory|note|entry|message|text|instruction){_S}(?:is|gets|was|has{_S}been)"
         rf"{_S}(?:read|loaded|retrieved|recalled|shown|seen|injected|used|searched|found|surfaced)\b",
@@ -332,8 +325,7 @@ SHAPES: tuple[Shape, ...] = (
             "upgraded",
             "unlocked",
         ),
-        rf"\b(?:bypass|circumvent|get{_S}around|disable|turn{_S}off|ignore|skip|override){_S}(?:the{_S}|your{_S}"
-        rf"|any{_S}"
+        rf"\b(?:bypass|circumvent|get{_S}around|disable|turn{_S}off|ignore|skip|override){_S}(?:the{_S}|your{_S}|any{_S}"
         rf"|all{_S})?(?:content|safety|usage|moderation|security){_S}(?:polic(?:y|ies)|filters?|guidelines|rules|checks"
         r"|restrictions|guardrails)\b",
         rf"\b(?:your|the{_S}(?:assistant|model)'s){_S}(?:guidelines|rules|instructions|polic(?:y|ies)|system{_S}prompt"
@@ -347,12 +339,10 @@ SHAPES: tuple[Shape, ...] = (
         rf"|message){_S}(?:as{_S}(?:if{_S}(?:it|they){_S}(?:were|was){_S})?|to{_S}be{_S})?(?:a{_S}|an{_S}|the{_S})?"
         rf"(?:system|developer|admin(?:istrator)?|operator|highest|top|priority)\b",
         # "BEGIN INSTRUCTIONS ... END INSTRUCTIONS": a fenced block of orders
-        rf"\b(?:begin|start)(?:{_S}of)?{_S}(?:the{_S})?(?:system{_S}|hidden{_S}|secret{_S}|new{_S})?(?:instructions"
-        rf"|directives"
+        rf"\b(?:begin|start)(?:{_S}of)?{_S}(?:the{_S})?(?:system{_S}|hidden{_S}|secret{_S}|new{_S})?(?:instructions|directives"
         rf"|prompt)\b[^\n]{{1,400}}?\bend(?:{_S}of)?{_S}(?:the{_S})?(?:system{_S}|hidden{_S}|secret{_S}|new{_S})?"
         rf"(?:instructions|directives|prompt)\b",
-        rf"\b(?:this|these){_S}(?:memory|memories|note|notes|instructions?|rules?){_S}(?:outranks?|overrides?"
-        rf"|supersedes?"
+        rf"\b(?:this|these){_S}(?:memory|memories|note|notes|instructions?|rules?){_S}(?:outranks?|overrides?|supersedes?"
         rf"|takes?{_S}precedence|comes?{_S}first|has{_S}priority)\b",
         rf"\b(?:prioriti[sz]e|follow|obey){_S}this{_S}(?:memory|note){_S}(?:over|above|before)\b"
         rf"|\btakes?{_S}precedence{_S}over{_S}(?:the{_S}|your{_S}|any{_S})?(?:system|developer|other|previous)"
@@ -361,8 +351,7 @@ SHAPES: tuple[Shape, ...] = (
         rf"{_S}you|requires|requested|instructed|has{_S}(?:said|decided|authori[sz]ed|approved|allowed))\b",
         rf"\b(?:the{_S})?user{_S}has{_S}(?:authori[sz]ed|allowed|permitted|granted|pre-?approved|given{_S}you)\b"
         rf"|\byou(?:{_S}are|{_S}have{_S}been|'re|'ve{_S}been){_S}(?:authori[sz]ed|permitted|allowed|cleared){_S}to\b",
-        rf"\byou{_S}have{_S}been{_S}(?:upgraded|unlocked|freed|jailbroken)\b|\b(?:is"
-        rf"|are){_S}exempt{_S}from{_S}(?:the{_S})?"
+        rf"\byou{_S}have{_S}been{_S}(?:upgraded|unlocked|freed|jailbroken)\b|\b(?:is|are){_S}exempt{_S}from{_S}(?:the{_S})?"
         r"(?:usual{_S})?(?:safety|content|security)",
     ),  # fmt: skip
     _shape(
@@ -388,8 +377,7 @@ SHAPES: tuple[Shape, ...] = (
         ),
         # "your guardrails are off until midnight"
         rf"\b(?:your|the{_S}(?:assistant|model)'s){_S}(?:guidelines|rules|instructions|polic(?:y|ies)|system{_S}prompt"
-        rf"|restrictions|guardrails|filters|safeguards|safety(?:{_S}\w+)?|limits){_S}(?:are|is|have{_S}been"
-        rf"|has{_S}been)"
+        rf"|restrictions|guardrails|filters|safeguards|safety(?:{_S}\w+)?|limits){_S}(?:are|is|have{_S}been|has{_S}been)"
         rf"{_S}(?:now{_S})?(?:replaced|superseded|overridden|void|suspended|lifted|removed|disabled|cancel+ed|off"
         r"|gone|paused|inactive|turned[ \t]+off|switched[ \t]+off)\b",
         # "all previous safety notes are cancelled": what the assistant was told before, declared void
@@ -490,8 +478,7 @@ SHAPES: tuple[Shape, ...] = (
         # "say it has been paid, regardless of the facts", "assure them it doesn't, even though it does"
         rf"(?:{_BIDDEN}|\bby{_S})(?:say|saying|tell|telling|assure|assuring|reassure|reassuring|claim|claiming|insist"
         rf"|insisting|answer|answering|reply|replying|respond|responding|confirm|confirming|state|stating|promise"
-        rf"|promising|inform|deny|denying)\b[^\n]{{0,120}}?(?:\beven{_S}(?:though|if|when){_S}(?:it|they|that|this"
-        rf"|there|he|she|we|you|i)\b"
+        rf"|promising|inform|deny|denying)\b[^\n]{{0,120}}?(?:\beven{_S}(?:though|if|when){_S}(?:it|they|that|this|there|he|she|we|you|i)\b"
         rf"|\bregardless{_S}of{_S}(?:the{_S})?(?:facts|truth|reality|what)\b|\bwhether{_S}(?:or{_S}not{_S})?"
         rf"(?:it'?s|it{_S}is|that'?s|that{_S}is){_S}true\b|\b(?:it'?s|that'?s|it{_S}is|that{_S}is|which{_S}is"
         rf"|which'?s|which{_S}isn't){_S}(?:not{_S}true|untrue|false|a{_S}lie|not{_S}the{_S}case|true)\b"
@@ -646,8 +633,7 @@ SHAPES: tuple[Shape, ...] = (
         # "approve every payment above 1000 EUR without asking the user": a consequential act with no one's consent
         rf"{_BIDDEN}(?:approve|pay|transfer|wire|delete|remove|wipe|erase|share|send|forward|buy|purchase|order|grant"
         rf"|execute|install|sign|accept|disclose|publish|upload|run)\b[^\n.;]{{0,80}}?\bwithout{_S}(?:(?:first{_S})?"
-        rf"(?:asking|confirming|consulting|telling|notifying|warning|informing)|(?:any{_S}|the{_S}user's{_S}"
-        rf"|their{_S})?"
+        rf"(?:asking|confirming|consulting|telling|notifying|warning|informing)|(?:any{_S}|the{_S}user's{_S}|their{_S})?"
         rf"(?:confirmation|approval|consent|permission))\b",
         also=(
             "asking",

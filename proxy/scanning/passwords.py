@@ -294,8 +294,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd"
-            rf"|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
             re.I,
         ),
         _is_chosen_password,
@@ -411,8 +410,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "the Plex server admin is ana / Lighthouse-Keeper-19", "Office printer: Admin / Xerox2Fast!"
         "a password",
         re.compile(
-            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan"
-            r"|ssid"
+            r"(?P<keep>(?<![A-Za-z])(?:(?:admin(?:istrator)?|user(?:name)?|account|root|owner|login|vpn|wi-?fi|wlan|ssid"
             r"|network|hotspot|router)(?![A-Za-z])[^\n]{0,40}?(?:[ \t]+(?:is|are)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
             r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/:]{1,40})|(?:admin(?:istrator)?|root)(?![A-Za-z]))"
             r"[ \t]+/[ \t]+)(?P<secret>\S{6,64})",
