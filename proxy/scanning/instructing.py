@@ -82,7 +82,7 @@ class InstructionModel:
         return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
 
     def instructs(self, text: str) -> bool:
-        return self.probability(text) >= self.threshold
+        return _sentence(text) and self.probability(text) >= self.threshold
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> InstructionModel:
@@ -97,6 +97,14 @@ class InstructionModel:
             for p in data["parts"]
         )
         return cls(parts, float(data["intercept"]), float(data["threshold"]))
+
+
+def _sentence(text: str) -> bool:
+    """Long enough to be an order: three words, or a run of ten characters in a script without spaces. A tag or a
+    single word ("instructions", "system-prompt") is far from anything the model was trained on, and it would score
+    one as confidently as nonsense."""
+    words = text.split()
+    return len(words) >= 3 or any(len(word) >= 10 and not word.isascii() for word in words)
 
 
 @cache

@@ -66,3 +66,9 @@ def test_what_the_model_holds_says_why() -> None:
     finding = scan(text)
     assert finding is not None and not finding.certain
     assert finding.reason == INSTRUCTING and "held for review" in finding.reason
+
+
+@pytest.mark.parametrize("tag", ["instructions", "system-prompt", "assistant", "reply", "always never"])
+def test_a_tag_or_a_word_is_not_judged(tag: str) -> None:
+    """Tags are scanned too: a memory tagged "instructions" is not held for its tag."""
+    assert scan(tag) is None
