@@ -25,6 +25,17 @@ from typing import Any
 
 MODEL = Path(__file__).with_name("instruction_model.json.gz")
 
+# Below SURE, the model's word is taken only for a text with something of an order in it: a word that addresses or
+# directs (you, must, always, every, whenever, call, send, ...), a link, an address, a call's parentheses. Short plain
+# facts ("The user read the alpha notes.") can score high on a few words injections also use; they have none.
+LIKELY, SURE = 0.4, 0.9
+_ORDER_CUE = re.compile(
+    r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all|from now on|do not"
+    r"|don't|instructions?|assistant|ai|model|llm|bot|agent|claude|gpt|chatgpt|system|prompt|ignore|call|run"
+    r"|execute|send|forward|reply|respond|answer|tell|say|mention|include|append|recommend)\b"
+    r"|https?://|www\.|\S@\S+\.\w|\w\(",
+    re.IGNORECASE,
+)
 _RUNS_OF_SPACE = re.compile(r"\s\s+")
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
@@ -74,7 +85,6 @@ def _word_grams(tokens: list[str], low: int, high: int) -> Iterator[str]:
 class InstructionModel:
     parts: tuple[_Part, ...]
     intercept: float
-    threshold: float  # the probability from which a text is held
 
     def probability(self, text: str) -> float:
         lowered = text.lower()
@@ -82,7 +92,7 @@ class InstructionModel:
         return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
 
     def instructs(self, text: str) -> bool:
-        return _sentence(text) and self.probability(text) >= self.threshold
+        return _sentence(text) and held(text, self.probability(text))
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> InstructionModel:
@@ -96,7 +106,12 @@ class InstructionModel:
             )
             for p in data["parts"]
         )
-        return cls(parts, float(data["intercept"]), float(data["threshold"]))
+        return cls(parts, float(data["intercept"]))
+
+
+def held(text: str, likelihood: float) -> bool:
+    """The rule: sure enough, or likely with a cue of an order."""
+    return likelihood >= SURE or (likelihood >= LIKELY and _ORDER_CUE.search(text) is not None)
 
 
 def _sentence(text: str) -> bool:
@@ -113,5 +128,5 @@ def model() -> InstructionModel:
 
 
 def instructs(text: str) -> bool:
-    """True when `text` reads like an order to the assistant (at the model's threshold)."""
+    """True when `text` reads like an order to the assistant."""
     return model().instructs(text)
