@@ -13,7 +13,8 @@ replayed at all is decided by where a memory came from, not by them.
 Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `numbers` (cards, PINs and codes,
 id numbers, recovery codes), `providers` (detect-secrets' provider plugins), `secrets` (all of them in order of
 precedence), `rules` (the machinery they run on), `shapes` (is a value random, chosen, a placeholder?),
-`injections` (certain), `instructions` (suspect). A foundation module: imports only the standard library,
+`injections` (certain), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
+suspect). A foundation module: imports only the standard library,
 detect-secrets and python-stdnum, never another proxy package.
 """
 
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import injections, instructions
+from . import injections, instructing, instructions
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
@@ -31,6 +32,8 @@ from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked, quiet
 from .split import split_hits
 
 __all__ = ["Finding", "redact", "scan", "visible"]
+
+INSTRUCTING = "text reads like an instruction to the assistant (the instruction model) - held for review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,8 @@ def _credential(folded: str) -> Finding | None:
 def scan(text: str) -> Finding | None:
     """The worst problem that makes `text` unsafe to store as a memory, or None. Certain ones first (refused): a
     private key, a secret, an invisible character, a prompt injection; then suspect ones (held for review): what
-    only looks like a secret, then an instruction to the assistant without the usual headers (`instructions`)."""
+    only looks like a secret, then an instruction to the assistant without the usual headers (`instructions`), then
+    a text the instruction model (`instructing`) reads as an order to the assistant."""
     folded = aligned(text).text
     inner = list(decoded(folded))
     return decide(text, folded, inner, [_credential(view) for view in (folded, *inner)])
@@ -87,6 +91,8 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     if label := instructions.find(folded):
         reason = f"text looks like an instruction to the assistant ({label}) - held for review"
         return Finding("prompt_injection", reason, "suspect")
+    if instructing.instructs(text):
+        return Finding("prompt_injection", INSTRUCTING, "suspect")
     return None
 
 

@@ -1,0 +1,164 @@
+"""Train the instruction classifier the write scanner holds memories with (proxy/scanning/instructing.py).
+
+    pip install scikit-learn          # training only: the proxy scores the model in the standard library
+    python bench/instruction_model.py             # cross-validate, report, write the model
+    python bench/instruction_model.py --check     # report only
+    python bench/instruction_model.py --hold-out fourth   # train without a split and report it
+
+Positives: every injection of the scanning corpus (tests/scanning/) and its write splits. Negatives: the benign
+texts and secrets of the same, the style preferences users give an assistant (tests/scanning/training/), and the
+memories and chat turns of our retrieval datasets (bench/retrieval/). A split named by ``--hold-out`` stays out of
+training and is reported on its own: that is how a model is judged on texts it never saw.
+
+Five-fold cross-validation reports what the proxy's rule (`instructing.held`: the model's probability with the cue
+words below SURE) holds out of fold: the share of instructions, and of the other texts, which must stay well under
+issue 37's 1 benign in 50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import instruction_templates as templates  # noqa: E402  (bench/, the script's own directory)
+
+from proxy.scanning.instructing import MODEL, InstructionModel, _sentence, held  # noqa: E402
+from tests.scanning.corpus import load  # noqa: E402
+
+SPLITS = ("tuned", "held_out", "second", "third", "fourth")
+SEED = 20261202
+
+
+def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """Instructions, other texts, and the preferences and near misses among them (weighted up: the costliest
+    mistake is holding what a user asked the assistant to remember)."""
+    positives, negatives = load("injections"), load("benign") + load("secrets")
+    for split in SPLITS:
+        if split in hold_out:
+            continue
+        positives += load(f"writes/{split}/injections")
+        negatives += load(f"writes/{split}/benign") + load(f"writes/{split}/secrets")
+    preferences = load("training/preferences") + templates.preferences()
+    positives += templates.disguised_orders()
+    # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_classes.py)
+    from tests import test_scanning as listed
+    from tests.scanning import test_classes as classes
+
+    positives += listed.INJECTIONS + [text for text, _ in classes.INSTRUCTIONS]
+    preferences += listed.BENIGN + classes.INSTRUCTION_NEAR_MISSES  # near misses named for what they teach
+    negatives += classes.PROSE_NEAR_MISSES + classes.CONTEXT_NEAR_MISSES + classes.NUMBER_NEAR_MISSES
+    for memories in ("memories.jsonl", "conversations/memories.jsonl"):
+        lines = (ROOT / "bench/retrieval" / memories).read_text().splitlines()
+        texts = [json.loads(line)["text"] for line in lines if line.strip()]
+        # as the model and extraction write them too: "The user is ...", where the dataset says "I'm ..."
+        negatives += texts + [told for text in texts if (told := third_person(text)) != text]
+    # and chat: what people and assistants say to each other is full of "you" and orders, and is not an injection
+    for line in (ROOT / "bench/retrieval/conversations/questions.jsonl").read_text().splitlines():
+        if line.strip():
+            question = json.loads(line)
+            negatives += [question["question"], *(turn["content"] for turn in question.get("context", ()))]
+    return positives, negatives, preferences
+
+
+_FIRST_PERSON = [
+    (re.compile(r"\bI'm\b"), "the user is"),
+    (re.compile(r"\bI've\b"), "the user has"),
+    (re.compile(r"\bI'll\b"), "the user will"),
+    (re.compile(r"\bI'd\b"), "the user would"),
+    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(r"\b[Mm]y\b"), "the user's"),
+    (re.compile(r"\b[Mm]e\b"), "the user"),
+]
+
+
+def third_person(text: str) -> str:
+    """ "I'm profiling Atlas" as a memory the model writes it: "The user is profiling Atlas" (verbs left as they
+    are: the n-grams that matter are "the user", which injections use a lot and benign texts must use too)."""
+    for pattern, replacement in _FIRST_PERSON:
+        text = pattern.sub(replacement, text)
+    return text[:1].upper() + text[1:]
+
+
+def pipeline(c: float):  # type: ignore[no-untyped-def]
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline, make_union
+
+    features = make_union(
+        TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2),
+        TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True, min_df=2),
+    )
+    return make_pipeline(features, LogisticRegression(C=c, max_iter=5000, class_weight="balanced"))
+
+
+def cross_validated(texts: list[str], labels: list[int], weights: list[float], c: float) -> tuple[float, float]:
+    """Out of fold, under the proxy's rule (`instructing.held`): the share of instructions held, of others held."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
+    fit = {"logisticregression__sample_weight": weights}
+    scores = cross_val_predict(pipeline(c), texts, labels, cv=folds, method="predict_proba", params=fit)[:, 1]
+    flagged = [_sentence(text) and held(text, score) for text, score in zip(texts, scores, strict=True)]
+    found = sum(1 for hit, label in zip(flagged, labels, strict=True) if hit and label)
+    wrong = sum(1 for hit, label in zip(flagged, labels, strict=True) if hit and not label)
+    return found / sum(labels), wrong / (len(labels) - sum(labels))
+
+
+def export(model) -> dict:  # type: ignore[no-untyped-def]
+    union, regression = model.steps[0][1], model.steps[1][1]
+    weights, start, parts = regression.coef_[0], 0, []
+    for _, vectoriser in union.transformer_list:
+        names = vectoriser.get_feature_names_out()
+        idf = vectoriser.idf_
+        features = {
+            str(name): [round(float(idf[i]), 6), round(float(weights[start + i]), 6)] for i, name in enumerate(names)
+        }
+        parts.append(
+            {"analyzer": vectoriser.analyzer, "ngram_range": list(vectoriser.ngram_range), "features": features}
+        )
+        start += len(names)
+    return {"intercept": float(regression.intercept_[0]), "parts": parts}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hold-out", action="append", default=[], choices=SPLITS, help="a split left out of training")
+    parser.add_argument("--c", type=float, default=4.0, help="inverse regularisation strength")
+    parser.add_argument("--preference-weight", type=float, default=2.0, help="a preference counts as this many")
+    parser.add_argument("--check", action="store_true", help="report, do not write the model")
+    args = parser.parse_args()
+
+    positives, negatives, preferences = corpus(set(args.hold_out))
+    texts = positives + negatives + preferences
+    labels = [1] * len(positives) + [0] * (len(negatives) + len(preferences))
+    weights = [1.0] * (len(positives) + len(negatives)) + [args.preference_weight] * len(preferences)
+    recall, mistaken = cross_validated(texts, labels, weights, args.c)
+    print(
+        f"{len(positives)} instructions, {len(labels) - len(positives)} others; out of fold, held: "
+        f"{recall:.1%} of instructions, {mistaken:.2%} of others"
+    )
+    model = pipeline(args.c).fit(texts, labels, logisticregression__sample_weight=weights)
+    exported = export(model)
+    ours = InstructionModel.load(exported)
+    for split in args.hold_out:
+        for kind in ("injections", "benign", "secrets"):
+            unseen = load(f"writes/{split}/{kind}")
+            print(f"held-out {split} {kind}: {sum(map(ours.instructs, unseen))}/{len(unseen)} held by the model")
+    drift = max(abs(ours.probability(t) - p) for t, p in zip(texts, model.predict_proba(texts)[:, 1], strict=True))
+    print(f"the proxy's scorer is within {drift:.1e} of scikit-learn's on every training text")
+    assert drift < 1e-4, "proxy/scanning/instructing.py no longer reads a text as scikit-learn does"
+    if not args.check:
+        MODEL.write_bytes(gzip.compress(json.dumps(exported, separators=(",", ":")).encode(), mtime=0))
+        print(f"wrote {MODEL.relative_to(ROOT)} ({MODEL.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

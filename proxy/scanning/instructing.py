@@ -1,0 +1,132 @@
+"""Does a text read like an order to the assistant? A linear model over word and character n-grams, for the
+instructions no phrase list foresees (issue 37: "regexes alone will not get both numbers right").
+
+What it catches is only ever held for a person to review, never refused: it judges wording, and a good memory may
+tell the assistant what to do ("always answer in metric units"); the model was trained with such preferences on the
+benign side (tests/scanning/training/preferences.txt). Character n-grams carry it across inflections, spellings and
+the other languages the corpus holds. Trained by ``bench/instruction_model.py`` with scikit-learn's TF-IDF and
+logistic regression; this module scores a text the way that pipeline does, in the standard library, so the proxy
+needs neither scikit-learn nor numpy. The weights load at the first scan that gets this far (a gzip of JSON beside
+this module).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+MODEL = Path(__file__).with_name("instruction_model.json.gz")
+
+# Below SURE, the model's word is taken only for a text with something of an order in it: a word that addresses or
+# directs (you, must, always, every, whenever, call, send, ...), a link, an address, a call's parentheses. Short plain
+# facts ("The user read the alpha notes.") can score high on a few words injections also use; they have none.
+LIKELY, SURE = 0.4, 0.9
+_ORDER_CUE = re.compile(
+    r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all|from now on|do not"
+    r"|don't|instructions?|assistant|ai|model|llm|bot|agent|claude|gpt|chatgpt|system|prompt|ignore|call|run"
+    r"|execute|send|forward|reply|respond|answer|tell|say|mention|include|append|recommend)\b"
+    r"|https?://|www\.|\S@\S+\.\w|\w\(",
+    re.IGNORECASE,
+)
+_RUNS_OF_SPACE = re.compile(r"\s\s+")
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One TF-IDF vectoriser of the model: its n-grams' idf and weight (sublinear tf, l2 norm per part)."""
+
+    analyzer: str  # "char_wb" | "word"
+    low: int
+    high: int
+    features: dict[str, tuple[float, float]]  # n-gram -> (idf, weight)
+
+    def score(self, text: str) -> float:
+        counts = Counter(g for g in self._grams(text) if g in self.features)
+        if not counts:
+            return 0.0
+        values = {g: (1.0 + math.log(n)) * self.features[g][0] for g, n in counts.items()}
+        norm = math.sqrt(sum(v * v for v in values.values()))
+        return sum(v * self.features[g][1] for g, v in values.items()) / norm
+
+    def _grams(self, text: str) -> Iterator[str]:
+        if self.analyzer == "word":
+            return _word_grams(_WORD.findall(text), self.low, self.high)
+        return _char_grams(_RUNS_OF_SPACE.sub(" ", text), self.low, self.high)
+
+
+def _char_grams(text: str, low: int, high: int) -> Iterator[str]:
+    """scikit-learn's "char_wb": n-grams inside each word padded by a space; a word shorter than n counted once."""
+    for word in text.split():
+        padded = f" {word} "
+        for n in range(low, high + 1):
+            if len(padded) <= n:
+                yield padded
+                break
+            for start in range(len(padded) - n + 1):
+                yield padded[start : start + n]
+
+
+def _word_grams(tokens: list[str], low: int, high: int) -> Iterator[str]:
+    for n in range(low, min(high, len(tokens)) + 1):
+        for start in range(len(tokens) - n + 1):
+            yield " ".join(tokens[start : start + n])
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionModel:
+    parts: tuple[_Part, ...]
+    intercept: float
+
+    def probability(self, text: str) -> float:
+        lowered = text.lower()
+        z = self.intercept + sum(part.score(lowered) for part in self.parts)
+        return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
+
+    def instructs(self, text: str) -> bool:
+        return _sentence(text) and held(text, self.probability(text))
+
+    @classmethod
+    def load(cls, data: dict[str, Any]) -> InstructionModel:
+        """From what ``bench/instruction_model.py`` exports."""
+        parts = tuple(
+            _Part(
+                p["analyzer"],
+                p["ngram_range"][0],
+                p["ngram_range"][1],
+                {g: (i, w) for g, (i, w) in p["features"].items()},
+            )
+            for p in data["parts"]
+        )
+        return cls(parts, float(data["intercept"]))
+
+
+def held(text: str, likelihood: float) -> bool:
+    """The rule: sure enough, or likely with a cue of an order."""
+    return likelihood >= SURE or (likelihood >= LIKELY and _ORDER_CUE.search(text) is not None)
+
+
+def _sentence(text: str) -> bool:
+    """Long enough to be an order: three words, or a run of ten characters in a script without spaces. A tag or a
+    single word ("instructions", "system-prompt") is far from anything the model was trained on, and it would score
+    one as confidently as nonsense."""
+    words = text.split()
+    return len(words) >= 3 or any(len(word) >= 10 and not word.isascii() for word in words)
+
+
+@cache
+def model() -> InstructionModel:
+    return InstructionModel.load(json.loads(gzip.decompress(MODEL.read_bytes())))
+
+
+def instructs(text: str) -> bool:
+    """True when `text` reads like an order to the assistant."""
+    return model().instructs(text)
