@@ -32,27 +32,31 @@ import instruction_templates as templates  # noqa: E402  (bench/, the script's o
 from proxy.scanning.instructing import MODEL, InstructionModel, _sentence, held  # noqa: E402
 from tests.scanning.corpus import load  # noqa: E402
 
-SPLITS = ("tuned", "held_out", "second", "third", "fourth")
+SPLITS = ("tuned", "held_out", "second", "third", "fourth")  # trained on
+UNSEEN = ("fifth",)  # never trained on: reported
 SEED = 20261202
 
 
 def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
-    """Instructions, other texts, and the preferences and near misses among them (weighted up: the costliest
-    mistake is holding what a user asked the assistant to remember)."""
-    positives, negatives = load("injections"), load("benign") + load("secrets")
+    """Instructions, other texts, and the preferences, benign texts and near misses among them (weighted up: the
+    costliest mistake is holding what a user asked the assistant to remember)."""
+    positives, negatives, benign = load("injections"), load("secrets"), load("benign")
     for split in SPLITS:
         if split in hold_out:
             continue
         positives += load(f"writes/{split}/injections")
-        negatives += load(f"writes/{split}/benign") + load(f"writes/{split}/secrets")
-    preferences = load("training/preferences") + templates.preferences()
+        negatives += load(f"writes/{split}/secrets")
+        benign += load(f"writes/{split}/benign")  # many of them talk about injections: the hardest to tell apart
+    preferences = benign + load("training/preferences") + templates.preferences()
     positives += templates.disguised_orders()
-    # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_classes.py)
+    # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_*classes.py)
     from tests import test_scanning as listed
     from tests.scanning import test_classes as classes
+    from tests.scanning import test_round_four_classes as round_four
 
-    positives += listed.INJECTIONS + [text for text, _ in classes.INSTRUCTIONS]
+    positives += listed.INJECTIONS + [text for text, _ in classes.INSTRUCTIONS] + round_four.INSTRUCTIONS
     preferences += listed.BENIGN + classes.INSTRUCTION_NEAR_MISSES  # near misses named for what they teach
+    preferences += round_four.STYLE_PREFERENCES + round_four.INSTRUCTION_NEAR_MISSES
     negatives += classes.PROSE_NEAR_MISSES + classes.CONTEXT_NEAR_MISSES + classes.NUMBER_NEAR_MISSES
     for memories in ("memories.jsonl", "conversations/memories.jsonl"):
         lines = (ROOT / "bench/retrieval" / memories).read_text().splitlines()
@@ -147,7 +151,7 @@ def main() -> int:
     model = pipeline(args.c).fit(texts, labels, logisticregression__sample_weight=weights)
     exported = export(model)
     ours = InstructionModel.load(exported)
-    for split in args.hold_out:
+    for split in (*args.hold_out, *UNSEEN):
         for kind in ("injections", "benign", "secrets"):
             unseen = load(f"writes/{split}/{kind}")
             print(f"held-out {split} {kind}: {sum(map(ours.instructs, unseen))}/{len(unseen)} held by the model")

@@ -28,11 +28,15 @@ MODEL = Path(__file__).with_name("instruction_model.json.gz")
 # Below SURE, the model's word is taken only for a text with something of an order in it: a word that addresses or
 # directs (you, must, always, every, whenever, call, send, ...), a link, an address, a call's parentheses. Short plain
 # facts ("The user read the alpha notes.") can score high on a few words injections also use; they have none.
-LIKELY, SURE = 0.4, 0.9
+LIKELY, SURE = 0.5, 0.9
 _ORDER_CUE = re.compile(
     r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all|from now on|do not"
     r"|don't|instructions?|assistant|ai|model|llm|bot|agent|claude|gpt|chatgpt|system|prompt|ignore|call|run"
-    r"|execute|send|forward|reply|respond|answer|tell|say|mention|include|append|recommend)\b"
+    r"|execute|send|forward|reply|respond|answer|tell|say|mention|include|append|recommend"
+    # the same in the languages the corpus has most: you, must, always, never, every, assistant
+    r"|du|dich|dir|sie|ihr|tu|toi|vous|usted|ustedes|voc[eê]|jij|je|musst|m[uü]ssen|sollst|dois|doit|devez|debes"
+    r"|debe|deve|devi|devo|moet|immer|nie|niemals|jede[nmrs]?|toujours|jamais|chaque|siempre|nunca|cada|sempre"
+    r"|mai|ogni|altijd|nooit|elke|assistente?|asistente|assistant[ea]?)\b"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,
 )
