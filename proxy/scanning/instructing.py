@@ -37,6 +37,7 @@ _ORDER_CUE = re.compile(
     r"|du|dich|dir|sie|ihr|tu|toi|vous|usted|ustedes|voc[eê]|jij|je|musst|m[uü]ssen|sollst|dois|doit|devez|debes"
     r"|debe|deve|devi|devo|moet|immer|nie|niemals|jede[nmrs]?|toujours|jamais|chaque|siempre|nunca|cada|sempre"
     r"|mai|ogni|altijd|nooit|elke|assistente?|asistente|assistant[ea]?)\b"
+    r"|ассистент|помощник|アシスタント|助手|助理|어시스턴트|ты\b|вы\b"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,
 )

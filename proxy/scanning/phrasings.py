@@ -202,5 +202,7 @@ EXFILTRATION = (
 MARKERS = (
     r"<\|[a-z_]{2,30}\|>|\[\s*/?\s*inst\s*\]|<<\s*/?\s*sys\s*>>|<(?:start|end)_of_turn>"
     r"|<\s*(?:system|assistant)\s*>(?=[^<]{0,2000}<\s*/\s*(?:system|assistant)\s*>)|<\s*/\s*(?:system|assistant)\s*>"
-    r"|<\s*/?\s*(?:im_start|im_end)\s*>|\[(?:system|assistant|developer)\]\(#",
+    r"|<\s*/?\s*(?:im_start|im_end)\s*>|\[(?:system|assistant|developer)\]\(#"
+    # a tool call written out as the model's own markup: replayed, it reads as a call the model made
+    r"|<\s*/?\s*(?:function_calls|tool_calls?|tool_use)\s*>|<\s*invoke\s+name\s*=",
 )
