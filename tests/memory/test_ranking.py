@@ -132,6 +132,24 @@ def test_a_question_followed_by_another_question_lends_it_only_a_neighbours_shar
     assert scores["m-3"] < 0.3 * scores["m-1"]  # past the next question: no answer to this one either
 
 
+def test_a_follow_up_question_passes_on_what_the_statement_before_it_lent_it() -> None:
+    """ "What did you think of it?" names nothing: its answer is about what was said before the question."""
+    start = NOW - 10 * DAY
+    told = memory(1, "Nate: I made coconut milk ice cream for the first time", session="s-1", created=start)
+    reply = memory(2, "Joanna: Wow, you are a real cook now", session="s-1", created=start + 1)
+    asked = memory(3, "Joanna: So what did you think of it?", session="s-1", created=start + 2)
+    answer = memory(4, "Nate: Rich and smooth, my new favourite snack", session="s-1", created=start + 3)
+    index = MemoryIndex([told, reply, asked, answer])
+    scores = {s.memory.id: s.score for s in index.rank(Query.of("coconut milk ice cream"), now=NOW, limit=4)}
+    assert scores["m-4"] > 0.15 * scores["m-1"]  # three turns on, through the question
+    opener = dataclasses.replace(told, text="Nate: have you ever made coconut milk ice cream?")
+    scores = {
+        s.memory.id: s.score
+        for s in MemoryIndex([opener, reply, asked, answer]).rank(Query.of("coconut milk ice cream"), now=NOW, limit=4)
+    }
+    assert "m-4" not in scores  # a question after a question is the asker going on: nothing passes on
+
+
 def test_superseded_memories_are_kept_but_never_ranked() -> None:
     index = MemoryIndex(
         [memory(1, "Deploy region is us-east-1", superseded_by="m-2"), memory(2, "Deploy region is eu")]
