@@ -330,6 +330,7 @@ class _Related(NamedTuple):
     beside: tuple[str, ...]
     answers: tuple[str, ...]
     asks: bool
+    askers: tuple[str, ...]  # those of ``beside`` that ask: what this memory lends them, they pass on
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs three times as much, for every ranked memory
@@ -559,7 +560,8 @@ class MemoryIndex:
         question, and only from a memory that does not ask (a question after a question is the asker going on).
         """
         lent: dict[str, float] = {}
-        told: dict[str, float] = {}  # what memories that do not ask lent each memory, summed: a question passes it on
+        told: dict[str, float] = {}  # what memories that do not ask lent each neighbour that asks, summed
+        asking: list[tuple[str, _Related]] = []  # memories with answers to lend to
         related = self._related.get
         for memory_id, score in top.items():
             relation = related(memory_id) or self._relate(memory_id)
@@ -567,16 +569,21 @@ class MemoryIndex:
             for other_id in relation.beside:
                 if loan > lent.get(other_id, 0.0):
                     lent[other_id] = loan
-            if not relation.asks:
-                for other_id in relation.beside:
-                    told[other_id] = told.get(other_id, 0.0) + loan
-        for memory_id in top.keys() | told.keys():
-            relation = related(memory_id) or self._relate(memory_id)
             if relation.answers:
-                loan = ASKED_SHARE * (top.get(memory_id, 0.0) + told.get(memory_id, 0.0))
-                for other_id in relation.answers:
-                    if loan > lent.get(other_id, 0.0):
-                        lent[other_id] = loan
+                asking.append((memory_id, relation))
+            elif not relation.asks:
+                for other_id in relation.askers:
+                    told[other_id] = told.get(other_id, 0.0) + loan
+        for memory_id in told:
+            if memory_id not in top:  # a question that matched nothing itself: it passes on what it was lent
+                relation = related(memory_id) or self._relate(memory_id)
+                if relation.answers:
+                    asking.append((memory_id, relation))
+        for memory_id, relation in asking:
+            loan = ASKED_SHARE * (top.get(memory_id, 0.0) + told.get(memory_id, 0.0))
+            for other_id in relation.answers:
+                if loan > lent.get(other_id, 0.0):
+                    lent[other_id] = loan
         for memory_id, loan in lent.items():
             top[memory_id] = top.get(memory_id, 0.0) + loan
 
@@ -588,7 +595,7 @@ class MemoryIndex:
         memories = self._memories
         memory = memories[memory_id]
         asks = "?" in memory.text
-        relation = _Related((), (), asks)
+        relation = _Related((), (), asks, ())
         if memory.session is not None:
             order, places = self._session_order(memory.session)
             at, created = places[memory_id], memory.created
@@ -603,11 +610,9 @@ class MemoryIndex:
             def close(other: str) -> bool:
                 return abs(memories[other].created - created) <= RELATED_WINDOW_S
 
-            relation = _Related(
-                tuple(o for o in near if o != memory_id and o not in answers and close(o)),
-                tuple(o for o in answers if close(o)),
-                asks,
-            )
+            beside = tuple(o for o in near if o != memory_id and o not in answers and close(o))
+            askers = tuple(o for o in beside if "?" in memories[o].text)
+            relation = _Related(beside, tuple(o for o in answers if close(o)), asks, askers)
         self._related[memory_id] = relation
         return relation
 
