@@ -103,6 +103,19 @@ def test_only_the_memories_saved_next_to_a_match_borrow_from_it() -> None:
     assert set(ranked[1:]) == {"m-2", "m-3", "m-5", "m-6"}  # two each side; the rest of the session is another matter
 
 
+def test_a_fact_between_two_matched_facts_takes_its_best_loan_not_their_sum() -> None:
+    """Facts saved one after another are often about different things: a fact between two matches stays context."""
+    start = NOW - 10 * DAY
+    first = memory(1, "Staging runs Postgres 16", session="s-1", created=start)
+    between = memory(2, "Lunch was a salad", session="s-1", created=start + 60)
+    second = memory(3, "Staging Postgres backups go to the NAS", session="s-1", created=start + 120)
+    scores = {
+        s.memory.id: s.score
+        for s in MemoryIndex([first, between, second]).rank(Query.of("staging postgres"), now=NOW, limit=3)
+    }
+    assert scores["m-2"] < 0.25 * min(scores["m-1"], scores["m-3"])
+
+
 def test_a_question_lends_most_to_what_was_said_after_it() -> None:
     start = NOW - 10 * DAY
     asked = memory(1, "Gina: which dance style do you like best?", session="s-1", created=start)
