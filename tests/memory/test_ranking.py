@@ -103,6 +103,19 @@ def test_only_the_memories_saved_next_to_a_match_borrow_from_it() -> None:
     assert set(ranked[1:]) == {"m-2", "m-3", "m-5", "m-6"}  # two each side; the rest of the session is another matter
 
 
+def test_a_fact_between_two_matched_facts_takes_its_best_loan_not_their_sum() -> None:
+    """Facts saved one after another are often about different things: a fact between two matches stays context."""
+    start = NOW - 10 * DAY
+    first = memory(1, "Staging runs Postgres 16", session="s-1", created=start)
+    between = memory(2, "Lunch was a salad", session="s-1", created=start + 60)
+    second = memory(3, "Staging Postgres backups go to the NAS", session="s-1", created=start + 120)
+    scores = {
+        s.memory.id: s.score
+        for s in MemoryIndex([first, between, second]).rank(Query.of("staging postgres"), now=NOW, limit=3)
+    }
+    assert scores["m-2"] < 0.25 * min(scores["m-1"], scores["m-3"])
+
+
 def test_a_question_lends_most_to_what_was_said_after_it() -> None:
     start = NOW - 10 * DAY
     asked = memory(1, "Gina: which dance style do you like best?", session="s-1", created=start)
@@ -130,6 +143,24 @@ def test_a_question_followed_by_another_question_lends_it_only_a_neighbours_shar
     }
     assert scores["m-2"] < 0.3 * scores["m-1"]  # the asker going on, not an answer
     assert scores["m-3"] < 0.3 * scores["m-1"]  # past the next question: no answer to this one either
+
+
+def test_a_follow_up_question_passes_on_what_the_statement_before_it_lent_it() -> None:
+    """ "What did you think of it?" names nothing: its answer is about what was said before the question."""
+    start = NOW - 10 * DAY
+    told = memory(1, "Nate: I made coconut milk ice cream for the first time", session="s-1", created=start)
+    reply = memory(2, "Joanna: Wow, you are a real cook now", session="s-1", created=start + 1)
+    asked = memory(3, "Joanna: So what did you think of it?", session="s-1", created=start + 2)
+    answer = memory(4, "Nate: Rich and smooth, my new favourite snack", session="s-1", created=start + 3)
+    index = MemoryIndex([told, reply, asked, answer])
+    scores = {s.memory.id: s.score for s in index.rank(Query.of("coconut milk ice cream"), now=NOW, limit=4)}
+    assert scores["m-4"] > 0.15 * scores["m-1"]  # three turns on, through the question
+    opener = dataclasses.replace(told, text="Nate: have you ever made coconut milk ice cream?")
+    scores = {
+        s.memory.id: s.score
+        for s in MemoryIndex([opener, reply, asked, answer]).rank(Query.of("coconut milk ice cream"), now=NOW, limit=4)
+    }
+    assert "m-4" not in scores  # a question after a question is the asker going on: nothing passes on
 
 
 def test_superseded_memories_are_kept_but_never_ranked() -> None:
