@@ -31,9 +31,10 @@ def test_every_install_line_names_the_distribution() -> None:
     assert "pip uninstall -y memproxy " not in docker
 
 
-def test_the_consoles_templates_and_static_files_are_packaged(tmp_path: Path) -> None:
+def test_the_consoles_files_and_the_scanners_model_are_packaged(tmp_path: Path) -> None:
     """What a wheel holds of the package (setuptools' build_py, as `pip wheel` runs it): every template and static
-    file of the console, the vendored htmx and its license included; a console without them would serve 500s."""
+    file of the console, the vendored htmx and its license included (a console without them would serve 500s), and
+    the write scanner's instruction model (without it every write would fail)."""
     import subprocess
     import sys
 
@@ -58,3 +59,4 @@ def test_the_consoles_templates_and_static_files_are_packaged(tmp_path: Path) ->
         Path("static/vendor/htmx-LICENSE.txt"),
         Path("templates/base.html"),
     } <= packaged
+    assert (tmp_path / "proxy" / "scanning" / "instruction_model.json.gz").is_file()
