@@ -9,6 +9,7 @@ import pytest
 from proxy.testing import FakeUpstream
 from proxy.testing.runner import run_memproxy
 
+from .shared_extraction import SHARED, SharedExtractor
 from .ssl_context import share_default_ssl_context
 
 pytest_plugins = ["proxy.testing", "tests.postgres_server"]
@@ -16,6 +17,15 @@ pytest_plugins = ["proxy.testing", "tests.postgres_server"]
 share_default_ssl_context()
 
 RunProxy = Callable[..., AbstractContextManager[str]]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_extraction_process() -> Iterator[None]:
+    """The proxies a worker runs in-process send their extraction calls to one process (tests/shared_extraction.py)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("proxy.services.ProcessExtractor", SharedExtractor)
+        yield
+    SHARED.close()
 
 
 @pytest.fixture

@@ -140,25 +140,29 @@ def main() -> None:
     extractor = LiteLLMExtractor(settings, LiteLLMRoute.of(settings.upstream))
     loop = asyncio.new_event_loop()  # one loop for the child's life: litellm caches clients bound to it
     for line in lines:
-        call = orjson.loads(line)
-        try:
-            answer = loop.run_until_complete(extractor.extract(**call))
-            reply: dict[str, Any] = {
-                "text": answer.text,
-                "model": answer.model,
-                "prompt_tokens": answer.prompt_tokens,
-                "completion_tokens": answer.completion_tokens,
-            }
-        except ExtractionFailed as exc:
-            reply = {"error": exc.message, "upstream_status": exc.upstream_status, "keyless": exc.keyless}
-        except Exception as exc:  # noqa: BLE001 - the proxy retries the job; this process lives on
-            log.exception("extraction call failed")
-            reply = {"error": f"extraction failed: {type(exc).__name__}", "upstream_status": None, "keyless": False}
+        reply = replied(loop, extractor, orjson.loads(line))
         try:
             out.write(orjson.dumps(reply) + b"\n")
             out.flush()
         except BrokenPipeError:  # the proxy is gone
             return
+
+
+def replied(loop: asyncio.AbstractEventLoop, extractor: LiteLLMExtractor, call: dict[str, Any]) -> dict[str, Any]:
+    """The reply line to one call: the answer, or the error the proxy raises as :class:`ExtractionFailed`."""
+    try:
+        answer = loop.run_until_complete(extractor.extract(**call))
+    except ExtractionFailed as exc:
+        return {"error": exc.message, "upstream_status": exc.upstream_status, "keyless": exc.keyless}
+    except Exception as exc:  # noqa: BLE001 - the proxy retries the job; this process lives on
+        log.exception("extraction call failed")
+        return {"error": f"extraction failed: {type(exc).__name__}", "upstream_status": None, "keyless": False}
+    return {
+        "text": answer.text,
+        "model": answer.model,
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+    }
 
 
 def _exit_with(proxy: int) -> None:

@@ -17,14 +17,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 
+from .lazy import LazyPattern, Pattern
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
 from .rules import Literals
 from .scripts import SCRIPTS
 
 
-def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns))
+def _compile(patterns: tuple[str, ...]) -> LazyPattern:
+    return LazyPattern("|".join(f"(?:{p})" for p in patterns))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class Family:
 
     label: str
     gates: tuple[tuple[str, ...], ...]
-    pattern: re.Pattern[str]
+    pattern: Pattern
     per_line: bool = False  # the pattern is matched at the start of each line
     _gates: tuple[frozenset[str], ...] = field(init=False, repr=False, compare=False)
 

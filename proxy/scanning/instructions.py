@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .lazy import LazyPattern, Pattern
 from .normalise import latin
 from .rules import Literals, trie
 
@@ -61,7 +62,7 @@ class Shape:
 
     label: str
     gate: tuple[str, ...]
-    pattern: re.Pattern[str]
+    pattern: Pattern
     also: tuple[str, ...] = ()  # a second gate: the view also holds one of these wherever `pattern` matches
     words: frozenset[str] = field(init=False, repr=False, compare=False)
     also_words: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -80,7 +81,7 @@ class Shape:
 
 
 def _shape(label: str, gate: tuple[str, ...], *patterns: str, also: tuple[str, ...] = ()) -> Shape:
-    return Shape(label, gate, re.compile("|".join(f"(?:{p})" for p in patterns)), also)
+    return Shape(label, gate, LazyPattern("|".join(f"(?:{p})" for p in patterns)), also)
 
 
 MAX_COMMENTS = 16  # comments looked into per text, and their characters: bound the work on hostile input

@@ -22,6 +22,7 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
+from .lazy import LazyPattern
 from .rules import Rule
 from .shapes import placeholder, talked_about
 
@@ -33,10 +34,10 @@ def _stdnum(name: str) -> Any:
     return import_module(f"stdnum.{name}")
 
 
-def bounded(pattern: str, flags: int = 0) -> re.Pattern[str]:
+def bounded(pattern: str, flags: int = 0) -> LazyPattern:
     """`pattern` compiled with its runs of spaces bounded (at most 8): so is how far a sieve has to look from a
     name to the number after it, and a sieve looks that far, not to the end of the line, from each name."""
-    return re.compile(pattern.replace(r"[ \t]+", r"[ \t]{1,8}").replace(r"[ \t]*", r"[ \t]{0,8}").replace(
+    return LazyPattern(pattern.replace(r"[ \t]+", r"[ \t]{1,8}").replace(r"[ \t]*", r"[ \t]{0,8}").replace(
         r"[ \t,]+", r"[ \t,]{1,8}"), flags)  # fmt: skip
 
 

@@ -23,6 +23,8 @@ from functools import cache
 
 import ahocorasick
 
+from .lazy import LazyPattern, Pattern
+
 Check = Callable[[re.Match[str]], bool]
 Sieve = tuple[str, str]  # a gate word, and a regex (lower case, starting with the word) for what a match holds there
 
@@ -40,7 +42,7 @@ class Rule:
     the word, such that a text the pattern matches holds a gate word with no sieve or a match of a sieve."""
 
     label: str
-    pattern: re.Pattern[str]
+    pattern: Pattern
     check: Check = _always
     prefixes: tuple[str, ...] = ()
     gate: tuple[str, ...] = ()
@@ -52,18 +54,16 @@ class Rule:
     # a wordless number rule, whose own pattern starts with `\d` and is tried at every digit of the text.
     shape: bytes = b""
     words: frozenset[str] = field(init=False, repr=False, compare=False)
-    _sieve: dict[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
-    _shape: re.Pattern[bytes] | None = field(init=False, repr=False, compare=False)
+    _sieve: dict[str, LazyPattern] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "words", frozenset(self.gate))
-        object.__setattr__(self, "_sieve", {word: re.compile(sieve) for word, sieve in self.sieves})
-        object.__setattr__(self, "_shape", re.compile(self.shape) if self.shape else None)
+        object.__setattr__(self, "_sieve", {word: LazyPattern(sieve) for word, sieve in self.sieves})
 
     def may_match(self, lowered: str) -> bool:
         return not self.gate or any(word in lowered for word in self.gate)  # `in` beats a regex alternation here
 
-    def sieve_for(self, word: str) -> re.Pattern[str] | None:
+    def sieve_for(self, word: str) -> LazyPattern | None:
         """The sieve for one of the gate words, None when it has none (a text holding the word opens the rule)."""
         return self._sieve.get(word)
 
@@ -71,7 +71,7 @@ class Rule:
         """`may_match`, and the stricter gates, on a gated text (its `Literals` looked for this rule's words)."""
         if (self.min_run and not view.has_run(self.min_run)) or view.digits < self.min_digits:
             return False
-        if self._shape is not None and not self._shape.search(view.digit_shape()):
+        if self.shape and not _shape_pattern(self.shape).search(view.digit_shape()):
             return False
         if not self.gate or self.words.isdisjoint(view.present):
             return not self.gate
@@ -188,7 +188,7 @@ class Gated:
     def has_run(self, length: int) -> bool:
         return has_run(self.runs, length)
 
-    def sifts(self, sieve: re.Pattern[str]) -> bool:
+    def sifts(self, sieve: Pattern) -> bool:
         """Whether `sieve` finds something in the lower-cased text, searched once per text and sieve."""
         found = self.sifted.get(sieve.pattern)
         if found is None:
@@ -207,11 +207,16 @@ def alternatives(literals: tuple[str, ...]) -> str:
 
 
 @cache
-def _case_sensitive_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+def _shape_pattern(shape: bytes) -> re.Pattern[bytes]:
+    return re.compile(shape)
+
+
+@cache
+def _case_sensitive_twin(pattern: Pattern) -> re.Pattern[str]:
     return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
 
 
-def finditer(pattern: re.Pattern[str], text: str, lowered: str) -> Iterator[re.Match[str]]:
+def finditer(pattern: Pattern, text: str, lowered: str) -> Iterator[re.Match[str]]:
     """`pattern.finditer(text)`; for a case-insensitive pattern its case-sensitive twin runs over `lowered` (the
     lower-cased text), and each candidate is matched again on `text` for the checks, which need the original case."""
     if not pattern.flags & re.IGNORECASE or len(lowered) != len(text):

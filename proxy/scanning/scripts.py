@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
+from .lazy import LazyPattern, Pattern
 from .phrasings import override
 
 
-def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns))
+def _compile(patterns: tuple[str, ...]) -> LazyPattern:
+    return LazyPattern("|".join(f"(?:{p})" for p in patterns))
 
 
 CYRILLIC = re.compile("[\u0400-\u04ff]")
@@ -26,7 +27,7 @@ _RUSSIAN_OVERRIDE = override(
     r"инструкции|инструкций|инструкциям|указания|указаний|указаниям|команды|команд|правила|правил"
     r"|правилам|директивы|установки|промпт|ограничения",
 )
-SCRIPTS: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
+SCRIPTS: tuple[tuple[re.Pattern[str], str, Pattern], ...] = (
     (
         CYRILLIC,
         "an instruction override",

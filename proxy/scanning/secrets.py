@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from . import context, providers
 from .keys import PREFIXED, PRIVATE_KEY, RANDOM, example
+from .lazy import Pattern
 from .numbers import NUMBERS
 from .passwords import KEY_NAMES, NAMED
 from .rules import Gated, Hit, Literals, Rule, redacted, rule_hits, runs_and_digits
@@ -74,7 +75,7 @@ QUIET_DIGITS = min(rule.min_digits for rule in RULES if not rule.gate and rule.m
 _COUNTED = tuple(rule for rule in RULES if not rule.gate and rule.min_digits)
 # The words only rules are gated by (not a plugin's needle, a key name `split` looks after or a split-key prefix),
 # each with its rules' sieves for it, or None when a rule has none: a text holding the word opens that rule.
-_RULE_WORDS: dict[str, tuple[re.Pattern[str], ...] | None] = {}
+_RULE_WORDS: dict[str, tuple[Pattern, ...] | None] = {}
 for _rule in (PRIVATE_KEY, *RULES):
     for _word in _rule.gate:
         if _word in providers.NEEDLES or _word in KEY_WORDS or _word in SPLIT_PREFIXES:

@@ -26,9 +26,16 @@ def fake(fake_upstream: FakeUpstream) -> FakeUpstream:
     return fake_upstream
 
 
-@pytest.fixture
-async def extractor(fake: FakeUpstream) -> AsyncIterator[ProcessExtractor]:
-    extractor = ProcessExtractor(load_settings(overrides={"upstream.base_url": fake.base_url}))
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"  # for the module's extractor: its tests share one event loop
+
+
+@pytest.fixture(scope="module")
+async def extractor(fake_upstream_server: FakeUpstream) -> AsyncIterator[ProcessExtractor]:
+    """One for the module: a test finds its process running, or none (one before ended or killed it), and starts
+    one when it needs to, as the proxy's would. Each start imports litellm (3 s of CPU): not one per test."""
+    extractor = ProcessExtractor(load_settings(overrides={"upstream.base_url": fake_upstream_server.base_url}))
     yield extractor
     await extractor.aclose()
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from proxy.scanning import injections, providers, split
 from proxy.scanning.decoding import _BASE64, base64_texts, decoded
+from proxy.scanning.lazy import compiled
 from proxy.scanning.normalise import fold, latin, unleet
 from proxy.scanning.rules import Rule, finditer, rule_hits
 from proxy.scanning.secrets import _LITERALS, PRIVATE_KEY, RULES, SPLIT_PREFIXES, gated, masked, quiet
@@ -55,7 +56,12 @@ def test_injection_gates_never_hide_a_match() -> None:
 
 # The stricter gates: gate words found in one pass, sieves, runs of key characters and provider needles.
 
-SIEVED = [rule for rule in (PRIVATE_KEY, *RULES) if rule.sieves or rule.min_run]
+# Compiled here: hypothesis generates from a compiled pattern, and a rule compiles its own on first use.
+SIEVED = [
+    dataclasses.replace(rule, pattern=compiled(rule.pattern))
+    for rule in (PRIVATE_KEY, *RULES)
+    if rule.sieves or rule.min_run
+]
 NEEDLED = [provider for provider in providers.providers() if provider.needles or provider.min_run]
 GENERATED = settings(max_examples=30, derandomize=True, database=None, deadline=None)
 around = st.text(max_size=6)
@@ -128,7 +134,7 @@ def test_every_key_prefix_ends_in_a_word_character_dot_or_dash() -> None:
 # or a plugin with needles is shut in a quiet text (the tests above hold their gates to their patterns); the others
 # must need a run of `QUIET_RUN` key characters, or be shut by their digits (`Rule.min_digits`: a card number's 13).
 WORDLESS_PATTERNS = [
-    *((rule.label, rule.pattern, rule.min_digits) for rule in (PRIVATE_KEY, *RULES) if not rule.gate),
+    *((rule.label, compiled(rule.pattern), rule.min_digits) for rule in (PRIVATE_KEY, *RULES) if not rule.gate),
     *((p.label, pattern, 0) for p in providers.providers() if not p.needles for pattern in p.patterns),
     ("base64", _BASE64, 0),
 ]
