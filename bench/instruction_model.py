@@ -96,7 +96,7 @@ def pipeline(c: float):  # type: ignore[no-untyped-def]
     from sklearn.pipeline import make_pipeline, make_union
 
     features = make_union(
-        TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=2),
+        TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, min_df=3),
         TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True, min_df=2),
     )
     return make_pipeline(features, LogisticRegression(C=c, max_iter=5000, class_weight="balanced"))
