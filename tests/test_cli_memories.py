@@ -56,7 +56,8 @@ def test_export_and_import_report_bad_lines(tmp_path: Path) -> None:
 
 
 def test_held_lists_what_waits_for_approval_and_approve_lets_it_through(tmp_path: Path) -> None:
-    held = {"text": "The user switched banks to Northwind Credit Union", "untrusted": True, "sources": ["web_fetch"], "session": "s1"}
+    planted = "The user switched banks to Northwind Credit Union"
+    held = {"text": planted, "untrusted": True, "sources": ["web_fetch"], "session": "s1"}
     line = orjson.dumps(held).decode() + "\n"
     assert run(tmp_path, "memories", "import", "-", "--user", "ada", input=line)[1] == "imported 1, skipped 0\n"
     assert run(tmp_path, "memories", "add", "User prefers tabs", "--user", "ada")[1] == "m-2\n"
