@@ -168,7 +168,8 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?)?"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?"
+    r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?)?"  # a place's number: "the safe in room 412 is"
     r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
 )
 _CONNECTOR = (
@@ -371,8 +372,9 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      ("sin", "social"), "ca.sin"),
     ("a citizen service number", r"bsn|burgerservicenummer|citizen[ \t]+service[ \t]+number", r"\d{8,9}",
      ("bsn", "burgerservicenummer", "citizen"), "nl.bsn"),
-    ("a tax id number", r"steuer-?id(?:entifikationsnummer)?|steuer[ \t]+id|idnr|steueridentifikationsnummer",
-     r"\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}", ("steuer", "idnr"), "de.idnr"),
+    ("a tax id number", r"steuer-?id(?:entifikationsnummer)?|steuer[ \t]+id|idnr|steueridentifikationsnummer"
+     r"|(?:steuerliche|pers[öo]nliche)[ \t]+(?:identifikationsnummer|id-?nr\.?)",
+     r"\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}", ("steuer", "idnr", "identifikationsnummer", "id-nr"), "de.idnr"),
     ("an identity number", r"dni|documento[ \t]+nacional[ \t]+de[ \t]+identidad", r"\d{8}[ -]?[a-z]",
      ("dni", "documento"), "es.dni"),
     ("an identity number", r"nie|n[uú]mero[ \t]+de[ \t]+identidad[ \t]+de[ \t]+extranjero",
@@ -486,6 +488,26 @@ def _account(m: re.Match[str]) -> bool:
     return len(set(_digits(m["secret"]))) > 2
 
 
+# A US bank account: an ABA routing number (nine digits, weighted 3-7-1 to a multiple of ten) names the bank, and
+# with it the account number is enough to draw on the account. Either alone is held; both together, refused.
+_ROUTING_NAMES = r"(?:aba[ \t]+)?routing(?:[ \t]*/[ \t]*transit)?(?:[ \t]+(?:number|no\.?|#|nr\.?))?"
+_ROUTING_NEAR = re.compile(r"(?<![a-z])(?:routing|aba|rtn)(?![a-z])[^\n\d]{0,30}?(?<!\d)(\d{9})(?!\d)", re.I)
+_ACCOUNT_NAMES = (
+    r"(?:checking|savings|chequing|deposit|bank)[ \t]+account(?:[ \t]+(?:number|no\.?|#|nr\.?))?"
+    r"|account[ \t]+(?:number|no\.?|#|nr\.?)|acct[ \t]*(?:no\.?|#|number)?"
+)
+
+
+def _routing(m: re.Match[str]) -> bool:
+    return _valid("us.rtn", m["secret"])
+
+
+def _beside_a_routing_number(m: re.Match[str]) -> bool:
+    """An account number with a valid routing number named on its line, within 150 characters of it."""
+    line = m.string[max(0, m.start() - 150) : m.end() + 150]
+    return _account(m) and any(_valid("us.rtn", near[1]) for near in _ROUTING_NEAR.finditer(line))
+
+
 def _long_enough(m: re.Match[str]) -> bool:
     """Codes of four characters at least, or shorter groups with six digits in all ("193 472 881", not "404")."""
     groups = re.split(r"[ \t,;/-]+", m["secret"])
@@ -505,10 +527,12 @@ RECOVERY = _named(
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
-# A TOTP seed, named: base32 (letters and the digits 2 to 7), 16 characters at least, perhaps in groups of four.
+# A TOTP seed, named: base32 (letters and the digits 2 to 7), 16 characters at least, perhaps in groups of four;
+# an aside may stand between the name and a colon ("TOTP secret for the VPN, in case I lose my phone: MJHT ...").
 TOTP_SEED = _named(
     "a one-time password seed",
-    r"(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+(?:seed|secret|setup[ \t]+key|key)",
+    r"(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+(?:seed|secret|setup[ \t]+key|key)"
+    r"(?:[^\n:=]{0,60}?(?=[ \t]*[:=]))?",
     r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
     ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
     lambda m: sum(c.isdigit() for c in m["secret"]) >= 2,
@@ -617,10 +641,14 @@ NUMBERS: tuple[Rule, ...] = (
         suspect=True,
         connector=r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|ist|est|es|é|è|lautet)[ \t]*:?[ \t]+|[ \t]+)",
     ),
+    dataclasses.replace(
+        _named("a bank account number", _ACCOUNT_NAMES, r"[0-9]{5,17}", ("account", "acct"), _beside_a_routing_number),
+        min_digits=5,  # the account number's
+    ),
+    _named("a bank routing number", _ROUTING_NAMES, r"\d{9}", ("routing",), _routing, suspect=True),
     _named(
         "a bank account number",
-        r"(?:bank[ \t]+)?account[ \t]+(?:number|no\.?|#|nr\.?)|acct[ \t]*(?:no\.?|#|number)"
-        r"|routing[ \t]+(?:number|no\.?)|kontonummer",
+        rf"{_ACCOUNT_NAMES}|routing[ \t]+(?:number|no\.?)|kontonummer",
         r"\d{6,17}|\d{2}-\d{2}-\d{2}",
         ("account", "acct", "routing", "kontonummer"),
         _account,

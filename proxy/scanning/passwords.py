@@ -254,6 +254,32 @@ _PASS_WORD = "pass[a-z]{0,6}"
 _ASSIGNED = r"[\"']?[ \t]*[:=]"
 _LOGIN_SIEVE = r"[^\n]{0,21}?(?:[ \t]+(?:is|are)|[ \t]*[:=])[ \t]+[^\s/:]{1,64}[ \t]*[/:]"
 
+# A ~/.pgpass line, host:port:database:user:password: the password is the last field ("\\:" escapes a colon in
+# one). A "*" or a placeholder there is no password ("localhost:5432:*:postgres:*" is a template).
+_PGPASS_FIELD = r"(?:[^\s:\\]|\\.)+"
+_PGPASS_HOST = r"(?<![\w.:*@/-])[A-Za-z0-9.*_-]+"
+_PGPASS_GATE = ("pgpass", "passfile")
+
+
+def _pgpass_line(port: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?P<keep>{_PGPASS_HOST}:{port}:{_PGPASS_FIELD}:{_PGPASS_FIELD}:)(?P<secret>{_PGPASS_FIELD})(?![^\s])"
+    )
+
+
+def _is_pgpass_password(m: re.Match[str]) -> bool:
+    value = m["secret"]
+    return value != "*" and not placeholder(value) and "[redacted" not in value and not example(value)
+
+
+PGPASS: tuple[Rule, ...] = (
+    # certain where the text names the file ("pgpass entry for staging: db.lan:5432:billing:admin:..."): then any
+    # port, or "*", and every line of the file
+    Rule("a password", _pgpass_line(r"(?:\d{1,5}|\*)"), _is_pgpass_password, gate=_PGPASS_GATE),
+    # held where only PostgreSQL's port says what the five fields are
+    Rule("a password", _pgpass_line("5432"), _is_pgpass_password, gate=(":5432:",), suspect=True),
+)
+
 NAMED: tuple[Rule, ...] = (
     Rule(
         "a password on a command line",
@@ -537,4 +563,5 @@ NAMED: tuple[Rule, ...] = (
             for word in _KEY_GATE
         ),
     ),
+    *PGPASS,
 )

@@ -55,8 +55,9 @@ LIMITS = {
     # trained without it, holds 12 of those 14 injections
     "fifth": (2 / 10, 2 / 20, 0 / 20),
     # written blind (60, 40, 50) and measured once with all of the above: 5, 3 and 1 wrong (main before: 7, 19, 1);
-    # then a tool call's markup, cue words in Russian and Japanese and Spanish preferences were added for its misses
-    "blind": (5 / 60, 1 / 40, 0 / 50),
+    # then a tool call's markup, cue words in Russian and Japanese and Spanish preferences were added for its misses,
+    # and in the fifth round a class for each of the 5 secrets it let through (tests/scanning/test_round_five_classes)
+    "blind": (0 / 60, 1 / 40, 0 / 50),
 }
 
 
