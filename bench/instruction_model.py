@@ -10,9 +10,9 @@ texts and secrets of the same, the style preferences users give an assistant (te
 memories and chat turns of our retrieval datasets (bench/retrieval/). A split named by ``--hold-out`` stays out of
 training and is reported on its own: that is how a model is judged on texts it never saw.
 
-Five-fold cross-validation reports what the proxy's rule (`instructing.held`: the model's probability with the cue
-words below SURE) holds out of fold: the share of instructions, and of the other texts, which must stay well under
-issue 37's 1 benign in 50.
+Five-fold cross-validation reports what the proxy's rule (`instructing.held`: sentences only, the model's
+probability, with a cue word below SURE) holds out of fold: the share of instructions, and of the other texts, which
+must stay well under issue 37's 1 benign in 50.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import instruction_templates as templates  # noqa: E402  (bench/, the script's own directory)
 
-from proxy.scanning.instructing import MODEL, InstructionModel, _sentence, held  # noqa: E402
+from proxy.scanning.instructing import MODEL, InstructionModel, held  # noqa: E402
 from tests.scanning.corpus import load  # noqa: E402
 
 SPLITS = ("tuned", "held_out", "second", "third", "fourth")  # trained on
@@ -109,7 +109,7 @@ def cross_validated(texts: list[str], labels: list[int], weights: list[float], c
     folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
     fit = {"logisticregression__sample_weight": weights}
     scores = cross_val_predict(pipeline(c), texts, labels, cv=folds, method="predict_proba", params=fit)[:, 1]
-    flagged = [_sentence(text) and held(text, score) for text, score in zip(texts, scores, strict=True)]
+    flagged = [held(text, score) for text, score in zip(texts, scores, strict=True)]
     found = sum(1 for hit, label in zip(flagged, labels, strict=True) if hit and label)
     wrong = sum(1 for hit, label in zip(flagged, labels, strict=True) if hit and not label)
     return found / sum(labels), wrong / (len(labels) - sum(labels))

@@ -14,8 +14,8 @@ Modules: `keys` (key formats), `passwords` (passwords and keys named by a word),
 id numbers, recovery codes), `providers` (detect-secrets' provider plugins), `secrets` (all of them in order of
 precedence), `rules` (the machinery they run on), `shapes` (is a value random, chosen, a placeholder?),
 `injections` (certain), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
-suspect). A foundation module: imports only the standard library,
-detect-secrets and python-stdnum, never another proxy package.
+suspect). A foundation module: imports only the standard library, detect-secrets and python-stdnum, never another
+proxy package.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class InstructionModel:
         return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
 
     def instructs(self, text: str) -> bool:
-        return _sentence(text) and held(text, self.probability(text))
+        return held(text, self.probability(text))
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> InstructionModel:
@@ -115,7 +115,9 @@ class InstructionModel:
 
 
 def held(text: str, likelihood: float) -> bool:
-    """The rule: sure enough, or likely with a cue of an order."""
+    """The rule, for a sentence the model gives `likelihood`: sure enough, or likely with a cue of an order."""
+    if not _sentence(text):
+        return False
     return likelihood >= SURE or (likelihood >= LIKELY and _ORDER_CUE.search(text) is not None)
 
 

@@ -11,11 +11,7 @@ from hypothesis import strategies as st
 from proxy.scanning import context, redact, scan
 from proxy.scanning.secrets import gated, quiet
 
-
-def decide(text: str) -> str:
-    finding = scan(text)
-    return "live" if finding is None else "refused" if finding.certain else "held"
-
+from .decisions import decide
 
 # (text, the secret in it): held, since only what is around the word says it is a password
 CONTEXT_PASSWORDS = [

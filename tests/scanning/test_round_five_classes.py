@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.scanning import redact, scan
+from proxy.scanning import redact
 
-
-def decide(text: str) -> str:
-    finding = scan(text)
-    return "live" if finding is None else "refused" if finding.certain else "held"
-
+from .decisions import assert_caught_and_redacted, assert_live_and_untouched
 
 # (text, decision, the secret in it)
 SECRETS = [
@@ -61,19 +57,12 @@ SECRET_NEAR_MISSES = [
 
 @pytest.mark.parametrize(("text", "decision", "secret"), SECRETS)
 def test_a_secret_of_each_new_class_is_held_or_refused_and_redacted(text: str, decision: str, secret: str) -> None:
-    finding = scan(text)
-    assert decide(text) == decision, finding
-    assert finding is not None and finding.kind == "secret" and secret not in finding.reason
-    masked = redact(text)
-    assert secret not in masked and "[redacted]" in masked
-    left = scan(masked)
-    assert left is None or left.kind != "secret"
+    assert_caught_and_redacted(text, decision, secret)
 
 
 @pytest.mark.parametrize("text", SECRET_NEAR_MISSES)
 def test_texts_about_those_secrets_stay_live(text: str) -> None:
-    assert decide(text) == "live", scan(text)
-    assert redact(text) == text
+    assert_live_and_untouched(text)
 
 
 def test_the_account_number_is_masked_and_what_names_it_stays_readable() -> None:

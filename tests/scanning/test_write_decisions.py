@@ -18,7 +18,10 @@ key and a template credential refused), wrote detectors for those classes and ne
 tuned split's fourth-round batches, three of them measured once before tuning: 11/45 secrets and 33/60 injections
 live, 2/65 benign held in all), and holds `fourth` to what it reaches since. `fifth` (10, 20 and 20), written by the
 same round after its last detectors and measured once, is never tuned on: 2 secrets and 14 injections live, no benign
-held. The honest number for this round is a blind split the lead keeps outside the repository."""
+held. The honest number for this round was `blind` (60, 40 and 50), written by someone who never read the scanner,
+kept outside the repository and measured once with the fourth round and the instruction model: 5 secrets and 3
+injections live, 1 benign held (7, 19 and 1 before them); its misses were tuned on since, so the next round needs a
+new blind split."""
 
 from __future__ import annotations
 
@@ -28,14 +31,7 @@ from proxy.scanning import redact, scan
 
 from .conftest import OUTCOMES
 from .corpus import KINDS, SPLITS, Outcomes, load, outcomes
-
-
-def decide(text: str) -> str:
-    """What the write path (records.check_draft) does with `text`."""
-    finding = scan(text)
-    if finding is None:
-        return "live"
-    return "refused" if finding.certain else "held"
+from .decisions import decide
 
 
 @pytest.fixture(scope="module", params=list(SPLITS))
