@@ -91,3 +91,44 @@ def test_claude_code_lists_memproxys_tools_and_its_call_reaches_the_store(
         [memory] = httpx.get(f"{root}/memory/memories", headers={"X-Memory-User": "ada"}).json()["memories"]
     assert (memory["text"], memory["origin"], memory["pinned"]) == (TABS, "mcp", True)
     assert json.loads(done.stdout)["result"].startswith("Stored: ") and memory["id"] in done.stdout
+
+
+SAID = ["Hi, I'm Ada. I indent with tabs.", "I work on a Rust compiler.", "Thanks, bye."]
+COFFEE = "Ada drinks her coffee black"
+
+
+def test_claude_code_through_memproxy_is_one_session_with_one_block_for_its_whole_conversation(
+    fake_upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    """Claude Code itself, its base URL on memproxy, three turns (``-p``, then ``--continue`` twice): it moves its cache
+    breakpoint every turn, and its conversation is still one session whose block is the same bytes on every request."""
+    fake_upstream.respond_with(lambda body: Reply(content="Noted."))
+    key = {"x-api-key": "sk-ant-fake"}
+    with run_proxy(fake_upstream.base_url) as url:
+        root = url.removesuffix("/v1")
+        assert httpx.post(f"{root}/memory/memories", json={"text": COFFEE}, headers=key).status_code == 201
+        env = {
+            **os.environ,
+            "ANTHROPIC_BASE_URL": root,
+            "ANTHROPIC_API_KEY": key["x-api-key"],
+            "CLAUDE_CONFIG_DIR": str(tmp_path),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+        for turn, said in enumerate(SAID):
+            command = ["claude", "-p", said, "--model", "claude-sonnet-4-5", "--output-format", "json"]
+            done = subprocess.run(
+                command + (["--continue"] if turn else []), capture_output=True, text=True, env=env, cwd=tmp_path,
+                timeout=300,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr[-2000:]
+            assert json.loads(done.stdout)["result"] == "Noted."
+        sessions = httpx.get(f"{root}/memory/sessions?live=true", headers=key).json()["sessions"]
+        lines = [json.loads(line) for line in httpx.get(f"{root}/memory/export", headers=key).text.splitlines()]
+    conversation = [r.json for r in fake_upstream.requests if r.path == "/v1/messages" and r.json]
+    assert [len(body["messages"]) for body in conversation] == [1, 3, 5]
+    blocks_sent = [body["system"][-1]["text"] for body in conversation]
+    assert COFFEE in blocks_sent[0] and blocks_sent == [blocks_sent[0]] * 3
+    assert [(s["turns"], s["model"]) for s in sessions] == [(3, "claude-sonnet-4-5")]
+    said = [line["text"] for line in lines if line.get("kind") == "history" and line["role"] == "user"]
+    assert said == SAID
