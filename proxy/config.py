@@ -115,7 +115,7 @@ class StoreSettings(_Section):
 
 class EmbeddingSettings(_Section):
     # A sentence-transformers model with a BERT encoder: a hub name, or a local directory.
-    # On: pip install 'memproxy-gateway[embeddings]' (proxy/memory/embeddings.py).
+    # On: pip install -e '.[embeddings]' (proxy/memory/embeddings.py).
     enabled: Literal["auto"] | bool = False
     """`true`: hybrid ranking, with `model` (all-MiniLM-L6-v2 when it is null), fetched from the hub when it is not
     on this machine; `auto`: hybrid ranking when the extra is installed and the model's weights are already on this
@@ -358,7 +358,7 @@ class ConsoleSettings(_Section):
 
 
 class TracingSettings(_Section):
-    """OpenTelemetry traces (proxy/telemetry/tracing.py): pip install 'memproxy-gateway[otel]'; the exporter is set by
+    """OpenTelemetry traces (proxy/telemetry/tracing.py): pip install -e '.[otel]'; the exporter is set by
     the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_EXPORTER...)."""
 
     enabled: bool = False

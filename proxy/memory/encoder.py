@@ -2,7 +2,7 @@
 
 all-MiniLM-L6-v2 (6 layers, 384 wide, 22M parameters) is what ``memory.embeddings.model`` is measured with.
 Its forward pass is a few matrix products per layer, so numpy runs it as fast as torch does on a CPU, and the
-proxy's extra stays small: numpy, tokenizers and safetensors (``pip install 'memproxy-gateway[embeddings]'``),
+proxy's extra stays small: numpy, tokenizers and safetensors (``pip install -e '.[embeddings]'``),
 where sentence-transformers would bring torch. Any model saved in the sentence-transformers layout with a BERT
 encoder (``config.json``, ``model.safetensors``, ``tokenizer.json``, mean or CLS pooling) loads.
 

@@ -1,4 +1,4 @@
-"""OpenTelemetry traces (``tracing.enabled``; ``pip install 'memproxy-gateway[otel]'``): imported only when on.
+"""OpenTelemetry traces (``tracing.enabled``; ``pip install -e '.[otel]'``): imported only when on.
 
 A request is a SERVER span (``POST /v1/chat/completions``), continuing the client's trace when it sent a
 ``traceparent``. Its children follow the GenAI semantic conventions: ``search_memory`` for recall, one CLIENT span
@@ -41,7 +41,9 @@ def build_provider(environ: Mapping[str, str] | None = None) -> TracerProvider:
         from opentelemetry.sdk.trace import TracerProvider as SdkProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
     except ImportError as exc:  # the API comes with other packages, the SDK only with the extra
-        raise ConfigError("tracing.enabled needs the OpenTelemetry SDK: pip install 'memproxy-gateway[otel]'") from exc
+        raise ConfigError(
+            "tracing.enabled needs the OpenTelemetry SDK: pip install -e '.[otel]' in memproxy's checkout"
+        ) from exc
     resource = Resource.create()
     if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):  # OTEL_SERVICE_NAME not set
         resource = resource.merge(Resource({SERVICE_NAME: "memproxy"}))
@@ -58,7 +60,7 @@ def build_provider(environ: Mapping[str, str] | None = None) -> TracerProvider:
                 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
             except ImportError as exc:
                 raise ConfigError(
-                    "OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter: pip install 'memproxy-gateway[otel]'"
+                    "OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter: pip install -e '.[otel]' in memproxy's checkout"
                 ) from exc
             exporter = OTLPSpanExporter()
         else:
