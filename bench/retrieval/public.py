@@ -1,7 +1,7 @@
 """Recall on public long-conversation memory benchmarks, through memproxy's injection path and beside plain rankers.
 
     python bench/retrieval/public.py --locomo PATH/locomo10.json [--longmemeval PATH/longmemeval_s.json]
-        [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR]
+        [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR] [--approve-held]
 
 The data is read from where you downloaded it, never from this repository (``public_data.py`` says how each set
 becomes memories and questions, and names the splits: tune on ``tune``, report ``held``). Each user's memories
@@ -18,7 +18,10 @@ one of them) and, for LongMemEval, the share of evidence sessions reached (any p
 ``--embeddings`` adds the fused rankers and memproxy with ``memory.embeddings.model: all-MiniLM-L6-v2``; vectors
 are kept in ``--cache`` so a second run embeds nothing (a run embeds LoCoMo's 5,900 turns in a few minutes, and
 LongMemEval's ~115,000 pieces in an hour or more on a small machine: ``--limit`` asks the first N questions of
-the split). Results go to ``bench/results/retrieval_public.json``.
+the split). The write scanner holds some imported memories for a person's review (text its instruction model reads
+as an order to the assistant: about a tenth of LoCoMo's chat turns); a held memory is never injected, and the run
+says how many. ``--approve-held`` approves them before the questions, as a person clearing the review queue would:
+what the ranking finds among every memory. Results go to ``bench/results/retrieval_public.json``.
 """
 
 from __future__ import annotations
@@ -98,7 +101,9 @@ def cached_embeddings(cache: baselines.VectorCache) -> Any:
     return Cached(MODEL, deadline_s=60.0, directory=Path("."))
 
 
-async def ask_memproxy(bench: Benchmark, overrides: dict[str, Any], cache: baselines.VectorCache | None) -> Ranked:
+async def ask_memproxy(
+    bench: Benchmark, overrides: dict[str, Any], cache: baselines.VectorCache | None, approve: bool = False
+) -> Ranked:
     by_user: dict[str, list[Item]] = {}
     for item in bench.items:
         by_user.setdefault(item.user, []).append(item)
@@ -113,7 +118,7 @@ async def ask_memproxy(bench: Benchmark, overrides: dict[str, Any], cache: basel
         )
         try:
             found: dict[tuple[str, str], Item] = {}
-            refused = 0
+            refused = held = 0
             for user, items in by_user.items():
                 report = await service.import_lines(Identity(user), import_body(items), bounded=False)
                 refused += len(report.errors)
@@ -121,8 +126,16 @@ async def ask_memproxy(bench: Benchmark, overrides: dict[str, Any], cache: basel
                 kept = [item for n, item in enumerate(items, 1) if n not in errored]
                 for item, memory_id in zip(kept, report.imported, strict=True):
                     found[(user, memory_id)] = item
+                waiting = [m for view in await service.views(Identity(user)) for m in view.held()]
+                held += len(waiting)
+                if approve:  # a person vouches for them, as the review queue lets one
+                    for memory in waiting:
+                        await service.approve(Identity(user), memory.id)
             if refused:
                 print(f"  {refused} of {len(bench.items)} memories refused on import (the scanner)", file=sys.stderr)
+            if held:
+                done = "approved before asking" if approve else "never injected"
+                print(f"  {held} of {len(bench.items)} memories held for review on import ({done})", file=sys.stderr)
             for question in bench.questions:
                 messages = [{"role": "user", "content": question.text}]
                 prepared = await service.prepare(Identity(question.user), messages, f"public-{question.id}")
@@ -180,16 +193,20 @@ def offline_rankers(
     return rankers
 
 
-def run(bench: Benchmark, cache: baselines.VectorCache | None, only: Sequence[str] | None = None) -> dict[str, Any]:
+def run(
+    bench: Benchmark, cache: baselines.VectorCache | None, only: Sequence[str] | None = None, approve: bool = False
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     splits = sorted({q.split for q in bench.questions})
     variants: list[tuple[str, Callable[[], Ranked]]] = []
     for name, make in offline_rankers(bench, cache).items():
         variants.append((name, lambda make=make: ask_offline(bench, make)))
     for budget, overrides in BUDGETS.items():
-        variants.append((f"memproxy-{budget}", lambda o=overrides: asyncio.run(ask_memproxy(bench, o, None))))
-        if cache is not None:
-            variants.append((f"memproxy-{budget}+emb", lambda o=overrides: asyncio.run(ask_memproxy(bench, o, cache))))
+        for suffix, vectors in (("", None), ("+emb", cache)):
+            if suffix and vectors is None:
+                continue
+            asked = lambda o=overrides, v=vectors: asyncio.run(ask_memproxy(bench, o, v, approve))  # noqa: E731
+            variants.append((f"memproxy-{budget}{suffix}", asked))
     for name, ask in variants:
         if only and name not in only:
             continue
@@ -227,6 +244,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each benchmark's split")
     parser.add_argument("--embeddings", action="store_true", help="also the fused rankers and memproxy with the model")
+    parser.add_argument(
+        "--approve-held",
+        action="store_true",
+        help="approve the memories the scanner holds on import before asking: what the ranking finds among all",
+    )
     parser.add_argument("--only", nargs="*", help="only these rankers (e.g. bm25-stem memproxy-default)")
     parser.add_argument(
         "--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memproxy-bench"
@@ -245,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("--limit needs --split tune or held")
             bench = load(path).only(None if args.split == "all" else args.split, args.limit)
             print(f"{bench.name}: {len(bench.questions)} questions, {len(bench.items)} memories", file=sys.stderr)
-            results[bench.name] = run(bench, cache, args.only)
+            results[bench.name] = run(bench, cache, args.only, args.approve_held)
             print_tables(bench.name, results[bench.name])
     finally:
         if cache is not None:
