@@ -68,6 +68,7 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         if line.strip():
             question = json.loads(line)
             negatives += [question["question"], *(turn["content"] for turn in question.get("context", ()))]
+    negatives += templates.chat()  # and what friends say to each other: "you", advice, no assistant
     return positives, negatives, preferences
 
 
