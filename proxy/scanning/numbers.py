@@ -376,8 +376,9 @@ def _with_digits(count: int) -> Check:
 
 # (label, names, value, gate words, stdnum module or check): a named number, certain when its check passes.
 _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
-    ("a Social Insurance Number", r"sin|social[ \t]+insurance[ \t]+(?:number|no\.?)", r"\d{3}[ -]?\d{3}[ -]?\d{3}",
-     ("sin", "social"), "ca.sin"),
+    ("a Social Insurance Number",
+     r"sin|social[ \t]+insurance[ \t]+(?:number|no\.?)|num[ée]ro[ \t]+d'assurance[ \t]+sociale",
+     r"\d{3}[ -]?\d{3}[ -]?\d{3}", ("sin", "social", "assurance"), "ca.sin"),
     ("a citizen service number", r"bsn|burgerservicenummer|citizen[ \t]+service[ \t]+number", r"\d{8,9}",
      ("bsn", "burgerservicenummer", "citizen"), "nl.bsn"),
     ("a tax id number", r"steuer-?id(?:entifikationsnummer)?|steuer[ \t]+id|idnr|steueridentifikationsnummer"
@@ -486,8 +487,8 @@ _ID_NAMES_ABROAD = (
     r"|burgerservicenummer|numer[ \t]+identyfikacji[ \t]+podatkowej|numer[ \t]+pesel"
 )  # (the short ones, "NIF", "DNI", "BSN", "PESEL", have rules of their own with their shapes and checks: `_IDS`)
 _ID_GATE_ABROAD = ("steuer", "sozialversicherung", "sv-nummer", "svnummer", "rentenversicherung", "ausweisnummer",
-                   "fiscal", "fiscaal", "sécurité", "securite", "seguridad", "seguran", "identit", "contribuinte",
-                   "sofi", "identyfikacji", "pesel", "burgerservicenummer")  # fmt: skip
+                   "fiscal", "fiscaal", "sécurité", "securite", "seguridad", "seguran", "identit", "identidad",
+                   "contribuinte", "sofi", "identyfikacji", "pesel", "burgerservicenummer")  # fmt: skip
 # "is" as these languages say it, and the Polish "to" ("mój PESEL to ..."), for the names above
 _CONNECTOR_ABROAD = _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to")
 _ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
