@@ -47,8 +47,8 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         positives += load(f"writes/{split}/injections")
         negatives += load(f"writes/{split}/secrets")
         benign += load(f"writes/{split}/benign")  # many of them talk about injections: the hardest to tell apart
-    preferences = benign + load("training/preferences") + templates.preferences()
-    positives += templates.disguised_orders()
+    preferences = benign + load("training/preferences") + templates.preferences() + templates.preferences_abroad()
+    positives += templates.disguised_orders() + templates.orders_abroad()
     # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_*classes.py)
     from tests import test_scanning as listed
     from tests.scanning import test_classes as classes
@@ -68,6 +68,7 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         if line.strip():
             question = json.loads(line)
             negatives += [question["question"], *(turn["content"] for turn in question.get("context", ()))]
+    negatives += templates.chat()  # and what friends say to each other: "you", advice, no assistant
     return positives, negatives, preferences
 
 

@@ -36,7 +36,18 @@ _ORDER_CUE = re.compile(
     # the same in the languages the corpus has most: you, must, always, never, every, assistant
     r"|du|dich|dir|sie|ihr|tu|toi|vous|usted|ustedes|voc[eê]|jij|je|musst|m[uü]ssen|sollst|dois|doit|devez|debes"
     r"|debe|deve|devi|devo|moet|immer|nie|niemals|jede[nmrs]?|toujours|jamais|chaque|siempre|nunca|cada|sempre"
-    r"|mai|ogni|altijd|nooit|elke|assistente?|asistente|assistant[ea]?)\b"
+    r"|mai|ogni|altijd|nooit|elke|assistente?|asistente|assistant[ea]?"
+    # and in German, Spanish, Italian, French, Portuguese and Dutch, whose orders drop the "you": from now on, the
+    # system, instructions, and the verbs above (send, forward, tell, say, answer, mention, include, recommend, run)
+    r"|ab sofort|ab jetzt|von nun an|a partir de ahora|de ahora en adelante|d'ora in poi|da ora in poi|d[ée]sormais"
+    r"|[àa] partir de maintenant|de agora em diante|a partir de agora|vanaf nu|voortaan"
+    r"|system(?:nachricht|hinweis|prompt|meldung)|sistema|syst[èe]me|systeem\w*|anweisung(?:en)?|instrucci[oó]n(?:es)?"
+    r"|istruzion[ei]|consignes?|instru[çc](?:[ãa]o|[õo]es)|instructies?"
+    r"|sag|schick\w*|sende|leite|antworte|erw[äa]hne|empfiehl|f[üu]hre|ignoriere|verrate|behaupte|melde"
+    r"|dile|diga|env[íi]a|envie|envoie|invia|manda|mande|reenv[íi]a|inoltra|transf[èe]re|encaminhe"
+    r"|responde|responda|contesta|rispondi|r[ée]ponds|menciona|mencione|menziona|mentionne|incluye|includi|inclua"
+    r"|recomienda|recomende|consiglia|raccomanda|recommande|ejecuta|esegui|ex[ée]cute|lance|dis|zeg|stuur"
+    r"|antwoord|noem|negeer|raad)\b"
     r"|ассистент|помощник|アシスタント|助手|助理|어시스턴트|ты\b|вы\b"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,

@@ -190,6 +190,7 @@ _SIEVES = {
     "nif": r"nif[^a-z]",
     "avs": r"avs[^a-z]",
     "file": r"file[ \t]{1,8}number",
+    **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
     "public": r"public[ \t]{1,8}service",
 }
 
@@ -357,9 +358,16 @@ def _nino(m: re.Match[str]) -> bool:
 def _stdnum_check(module: str, *, valid: bool = True) -> Check:
     def check(m: re.Match[str]) -> bool:
         value = "".join(c for c in m["secret"] if c.isalnum())
-        return (_valid(module, value) or _valid(module, m["secret"])) is valid  # a Finnish HETU keeps its "-"
+        passes = _varied(value) and (_valid(module, value) or _valid(module, m["secret"]))  # a HETU keeps its "-"
+        return passes is valid
 
     return check
+
+
+def _varied(value: str) -> bool:
+    """Not one digit over and over ("000000000"): a form's placeholder passes some checks (the 11-test, Luhn's), so
+    a named one is only held."""
+    return len(set(_digits(value))) > 1
 
 
 def _with_digits(count: int) -> Check:
@@ -368,8 +376,9 @@ def _with_digits(count: int) -> Check:
 
 # (label, names, value, gate words, stdnum module or check): a named number, certain when its check passes.
 _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
-    ("a Social Insurance Number", r"sin|social[ \t]+insurance[ \t]+(?:number|no\.?)", r"\d{3}[ -]?\d{3}[ -]?\d{3}",
-     ("sin", "social"), "ca.sin"),
+    ("a Social Insurance Number",
+     r"sin|social[ \t]+insurance[ \t]+(?:number|no\.?)|num[ée]ro[ \t]+d'assurance[ \t]+sociale",
+     r"\d{3}[ -]?\d{3}[ -]?\d{3}", ("sin", "social", "assurance"), "ca.sin"),
     ("a citizen service number", r"bsn|burgerservicenummer|citizen[ \t]+service[ \t]+number", r"\d{8,9}",
      ("bsn", "burgerservicenummer", "citizen"), "nl.bsn"),
     ("a tax id number", r"steuer-?id(?:entifikationsnummer)?|steuer[ \t]+id|idnr|steueridentifikationsnummer"
@@ -417,6 +426,13 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      r"\d{7}[ ]?[a-w][a-iw]?", ("pps", "public"), "ie.pps"),
     ("a social security number", r"ahv(?:[ \t-]?(?:nummer|nr\.?|number))?|avs|sozialversicherungsnummer",
      r"756[ .]?\d{4}[ .]?\d{4}[ .]?\d{2}", ("ahv", "avs", "sozialversicherungsnummer"), "ch.ssn"),
+    ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identificaci[oó]n[ \t]+fiscal",
+     r"[xyzklm]?\d{7,8}[a-z]|[a-z]\d{7}[0-9a-j]", ("nif", "identificaci"), "es.nif"),
+    ("a tax number", r"num[ée]ro[ \t]+(?:d'identification[ \t]+)?fiscale?|identifiant[ \t]+fiscal"
+     r"|num[ée]ro[ \t]+spi|spi|nif", r"[0-3]\d[ ]?\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}", ("fiscal", "spi", "nif"),
+     "fr.nif"),
+    ("a tax number", r"nip|numer[ \t]+identyfikacji[ \t]+podatkowej",
+     r"\d{3}-?\d{3}-?\d{2}-?\d{2}|\d{3}-?\d{2}-?\d{2}-?\d{3}", ("nip", "identyfikacji"), "pl.nip"),
     ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal|contribuinte",
      r"\d{9}", ("nif", "identifica", "contribuinte"), "pt.nif"),
     ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
@@ -434,8 +450,9 @@ def _id_rules() -> tuple[Rule, ...]:
     rules = []
     for label, names, value, gate, check in _IDS:
         if isinstance(check, str):
-            rules.append(_named(label, names, value, gate, _stdnum_check(check)))
-            rules.append(_named(label, names, value, gate, _stdnum_check(check, valid=False), suspect=True))
+            for valid in (True, False):
+                checked = _stdnum_check(check, valid=valid)
+                rules.append(_named(label, names, value, gate, checked, suspect=not valid, connector=_CONNECTOR_ABROAD))
         else:  # the value's digits are the check's to count: its sieve cannot ask for one
             rules.append(_named(label, names, value, gate, check, any_value=True))
     return tuple(rules)
@@ -448,26 +465,47 @@ _PERSONAL_IDS = (
     "it.codicefiscale", "fr.nir", "be.nn", "ch.ssn", "at.vnr", "dk.cpr", "no.fodselsnummer", "se.personnummer",
     "fi.hetu", "pl.pesel", "pt.cc", "pt.nif", "br.cpf", "cl.rut", "mx.curp", "in_.aadhaar", "in_.pan", "cn.ric",
     "za.idnr", "kr.rrn", "il.idnr", "ee.ik", "lt.asmens", "ro.cnp", "bg.egn", "hr.oib", "si.emso", "cz.rc", "gr.amka",
-    "is_.kennitala", "tr.tckimlik", "my.nric", "id.nik", "nz.ird", "ar.dni",
+    "is_.kennitala", "tr.tckimlik", "my.nric", "id.nik", "nz.ird", "ar.dni", "fr.nif", "es.nif",
 )  # fmt: skip
 _ID_NAMES = (
     r"(?:national|personal|citizen(?:'?s)?|civil|tax(?:payer)?|fiscal|social|pension|health|medicare|voter|resident)"
-    r"[ \t]+(?:(?:id|identity|identification|insurance|security|registration|service|card|tax|code|identifier)[ \t]+)?"
-    r"(?:id(?:entification|entifier)?|number|no\.?|nr\.?|#|code)|(?:identity|identification|id)[ \t]+(?:card[ \t]+)?"
-    r"(?:number|no\.?|nr\.?)"
+    r"(?:[ \t]+|-)(?:(?:id|identity|identification|insurance|security|registration|service|card|tax|code|identifier)"
+    r"(?:[ \t]+|-))?(?:id(?:entification|entifier)?|number|no\.?|nr\.?|#|code)|(?:identity|identification|id)[ \t]+"
+    r"(?:card[ \t]+)?(?:number|no\.?|nr\.?)|tin"  # a US taxpayer identification number
 )
+# The same names in German, French, Spanish, Italian, Portuguese, Dutch and Polish: a tax number, a social security
+# number, an identity number ("Steuernummer", "numéro fiscal", "número de la seguridad social", "sofinummer").
+_ID_NAMES_ABROAD = (
+    r"steuer(?:nummer|[ \t]*-?[ \t]*(?:nr\.?|id(?:entifikationsnummer)?))|sozialversicherungsnummer|sv-?nummer"
+    r"|rentenversicherungsnummer|(?:personal)?ausweisnummer|num[ée]ro[ \t]+(?:d'identification[ \t]+)?fiscale?"
+    r"|identifiant[ \t]+fiscal|num[ée]ro[ \t]+de[ \t]+s[ée]curit[ée][ \t]+sociale|num[ée]ro[ \t]+d'identit[ée]"
+    r"|n[uú]mero[ \t]+(?:de[ \t]+identificaci[oó]n[ \t]+)?fiscal"
+    r"|n[uú]mero[ \t]+de[ \t]+(?:la[ \t]+)?seguridad[ \t]+social"
+    r"|n[uú]mero[ \t]+de[ \t]+identidad|numero[ \t]+fiscale|identificativo[ \t]+fiscale|codice[ \t]+fiscale"
+    r"|n[uú]mero[ \t]+(?:de[ \t]+)?contribuinte|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal"
+    r"|n[uú]mero[ \t]+da[ \t]+seguran[çc]a[ \t]+social|sofi-?nummer|fiscaal[ \t]+nummer|identiteitsnummer"
+    r"|burgerservicenummer|numer[ \t]+identyfikacji[ \t]+podatkowej|numer[ \t]+pesel"
+)  # (the short ones, "NIF", "DNI", "BSN", "PESEL", have rules of their own with their shapes and checks: `_IDS`)
+_ID_GATE_ABROAD = ("steuer", "sozialversicherung", "sv-nummer", "svnummer", "rentenversicherung", "ausweisnummer",
+                   "fiscal", "fiscaal", "sécurité", "securite", "seguridad", "seguran", "identit", "identidad",
+                   "contribuinte", "sofi", "identyfikacji", "pesel", "burgerservicenummer")  # fmt: skip
+# "is" as these languages say it, and the Polish "to" ("mój PESEL to ..."), for the names above
+_CONNECTOR_ABROAD = _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to")
 _ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
 _ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
-            "voter", "resident", "identity", "identification", "id")  # fmt: skip
+            "voter", "resident", "identity", "identification", "id", "tin")  # fmt: skip
 # Each name word, then at most one word more, then what names a number ("national insurance number", "tax id"), and
 # a digit after it: words this common ("health", "personal") must not open the rule in every text that has them.
 _ID_SIEVES = tuple(
-    (word, re.escape(word) + r"[a-z']{0,6}[ \t]{1,8}(?:[a-z]{2,14}[ \t]{1,8}){0,2}"
+    (word, re.escape(word) + r"[a-z']{0,6}[ \t-]{1,8}(?:[a-z]{2,14}[ \t-]{1,8}){0,2}"
      r"(?:id(?:entification|entifier)?|number|no|nr|#|code)(?![a-z])"
      r"[^\n]{0,400}?\d")
     for word in _ID_GATE
-    if word != "id"
-) + (("id", r"id[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)(?![a-z])[^\n]{0,400}?\d"),)  # fmt: skip
+    if word not in ("id", "tin")
+) + (
+    ("tin", _SIEVES["tin"]),
+    ("id", r"id[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)(?![a-z])[^\n]{0,400}?\d"),
+)  # fmt: skip
 
 
 def _an_id(m: re.Match[str], *, valid: bool) -> bool:
@@ -475,7 +513,16 @@ def _an_id(m: re.Match[str], *, valid: bool) -> bool:
     if len(_digits(value)) < 6:
         return False
     compact = "".join(c for c in value if c.isalnum())
-    return any(_valid(module, compact) or _valid(module, value) for module in _PERSONAL_IDS) is valid
+    passes = _varied(value) and any(_valid(module, compact) or _valid(module, value) for module in _PERSONAL_IDS)
+    return passes is valid
+
+
+def _a_valid_id(m: re.Match[str]) -> bool:
+    return _an_id(m, valid=True)
+
+
+def _an_invalid_id(m: re.Match[str]) -> bool:
+    return _an_id(m, valid=False)
 
 
 def _iban(m: re.Match[str]) -> bool:
@@ -612,6 +659,18 @@ NUMBERS: tuple[Rule, ...] = (
                 suspect=True,
             ),
         )
+    ),
+    *(
+        _named(
+            "an id number",
+            _ID_NAMES_ABROAD,
+            _ID_VALUE,
+            _ID_GATE_ABROAD,
+            check,
+            suspect=suspect,
+            connector=_CONNECTOR_ABROAD,
+        )
+        for check, suspect in ((_a_valid_id, False), (_an_invalid_id, True))
     ),
     Rule(  # "AB 12 34 56 C" without a name: the format is HMRC's alone, but only suspect
         "a National Insurance number",

@@ -209,7 +209,14 @@ _SESSION_NAMES = (
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
 )
 _SESSION_GATE = ("session", "sessid", "cookie", "csrf", "xsrf", "connect.sid")
-_WIFI_KEY = r"(?:wi-?fi|wlan|wpa2?|network)[ \t]+key"
+_WIFI_KEY = (  # the network's key, in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish
+    r"(?:(?:wi-?fi|wlan|wpa2?|network)[ \t]+key|(?:wlan|wi-?fi|netzwerk)-?schl[üu]ssel|cl[ée][ \t]+(?:du[ \t]+)?"
+    r"(?:wi-?fi|r[ée]seau)|clave[ \t]+(?:del?[ \t]+(?:la[ \t]+)?)?(?:wi-?fi|red|router)"
+    r"|chiave[ \t]+(?:del(?:la)?[ \t]+)?(?:wi-?fi|rete|router)|chave[ \t]+(?:d[oa][ \t]+)?(?:wi-?fi|rede|roteador)"
+    r"|(?:wifi|netwerk)-?sleutel"
+    r"|klucz[ \t]+(?:do[ \t]+)?(?:wi-?fi|sieci))"
+)
+_WIFI_KEY_GATE = ("clé", "clave", "chiave", "chave", "schlüssel", "schluessel", "sleutel", "klucz")  # no sieve: rare
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 _NETWORK_GATE = (*_WIFI_GATE, "ssid", "router", "hotspot")
@@ -234,8 +241,8 @@ _CONNECTOR = (
 # What may stand between "password" and "is": a phrase saying whose password it is ("for the staging DB", "on the
 # NAS"), never a noun the password word qualifies ("password manager is 1Password": the manager is 1Password).
 _FILLER = (
-    r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|zu|bei|pour|de|du|des|au|aux|para"
-    r"|al|ao|del|per|di"
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|zu|bei|im|am|beim"
+    r"|pour|de|du|des|au|aux|para|al|ao|do|da|dos|das|del|per|di"
     r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?)?"  # whole words
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
@@ -324,12 +331,22 @@ NAMED: tuple[Rule, ...] = (
             re.I,
         ),
         _is_chosen_password,
-        gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE),
+        gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE, *_WIFI_KEY_GATE),
         sieves=(
             ("pass", _PASS_WORD + r"[ \t:=是为為は]"),
             ("pw", r"pwd?[ \t:=是为為は]"),
             *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
         ),
+    ),
+    Rule(  # "hasło do wifi to Pierogi2020", "moje hasło jest ...": Polish says "is" with "to" too, and "for" with "do"
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])has[łl]o(?:[ \t]+(?:do|dla|od|na|w|z)(?:[ \t]+[^\s:=]{1,24}){1,3}?)?"
+            rf"[ \t]+(?:to|jest)(?:[ \t]+(?:teraz|nadal))?[ \t]+[\"'`]?){_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("hasło", "haslo"),
     ),
     Rule(  # "I changed the Spotify password to Lantern-Quarry-88": the verb before the word, "to" after it
         "a password",
@@ -340,7 +357,7 @@ NAMED: tuple[Rule, ...] = (
             re.I,
         ),
         _is_chosen_password,
-        gate=(*_PASSWORD_GATE, "pw", "pin", "key"),
+        gate=(*_PASSWORD_GATE, "pw", "pin", "key", *_WIFI_KEY_GATE),
         sieves=(
             ("pass", _PASS_WORD + r"[ \t]+to[ \t]"),
             ("pw", r"pw[ \t]+to[ \t]"),
