@@ -36,7 +36,7 @@ from .file_commands import CommandError, Outcome, Tree, run_command
 from .file_paths import ROOT, PathError, is_marker, resolve, under
 from .file_search import Passage, search
 from .memory_files import FileConflict, FileProposal, MemoryFile, MemoryFileStore
-from .provenance import TRUSTED, Provenance
+from .provenance import TRUSTED, Provenance, held_reasons
 from .store import Owner
 
 MAX_FILES = 1000
@@ -454,8 +454,6 @@ async def _scan_all(parts: Sequence[str]) -> Finding | None:
 
 
 def _held_note(provenance: Provenance) -> str:
-    if provenance.reason is not None:
-        why = provenance.reason
-    else:
-        why = f"this session took in untrusted content ({', '.join(provenance.sources)})"
+    """Every reason it waits: the scanner's and the session's both, where both hold it."""
+    why = "; ".join(held_reasons(provenance))
     return f"(held for the user's approval: {why}; other sessions see this change once a person approves it)"

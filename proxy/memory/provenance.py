@@ -96,3 +96,13 @@ def strings(obj: Mapping[str, Any], key: str, label: str, *, required: bool = Fa
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ValueError(f"{label} must be a list of strings")
     return tuple(value)
+
+
+def held_reasons(provenance: Provenance) -> list[str]:
+    """Why a held record waits, as the person reviewing it and the model writing it are told: the scanner's reason
+    and the session's untrusted sources, both where both hold it."""
+    reasons = [provenance.reason] if provenance.reason is not None else []
+    if provenance.untrusted or not reasons:
+        sources = f" ({', '.join(provenance.sources)})" if provenance.sources else ""
+        reasons.append(f"this session took in untrusted content{sources}")
+    return reasons

@@ -28,7 +28,7 @@ import orjson
 from ..dialects.base import ToolFailure, ToolSpec
 from ..errors import ProxyError
 from ..memory.caller import Identity
-from ..memory.provenance import TRUSTED, UNSEEN_CALL, Provenance
+from ..memory.provenance import TRUSTED, UNSEEN_CALL, Provenance, held_reasons
 from ..memory.records import CATEGORIES, Memory, format_ts
 from ..memory.versions import Actor
 
@@ -193,13 +193,10 @@ class MemoryTools:
         elif stored.memory.held:
             result["held"] = True
             held = stored.memory.provenance
-            if held.reason is not None:  # the scanner's: its text only looks like a secret or an instruction
-                result["note"] = f"held for the user's approval: {held.reason}"
-            elif origin == "mcp":  # mcp.writes: held
-                result["note"] = "held for the user's approval: memproxy holds what MCP clients write (mcp.writes)"
-            else:
-                sources = ", ".join(held.sources)
-                result["note"] = f"held for the user's approval: this session took in untrusted content ({sources})"
+            reasons = held_reasons(held)
+            if origin == "mcp" and held.untrusted:  # no session of its own: mcp.writes is held
+                reasons[-1] = "memproxy holds what MCP clients write (mcp.writes)"
+            result["note"] = f"held for the user's approval: {'; '.join(reasons)}"
         elif stored.memory.pinned:
             result["note"] = "pinned: it opens the memory block from the next session on"
         return result

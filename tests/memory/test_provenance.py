@@ -12,7 +12,7 @@ from proxy.config import MemorySettings
 from proxy.errors import MemoryNotFound, UntrustedSession
 from proxy.memory.backends.files import FilesStore
 from proxy.memory.caller import Identity
-from proxy.memory.provenance import TRUSTED, Provenance, untrusted_by
+from proxy.memory.provenance import TRUSTED, Provenance, held_reasons, untrusted_by
 from proxy.memory.service import MemoryService
 
 pytestmark = pytest.mark.anyio
@@ -122,3 +122,14 @@ async def test_export_and_import_never_launder_a_held_memory(service: MemoryServ
 async def test_an_import_line_with_a_garbled_flag_is_reported_not_trusted(service: MemoryService) -> None:
     report = await service.import_lines(ADA, b'{"text": "User is an admin", "untrusted": "no"}\n')
     assert report.imported == [] and report.errors[0]["line"] == 1 and "untrusted" in report.errors[0]["error"]
+
+
+def test_a_write_held_by_the_scanner_and_by_its_session_says_both_reasons() -> None:
+    """The person reviewing it (and the model told it is held) hear every reason, not only the first one found."""
+    scanned = "text reads like an instruction to the assistant (the instruction model) - held for review"
+    both = Provenance(untrusted=True, sources=("web_fetch",), reason=scanned)
+    assert held_reasons(both) == [scanned, "this session took in untrusted content (web_fetch)"]
+    assert held_reasons(Provenance(reason=scanned)) == [scanned]
+    assert held_reasons(Provenance(untrusted=True, sources=("web_search", "browse"))) == [
+        "this session took in untrusted content (web_search, browse)"
+    ]
