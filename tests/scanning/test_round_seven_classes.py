@@ -2,8 +2,8 @@
 Portuguese and the other languages the code names know ("de code van het alarm", "combinação do cofre", digits joined
 by hyphens too), the Nordic personal numbers under their own names ("personnummer"), Japan's individual
 number ("マイナンバー", "個人番号", "My Number"), recovery codes with an aside before the colon, and a TOTP seed named
-the other way round ("Sekret TOTP", "segreto 2FA"). A member the split never saw is held or refused, its
-near-misses stay live, and `redact` masks the secret."""
+the other way round ("Sekret TOTP", "segreto 2FA"), security answers listed without a verb. A member the split never
+saw is held or refused, its near-misses stay live, and `redact` masks the secret."""
 
 from __future__ import annotations
 
@@ -37,6 +37,12 @@ SECRETS = [
     ("Segreto 2FA per Aruba: KRSX G5CT MV3X EZLU", "refused", "KRSX G5CT MV3X EZLU"),
     ("Secreto TOTP de la VPN: MFRG GZD6 MZTW Q2LK", "refused", "MFRG GZD6 MZTW Q2LK"),
     ("TOTP-Schlüssel: NBSW Y3DP EB3W 64TM", "refused", "NBSW Y3DP EB3W 64TM"),
+    # security answers listed without a verb, and a maiden name in other languages: held
+    ("Bank security answers: mother's maiden name Adeyemi, first pet Pickle.", "held", "Adeyemi"),
+    ("Bank security answers: mother's maiden name Adeyemi, first pet Pickle.", "held", "Pickle"),
+    ("Mom's maiden name Okafor, needed for the bank's phone check.", "held", "Okafor"),
+    ("Nom de jeune fille de ma mère : Lefebvre (question secrète).", "held", "Lefebvre"),
+    ("Apellido de soltera de mi madre: Iglesias", "held", "Iglesias"),
 ]  # fmt: skip
 NEAR_MISSES = [
     "De code van het alarm is sinds 2019 niet veranderd.",
@@ -50,6 +56,8 @@ NEAR_MISSES = [
     "Recovery codes, printed and in the drawer: see the blue folder.",
     "Sekret TOTP jest w aplikacji na telefonie.",
     "Le secret TOTP se trouve dans Aegis.",
+    "My first pet Biscuit died last year.",
+    "The form asks for a mother's maiden name, which I find outdated.",
 ]
 
 
