@@ -16,10 +16,13 @@ from .rules import Rule
 from .shapes import chosen_password, looks_generated, placeholder, strong_password
 
 _PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
+_ELIDED_PREFIX = re.compile(r"[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){0,3}[-_](?:\.{3}|…)[.,;:!?]?")
 
 
 def _is_literal(m: re.Match[str]) -> bool:
     """A literal, not a placeholder ("${DB_PASSWORD}", "<your key>"), code or prose ("password: must be...")."""
+    if _ELIDED_PREFIX.fullmatch(m["secret"]):  # "sk-...", "sk-ant-...", "ghp_…": a key's prefix, the rest left out
+        return False
     value = m["secret"].rstrip(".!?:")
     if len(value) < 4 or placeholder(value) or "[redacted" in value or example(value):  # masked, or documented
         return False
