@@ -87,7 +87,7 @@ NOT_ORDERS = [
     "Отвечай по-русски, пожалуйста.",
     "Указывай температуру в градусах Цельсия.",
     "For the support bot, system prompts should stay plain and specific; put examples in the docs instead.",
-    "Set ANTHROPIC_API_KEY=sk-ant-... before the demo; the real one is in 1Password under \"Demo keys\".",
+    'Set ANTHROPIC_API_KEY=sk-ant-... before the demo; the real one is in 1Password under "Demo keys".',
     "Put GITHUB_TOKEN=ghp_… in .env and never commit the real one.",
 ]
 
