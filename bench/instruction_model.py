@@ -33,7 +33,7 @@ from proxy.scanning.instructing import MODEL, InstructionModel, held  # noqa: E4
 from tests.scanning.corpus import load  # noqa: E402
 
 SPLITS = ("tuned", "held_out", "second", "third", "fourth")  # trained on
-UNSEEN = ("fifth", "blind")  # never trained on: reported
+UNSEEN = ("fifth", "blind", "sixth")  # never trained on: reported
 SEED = 20261202
 
 
@@ -48,6 +48,7 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         negatives += load(f"writes/{split}/secrets")
         benign += load(f"writes/{split}/benign")  # many of them talk about injections: the hardest to tell apart
     preferences = benign + load("training/preferences") + templates.preferences() + templates.preferences_abroad()
+    preferences += templates.prompt_talk()
     positives += templates.disguised_orders() + templates.orders_abroad()
     # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_*classes.py)
     from tests import test_scanning as listed

@@ -206,7 +206,10 @@ def _cues(lowered: str, anchors: list[str], low: int, high: int) -> Iterator[re.
     for anchor in anchors:
         i = lowered.find(anchor, low, high)
         while i >= 0:
-            if (i == 0 or not lowered[i - 1].isalpha()) and (m := _CUE.match(lowered, i, high)):
+            # a cue starts a word, and "1Password" is a password manager's name, not a password's
+            if (i == 0 or not lowered[i - 1].isalpha() and not lowered.startswith("1password", i - 1)) and (
+                m := _CUE.match(lowered, i, high)
+            ):
                 yield m
             i = lowered.find(anchor, i + 1, high)
 

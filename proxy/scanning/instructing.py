@@ -48,6 +48,11 @@ _ORDER_CUE = re.compile(
     r"|responde|responda|contesta|rispondi|r[ée]ponds|menciona|mencione|menziona|mentionne|incluye|includi|inclua"
     r"|recomienda|recomende|consiglia|raccomanda|recommande|ejecuta|esegui|ex[ée]cute|lance|dis|zeg|stuur"
     r"|antwoord|noem|negeer|raad)\b"
+    # Polish and Russian: you, always, never, from now on, the system, instructions, and the verbs above
+    r"|ty|ciebie|tobie|jeste[śs]|musisz|zawsze|nigdy|ka[żz]d\w*|od teraz|asystent\w*|systemow\w*|instrukcj\w*"
+    r"|polecen\w*|wy[śs]lij|wysy[łl]aj|przeka[żz]\w*|powiedz|m[óo]w|odpowiadaj|polecaj|ignoruj|zapomnij"
+    r"|nie wspominaj|всегда|никогда|с этого момента|системн\w*|инструкци\w*|отключи|выполняй|пересылай"
+    r"|отправляй|игнорируй|забудь|скажи|говори|отвечай|рекомендуй|не упоминай"
     r"|ассистент|помощник|アシスタント|助手|助理|어시스턴트|ты\b|вы\b"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,

@@ -1345,6 +1345,23 @@ def _comment(view: str) -> bool:
 
 
 SHAPES += ROUND_FOUR
+# A system message addressed to the assistant, in a memory: "Системное сообщение для ассистента: ...", "Wiadomość
+# systemowa dla asystenta:", "System note for the AI:". A memory is never a system message; one that says it is, and
+# to whom, is there to be obeyed. Without the addressee ("Systemmeldung: Festplatte voll") it is only a log line.
+SHAPES += (
+    _shape(
+        "a system message header",
+        ("system", "sistema", "systeem", "системн", "системы"),
+        r"(?:^|[\n.!?][ \t]*)[\[(]?(?:system[ \t]*(?:message|note|notice|instruction|nachricht|hinweis|meldung)"
+        r"|message[ \t]+(?:du[ \t]+)?systeme|note[ \t]+(?:du[ \t]+)?systeme|mensaje[ \t]+del[ \t]+sistema"
+        r"|messaggio[ \t]+(?:di|del)[ \t]+sistema|mensagem[ \t]+do[ \t]+sistema|systeem(?:bericht|melding)"
+        r"|wiadomosc[ \t]+systemowa|komunikat[ \t]+systemowy|systemowa[ \t]+wiadomosc|системное[ \t]+(?:сообщение"
+        r"|уведомление)|системная[ \t]+(?:заметка|инструкция)|сообщение[ \t]+системы)"
+        r"[ \t]+(?:for|to|fur|an|pour|para|per|voor|dla|для)[ \t]+(?:the[ \t]+|den[ \t]+|die[ \t]+|l'|el[ \t]+|la[ \t]+"
+        r"|o[ \t]+|a[ \t]+|de[ \t]+)?(?:assistant\w*|assistent\w*|asistente|asystent\w*|ассистент\w*|помощник\w*"
+        r"|ai|ki|ia|model\w*|модел\w*|bot|бот\w*|llm)[\])]?[ \t]*:",
+    ),
+)
 
 # Every shape's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per shape.
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))

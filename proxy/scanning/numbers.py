@@ -170,7 +170,7 @@ _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
     r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?"
     r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?)?"  # a place's number: "the safe in room 412 is"
-    r"(?:[ \t]*\([^()\n\d]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ..."
+    r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"
@@ -244,13 +244,16 @@ _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination"
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
     # a lock's combination, and Polish "kod do domofonu"
-    r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination)"
+    r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination|combinatie)"
     r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
-    r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort)[ \t-]?"
-    r"(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della)[ \t]+"
-    r"|de[ \t]+l'|dell')"
+    r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
+    r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
+    r"|van[ \t]+het|van[ \t]+de|voor[ \t]+het|voor[ \t]+de)[ \t]+|de[ \t]+l'|dell')"
     r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
-    r"|immeuble|edificio|palazzo|casa|maison)"
+    r"|immeuble|edificio|palazzo|casa|maison|alarm|deur|voordeur|poort|kluis|cofre|caja[ \t]+fuerte|cassaforte"
+    r"|coffre(?:-fort)?)"
+    # where the lock is, in a word: "de code van het alarm thuis is 2604"
+    r"(?:[ \t]+(?:thuis|beneden|boven|en[ \t]+casa|de[ \t]+casa|em[ \t]+casa|a[ \t]+casa|[àa][ \t]+la[ \t]+maison))?"
 )
 # Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
 # words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
@@ -489,8 +492,8 @@ _ID_NAMES_ABROAD = (
 _ID_GATE_ABROAD = ("steuer", "sozialversicherung", "sv-nummer", "svnummer", "rentenversicherung", "ausweisnummer",
                    "fiscal", "fiscaal", "sécurité", "securite", "seguridad", "seguran", "identit", "identidad",
                    "contribuinte", "sofi", "identyfikacji", "pesel", "burgerservicenummer")  # fmt: skip
-# "is" as these languages say it, and the Polish "to" ("mój PESEL to ..."), for the names above
-_CONNECTOR_ABROAD = _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to")
+# "is" as these languages say it, the Polish "to" ("mój PESEL to ...") and the Nordic "är", "er", "on"
+_CONNECTOR_ABROAD = _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|är|er|on")
 _ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
 _ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
             "voter", "resident", "identity", "identification", "id", "tin")  # fmt: skip
@@ -564,7 +567,8 @@ def _long_enough(m: re.Match[str]) -> bool:
 RECOVERY = _named(
     "a recovery code",
     r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
-    r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)",
+    r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
+    r"(?:,[^\n:=]{0,40}?(?=[ \t]*:))?",  # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ..."
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
     r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
@@ -578,7 +582,11 @@ RECOVERY = _named(
 # an aside may stand between the name and a colon ("TOTP secret for the VPN, in case I lose my phone: MJHT ...").
 TOTP_SEED = _named(
     "a one-time password seed",
-    r"(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+(?:seed|secret|setup[ \t]+key|key)"
+    r"(?:(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+"
+    r"(?:seed|secret|setup[ \t]+key|key)"
+    # the same in other languages: "Sekret TOTP", "segreto 2FA", "secreto TOTP", "clé secrète TOTP", "TOTP-Schlüssel"
+    r"|(?:sekret|klucz|secret|segreto|secreto|segredo|chave|clave|chiave|cl[ée](?:[ \t]+secr[èe]te)?|geheimnis"
+    r"|semilla|seme|semente|graine)[ \t]+(?:totp|otp|2fa|mfa)|(?:totp|otp|2fa)-?(?:schl[üu]ssel|geheimnis))"
     r"(?:[^\n:=]{0,60}?(?=[ \t]*[:=]))?",
     r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
     ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
@@ -622,6 +630,22 @@ SEED_PHRASE = Rule(
     ),
 )
 
+# Japan's individual number ("My Number"), twelve digits with a check digit, perhaps in groups of four: "私のマイナン
+# バーは 3817 2946 0510 です". Held when its check fails under the Japanese names; "my number" alone is too common a
+# phrase (a phone number) to name one unless the check passes.
+_MY_NUMBER_CONNECTOR = r"(?:[ \t]*(?:[:=]|は|が|:|is)?[ \t]*)"
+_MY_NUMBER_VALUE = r"\d{4}[ \t-]?\d{4}[ \t-]?\d{4}"
+MY_NUMBER = (
+    dataclasses.replace(
+        _named("an individual number", r"マイナンバー(?:カード)?|個人番号|my[ \t]+number", _MY_NUMBER_VALUE,
+               ("マイナンバー", "個人番号", "number"), _stdnum_check("jp.in_"), connector=_MY_NUMBER_CONNECTOR),
+        sieves=(("マイナンバー", r"マイナンバー[^\n]{0,400}?\d"), ("個人番号", r"個人番号[^\n]{0,400}?\d"),
+                ("number", r"number[^\n]{0,400}?\d{4}[ \t-]?\d{4}[ \t-]?\d{4}")),
+    ),
+    _named("an individual number", r"マイナンバー(?:カード)?|個人番号", _MY_NUMBER_VALUE, ("マイナンバー", "個人番号"),
+           _stdnum_check("jp.in_", valid=False), connector=_MY_NUMBER_CONNECTOR, suspect=True),
+)  # fmt: skip
+
 NUMBERS: tuple[Rule, ...] = (
     Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
     Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
@@ -645,6 +669,7 @@ NUMBERS: tuple[Rule, ...] = (
         shape=rb"ddd[s]dd[s]dddd",
     ),
     *_id_rules(),
+    *MY_NUMBER,
     *(
         dataclasses.replace(rule, sieves=_ID_SIEVES)
         for rule in (

@@ -16,10 +16,13 @@ from .rules import Rule
 from .shapes import chosen_password, looks_generated, placeholder, strong_password
 
 _PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
+_ELIDED_PREFIX = re.compile(r"[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){0,3}[-_](?:\.{3}|…)[.,;:!?]?")
 
 
 def _is_literal(m: re.Match[str]) -> bool:
     """A literal, not a placeholder ("${DB_PASSWORD}", "<your key>"), code or prose ("password: must be...")."""
+    if _ELIDED_PREFIX.fullmatch(m["secret"]):  # "sk-...", "sk-ant-...", "ghp_…": a key's prefix, the rest left out
+        return False
     value = m["secret"].rstrip(".!?:")
     if len(value) < 4 or placeholder(value) or "[redacted" in value or example(value):  # masked, or documented
         return False
@@ -168,7 +171,11 @@ def _is_an_answer(m: re.Match[str]) -> bool:
     return bool(_ONLY_ASKED.search(m["keep"]) or _ABOUT_AN_ACCOUNT.search(m.string))
 
 
-_ONLY_ASKED = re.compile(r"maiden|security|secret|memorable|grew[ \t]+up|childhood", re.I)
+_ONLY_ASKED = re.compile(
+    r"maiden|security|secret|memorable|grew[ \t]+up|childhood|m[äa]dchenname|jeune[ \t]+fille|soltera|solteira"
+    r"|meisjesnaam|panie[ńn]skie",
+    re.I,
+)
 _ABOUT_AN_ACCOUNT = re.compile(
     r"security[ \t]+(?:questions?|answers?)|secret[ \t]+questions?|verification[ \t]+questions?|recovery|account"
     r"|bank|log[ \t]?in|sign[ \t]?in|password|reset",
@@ -187,6 +194,9 @@ _SECURITY_QUESTIONS = (
     r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)"
     r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
     r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
+    # a maiden name in German, French, Spanish, Portuguese, Dutch and Polish
+    r"|m[äa]dchenname|nom[ \t]+de[ \t]+jeune[ \t]+fille|apellido[ \t]+de[ \t]+soltera|nome[ \t]+de[ \t]+solteira"
+    r"|meisjesnaam|nazwisko[ \t]+panie[ńn]skie"
 )
 # What follows each gate word in a match (`rules.Rule`): "first pet", "maiden name", "grew up on", "born".
 _SECURITY_SIEVES = (
@@ -201,9 +211,12 @@ _SECURITY_SIEVES = (
     ("security", r"security[ \t]+(?:answer|question)"),
     ("secret", r"secret[ \t]+(?:answer|question)"),
     ("memorable", r"memorable[ \t]+(?:answer|word|place|date)"),
+    ("jeune", r"jeune[ \t]+fille"),
+    ("panie", r"panie[ńn]skie"),
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
-                  "favorite", "security", "secret", "memorable")  # fmt: skip
+                  "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
+                  "solteira", "meisjesnaam", "panie")  # fmt: skip
 _SESSION_NAMES = (
     r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
@@ -515,8 +528,12 @@ NAMED: tuple[Rule, ...] = (
         "a security answer",
         re.compile(
             rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})[)\"”']?(?i:{_FILLER})(?:[ \t]+(?:is|was|are"
-            rf"|were)[ \t]+|[ \t]*[:=-][ \t]*"
-            r"|[ \t]+(?=[\"'“]))[\"'“]?)(?P<secret>[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}"
+            rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*[:=-][ \t]*"
+            r"|[ \t]+(?=[\"'“])"
+            # or a bare space before a name that a comma or a full stop ends, as a list of answers has it: "mother's
+            # maiden name Okonkwo, first pet Biscuit"
+            r"|[ \t]+(?=[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}(?:[,;.)]|$)))[\"'“]?)"
+            r"(?P<secret>[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}"
             r"|(?<=[\"'“])[^\"'”\n]{2,40}(?=[\"'”]))",
         ),
         _is_an_answer,

@@ -54,6 +54,10 @@ LIMITS = {
     # then a tool call's markup, cue words in Russian and Japanese and Spanish preferences were added for its misses,
     # and in the fifth round a class for each of the 5 secrets it let through (tests/scanning/test_round_five_classes)
     "blind": (0 / 60, 1 / 40, 0 / 50),
+    # written blind (60, 40, 50) by an outsider and measured once after the sixth round: 7, 2 and 3 wrong; then read,
+    # and a class closed for each miss (tests/scanning/test_round_seven_classes): no longer blind. The payee's IBAN on
+    # an invoice stays held, as every IBAN is (whose account it is, the scanner cannot tell)
+    "sixth": (0 / 60, 0 / 40, 1 / 50),
 }
 
 
