@@ -229,7 +229,8 @@ _WIFI_KEY = (  # the network's key, in English, German, French, Spanish, Italian
     r"|(?:wifi|netwerk)-?sleutel"
     r"|klucz[ \t]+(?:do[ \t]+)?(?:wi-?fi|sieci))"
 )
-_WIFI_KEY_GATE = ("clé", "clave", "chiave", "chave", "schlüssel", "schluessel", "sleutel", "klucz")  # no sieve: rare
+# no sieve: rare words. "schlussel": the pattern takes "schl[üu]ssel", so its gate must open for both
+_WIFI_KEY_GATE = ("clé", "clave", "chiave", "chave", "schlüssel", "schluessel", "schlussel", "sleutel", "klucz")
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 _NETWORK_GATE = (*_WIFI_GATE, "ssid", "router", "hotspot")
