@@ -57,17 +57,28 @@ async def test_every_process_hears_of_a_forget_and_drops_what_it_holds(build: Bu
     assert len(heard) == 1  # heard once
 
 
-async def test_history_said_before_the_mark_is_refused_by_the_store_itself(pg_dsn: str) -> None:
-    """Another replica writing queued lines as forget-all runs: the database keeps none said before the mark."""
-    database = Database(pg_dsn)
-    history, marks = PostgresHistory(database), PostgresForgetting(database)
+@pytest.mark.parametrize("backend", ["files", "postgres"])
+async def test_history_said_before_the_mark_is_refused_by_the_store_itself(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Another process or replica writing queued lines as forget-all runs, before it has heard of the forget: the
+    store keeps none said before the mark."""
+    if backend == "postgres":
+        database = Database(request.getfixturevalue("pg_dsn"))
+        history: FilesHistory | PostgresHistory = PostgresHistory(database)
+        marks: ForgetStore = PostgresForgetting(database)
+    else:
+        history, marks = FilesHistory(tmp_path), FilesForgetting(tmp_path)
     try:
         owner = Owner("ada", "w")
+        await history.append(owner, [HistoryLine("s", 1, "user", 998.0, "read before the forget")])
         await marks.mark("ada", "w", 1000.0)
         kept = await history.append(
-            owner, [HistoryLine("s", 1, "user", 999.0, "old"), HistoryLine("s", 2, "user", 1001.0, "new")]
+            owner, [HistoryLine("s", 2, "user", 999.0, "old"), HistoryLine("s", 3, "user", 1001.0, "new")]
         )
-        assert kept == 1 and [line.text for line in (await history.view(owner)).lines] == ["new"]
+        assert kept == 1
+        assert [line.text for line in (await history.view(owner)).lines] == ["read before the forget", "new"]
+        assert await history.append(Owner("bob", "w"), [HistoryLine("s", 1, "user", 999.0, "bob's")]) == 1
     finally:
         await history.aclose()
         await marks.aclose()

@@ -1,4 +1,9 @@
-"""forget-all marks in the files store: one append-only ``forgotten.jsonl``; readers poll its size and mtime."""
+"""forget-all marks in the files store: one append-only ``forgotten.jsonl``; readers poll its size and mtime.
+
+A history append reads the owner's mark under its own lock (:meth:`FilesForgetting.before_now`), as PostgreSQL's
+does in its transaction: forget-all marks first and deletes after, so a line another process was writing at that
+moment either lands before the delete or sees the mark and is refused by its time.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ class FilesForgetting:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self.path = self.root / "forgotten.jsonl"
+        self._read_as: tuple[object, dict[OwnerKey, float]] = (None, {})  # one tuple: threads swap it whole
 
     async def mark(self, user: str, workspace: str, before: float) -> None:
         line = orjson.dumps({"user": user, "workspace": workspace, "before": before}) + b"\n"
@@ -48,11 +54,26 @@ class FilesForgetting:
         return marks
 
     async def version(self) -> object:
+        return self._version()
+
+    def _version(self) -> object:
         try:
             stat = os.stat(self.path)
         except FileNotFoundError:
             return None
         return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+    def before_now(self, owner: OwnerKey) -> float:
+        """The owner's mark as the file says it now (blocking: for a thread holding another store's lock); the file
+        is read again only when it changed."""
+        version = self._version()
+        seen, marks = self._read_as
+        if version is None:
+            return 0.0
+        if version != seen:
+            marks = self._read()
+            self._read_as = (version, marks)
+        return marks.get(owner, 0.0)
 
     async def aclose(self) -> None:
         """Nothing held open."""

@@ -6,6 +6,8 @@
 - Readers take no lock: they read the tail the file grew by since their last read (same inode), or all of it
   when it was replaced (a prune) or removed (forget-all). Only whole lines are read. A reader keeps the file it
   read open, so its inode number cannot be reused by a new file meanwhile (which would pass for the same file).
+- A line said before its owner's latest forget-all (``forgotten.jsonl``, read under the lock) is not written: a
+  process that learns of another's forget-all a moment late cannot bring back what it deleted.
 - Pruning rewrites a file without its old lines (temp file, fsync, rename, directory fsync), under the lock.
 
 File work runs in a thread, one at a time per owner in this process; an ``OSError`` is a
@@ -38,6 +40,7 @@ from ..history import HistoryIndex, HistoryLine, newest_within
 from ..records import stamp
 from ..store import Owner
 from .durable import append_lines, fsync_dir, locked
+from .forget_files import FilesForgetting
 from .owner_dirs import OwnerNames, owner_dir
 
 log = logging.getLogger("proxy.memory")
@@ -50,9 +53,12 @@ SLICE_S = 0.0005  # working out an append's lines yields to requests this often
 
 
 class _OwnerHistory:
-    def __init__(self, directory: Path, note: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, directory: Path, note: Callable[[], None] = lambda: None, forgotten: Callable[[], float] = lambda: 0.0
+    ) -> None:
         self.directory = directory
         self.note = note  # records the owner's real names in its directory, once
+        self.forgotten = forgotten  # the owner's latest forget-all mark, read under the lock
         self.path = directory / FILE
         self.lock_path = directory / LOCK
         self.index = HistoryIndex()
@@ -97,8 +103,11 @@ class _OwnerHistory:
         self.note()
         with locked(self.lock_path):
             self.catch_up()
+            before = self.forgotten()
             fresh: dict[str, _Written] = {}
             for written in lines:
+                if written.line.ts < before:
+                    continue
                 if written.key not in self.index and written.key not in fresh:
                     fresh[written.key] = written
             if not fresh:
@@ -168,6 +177,7 @@ class FilesHistory:
         self.root = Path(root)
         self._owners: OrderedDict[Owner, _OwnerHistory] = OrderedDict()
         self._names = OwnerNames(self.root)
+        self._forgetting = FilesForgetting(self.root)
 
     async def append(self, owner: Owner, lines: Sequence[HistoryLine]) -> int:
         entry = self._entry(owner)
@@ -221,7 +231,8 @@ class FilesHistory:
         entry = self._owners.get(owner)
         if entry is None:
             note = functools.partial(self._names.note, owner)
-            entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner), note)
+            forgotten = functools.partial(self._forgetting.before_now, (owner.user, owner.workspace))
+            entry = self._owners[owner] = _OwnerHistory(self.root / owner_dir(owner), note, forgotten)
             for oldest in list(self._owners)[: max(0, len(self._owners) - MAX_CACHED_OWNERS)]:
                 gone = self._owners[oldest]
                 if gone.mutex.acquire(blocking=False):  # one a thread is reading stays till a later eviction
