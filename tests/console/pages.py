@@ -18,6 +18,12 @@ def token(html: str) -> str:
     return found.group(1)
 
 
+def says(html: str, word: str) -> bool:
+    """Whether ``word`` stands in the page as a word of its own: the page's random tokens (its CSRF token, an
+    asset's hash) hold any short run of hex digits, "ada" or "4417" among them, one page in a few dozen."""
+    return re.search(rf"(?<![0-9A-Za-z]){re.escape(word)}(?![0-9A-Za-z])", html) is not None
+
+
 @dataclass
 class Browser:
     """One person's client: its own cookies, and the CSRF token of the last page it read."""
