@@ -943,10 +943,17 @@ class MemoryService:
         self, injections: list[tuple[str, str, float, list[Memory]]]
     ) -> dict[Owner, dict[str, tuple[int, float]]]:
         """Per owner, how many sessions each memory was given to and when last: a memory is its owner's among those
-        the session could see (its workspace's, its user's, global)."""
+        the session could see (its workspace's, its user's, global). Each owner's view is read once per flush, from
+        memory while it is current: on PostgreSQL a ``view`` is a query, and asking it per injection made every new
+        conversation cost three round trips."""
         counts: dict[Owner, dict[str, tuple[int, float]]] = {}
+        seen: dict[tuple[str, str], list[tuple[Owner, MemoryIndex]]] = {}
         for user, workspace, when, memories in injections:
-            owners = [(owner, await self.store.view(owner)) for owner in owners_visible_to(user, workspace)]
+            owners = seen.get((user, workspace))
+            if owners is None:
+                owners = seen[user, workspace] = [
+                    (owner, await self._current(owner)) for owner in owners_visible_to(user, workspace)
+                ]
             for memory in memories:
                 for owner, view in owners:
                     if view.get(memory.id) is not None:
@@ -955,6 +962,10 @@ class MemoryService:
                         pending[memory.id] = (times + 1, max(last, when))
                         break
         return counts
+
+    async def _current(self, owner: Owner) -> MemoryIndex:
+        view = self.store.cached(owner)
+        return view if view is not None else await self.store.view(owner)
 
     async def aclose(self) -> None:
         if self._flushing is not None:
