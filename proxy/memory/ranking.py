@@ -389,6 +389,14 @@ class MemoryIndex:
     def is_live(self, memory_id: str) -> bool:
         return memory_id in self._lengths
 
+    def indexed_terms(self, memory: Memory) -> set[str] | None:
+        """The terms this very version of ``memory`` is indexed by (its text's, its tags' and category's); None when
+        the index holds another version of it, or does not index it."""
+        if self._memories.get(memory.id) is not memory:
+            return None
+        known = self._doc_terms.get(memory.id)
+        return None if known is None else {*known[0], *known[1]}
+
     def put(self, memory: Memory) -> None:
         """Add a memory or replace the one with its id. A replacement saying the same (a use or injection count, a
         pin) keeps the words it was indexed by: stemming them again was most of what writing counts cost."""

@@ -149,6 +149,14 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)  # lines already there (same text, place, category): their ids
 
 
+def _indexed_terms(views: Sequence[MemoryIndex], memory: Memory) -> set[str] | None:
+    for view in views:
+        found = view.indexed_terms(memory)
+        if found is not None:
+            return found
+    return None
+
+
 class MemoryService:
     def __init__(
         self,
@@ -279,7 +287,7 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
-        shared = self._share(key)
+        shared = self._share(key, views)
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.placement, [], shared)
@@ -354,7 +362,7 @@ class MemoryService:
         if not self.sessions.fresh(key):  # half its lifetime gone: written again
             self.recall.mark_changed(key)
 
-    def _share(self, key: tuple[str, ...]) -> SessionShare | None:
+    def _share(self, key: tuple[str, ...], views: Sequence[MemoryIndex]) -> SessionShare | None:
         """What the request changed, as it is now, to write for the other replicas; None when nothing is shared.
 
         A new block or note is also when its memories' injection counts are noted (written in the background)."""
@@ -363,7 +371,8 @@ class MemoryService:
             self._count_injected(key)
         if not self.sessions.shared:
             return None
-        states = [(k, state) for k in changed if (state := self.recall.export(k)) is not None]
+        indexed = partial(_indexed_terms, views)  # the request's views hold its block's memories' terms
+        states = [(k, state) for k in changed if (state := self.recall.export(k, indexed)) is not None]
         return SessionShare(partial(self._write_sessions, states), self._tasks) if states else None
 
     async def _write_sessions(self, states: list[tuple[tuple[str, ...], dict[str, Any]]]) -> None:
