@@ -349,8 +349,8 @@ class SessionTracker:
         usage = self.usage
         count, size = usage.count.get(key, 0) - max_count, usage.size.get(key, 0) - max_bytes  # over by
         if count > 0 or size > 0:
-            # Found first, dropped after: copying every live session to drop the oldest one made this the costliest
-            # line of a new conversation once a key held its share.
+            # Found first, dropped after: copying every live session to drop the oldest one cost 6% of a new
+            # conversation's CPU at 16 streams once a key held its share (py-spy).
             victims = []
             for session_key, session in self._sessions.items():
                 if count <= 0 and size <= 0:
