@@ -11,7 +11,7 @@ fact needs no reason: it opens every block. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +23,18 @@ from .records import Memory
 
 # (score, the query's terms it matched; None: not worked out yet); None: one of the newest
 Why = tuple[float, tuple[str, ...] | None] | None
+# A memory's terms from an index holding that version of it (else None): stemming its text again was most of what
+# exporting a session's state cost
+Indexed = Callable[[Memory], set[str] | None]
 SCORE_DIGITS = 4  # a score is shown and shared to this many decimals: enough to compare entries, compact
 
 
-def matched(why: dict[str, Why], query: Sequence[str], memories: Iterable[Memory]) -> dict[str, Why]:
+def matched(
+    why: dict[str, Why], query: Sequence[str], memories: Iterable[Memory], indexed: Indexed | None = None
+) -> dict[str, Why]:
     """Work out, in place, the matched terms of ``memories``' reasons that have none yet: the terms of ``query``
     (in its order) that the memory's indexed terms hold (its text's, its tags' and category's, as ranking indexes
-    them). Returns ``why``."""
+    them; ``indexed`` has them when the index at hand holds that version). Returns ``why``."""
     positions: dict[str, int] | None = None
     for memory in memories:
         reason = why.get(memory.id)
@@ -37,7 +42,9 @@ def matched(why: dict[str, Why], query: Sequence[str], memories: Iterable[Memory
             continue
         if positions is None:
             positions = {term: place for place, term in enumerate(query)}
-        held = {*terms(memory.text), *terms(" ".join((*memory.tags, memory.category)))}
+        held = indexed(memory) if indexed is not None else None
+        if held is None:
+            held = {*terms(memory.text), *terms(" ".join((*memory.tags, memory.category)))}
         found = sorted((term for term in held if term in positions), key=positions.__getitem__)
         why[memory.id] = (reason[0], tuple(found))
     return why

@@ -389,13 +389,26 @@ class MemoryIndex:
     def is_live(self, memory_id: str) -> bool:
         return memory_id in self._lengths
 
+    def indexed_terms(self, memory: Memory) -> set[str] | None:
+        """The terms this very version of ``memory`` is indexed by (its text's, its tags' and category's); None when
+        the index holds another version of it, or does not index it."""
+        if self._memories.get(memory.id) is not memory:
+            return None
+        known = self._doc_terms.get(memory.id)
+        return None if known is None else {*known[0], *known[1]}
+
     def put(self, memory: Memory) -> None:
-        """Add a memory or replace the one with its id."""
-        if memory.id in self._memories:
+        """Add a memory or replace the one with its id. A replacement saying the same (a use or injection count, a
+        pin) keeps the words it was indexed by: stemming them again was most of what writing counts cost."""
+        old = self._memories.get(memory.id)
+        words = None
+        if old is not None:
+            if old.text == memory.text and old.tags == memory.tags and old.category == memory.category:
+                words = self._doc_terms.get(memory.id)
             self._unindex(memory.id)
         self._memories[memory.id] = memory
         if memory.live and not memory.held:
-            self._index(memory)
+            self._index(memory, words)
         self._changed()
 
     def drop(self, memory_id: str) -> Memory | None:
@@ -637,9 +650,11 @@ class MemoryIndex:
         final.sort(reverse=True)
         return [Scored(memories[memory_id], score) for score, memory_id in final[:limit]]
 
-    def _index(self, memory: Memory) -> None:
-        words = Counter(terms(memory.text))
-        tag_words = frozenset(terms(" ".join((*memory.tags, memory.category))))
+    def _index(self, memory: Memory, known: tuple[Counter[str], frozenset[str]] | None = None) -> None:
+        """``known``: the memory's words and tag words, when an earlier version with its text and tags had them."""
+        if known is None:
+            known = Counter(terms(memory.text)), frozenset(terms(" ".join((*memory.tags, memory.category))))
+        words, tag_words = known
         length = max(sum(words.values()), 1)
         self._doc_terms[memory.id] = (words, tag_words)
         self._lengths[memory.id] = length

@@ -30,7 +30,7 @@ from ..config import MemorySettings
 from .block import Placement, episode_summary, message_text, newest_user_message, render_block, render_note
 from .episodes import Episode, EpisodeIndex
 from .excerpts import excerpt, fit
-from .given import Given, Why
+from .given import Given, Indexed, Why
 from .pins import NO_PINS, Pinned
 from .query import conversation_query
 from .ranking import MemoryIndex, Query, Scored, Semantic
@@ -198,12 +198,12 @@ class Recall:
         session = self._sessions.get(key)
         return None if session is None else given_from(session)
 
-    def export(self, key: tuple[str, ...]) -> dict[str, Any] | None:
+    def export(self, key: tuple[str, ...], indexed: Indexed | None = None) -> dict[str, Any] | None:
         """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte."""
         session = self._sessions.get(key)
         if session is None:
             return None
-        return state_of(session)
+        return state_of(session, indexed)
 
     def adopt(self, key: tuple[str, ...], state: dict[str, Any]) -> None:
         """Take a session's state another replica exported, in place of this one's copy (a copy chosen meanwhile is

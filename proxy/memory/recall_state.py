@@ -12,7 +12,7 @@ from typing import Any
 
 from .block import render_note
 from .episodes import Episode
-from .given import Given, Why, describe, matched, why_from_json, why_to_json
+from .given import Given, Indexed, Why, describe, matched, why_from_json, why_to_json
 from .pins import NO_PINS, Pinned
 from .records import Memory
 
@@ -51,12 +51,12 @@ class Chosen:
         return ids
 
 
-def state_of(session: Chosen) -> dict[str, Any]:
+def state_of(session: Chosen, indexed: Indexed | None = None) -> dict[str, Any]:
     """A session's state as JSON, its rendered texts included so another replica re-sends them byte for byte, and
-    why each entry was chosen (the matched terms worked out now, never the query's)."""
+    why each entry was chosen (the matched terms worked out now, never the query's; ``indexed``: :func:`matched`'s)."""
     return {
         "block": [m.to_json() for m in session.block],
-        "why": why_to_json(matched(session.why, session.query, session.block)),
+        "why": why_to_json(matched(session.why, session.query, session.block, indexed)),
         "text": session.text,
         "excerpts": session.excerpts,
         "tools": session.tools,
@@ -66,7 +66,7 @@ def state_of(session: Chosen) -> dict[str, Any]:
                 "before": n.before,
                 "digest": n.digest.hex(),
                 "memories": [m.to_json() for m in n.memories],
-                "why": why_to_json(matched(n.why, n.query, n.memories)),
+                "why": why_to_json(matched(n.why, n.query, n.memories, indexed)),
                 "text": n.text,
             }
             for n in session.notes

@@ -149,6 +149,14 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)  # lines already there (same text, place, category): their ids
 
 
+def _indexed_terms(views: Sequence[MemoryIndex], memory: Memory) -> set[str] | None:
+    for view in views:
+        found = view.indexed_terms(memory)
+        if found is not None:
+            return found
+    return None
+
+
 class MemoryService:
     def __init__(
         self,
@@ -279,7 +287,7 @@ class MemoryService:
             self.metrics.recall_outcome["fail_open"].inc()
             self.metrics.fail_open.labels(reason).inc()
             return Prepared(headers=[(b"x-memproxy-memory", b"unavailable")])
-        shared = self._share(key)
+        shared = self._share(key, views)
         if not recalled.ids:
             self.metrics.recall_outcome["nothing"].inc()
             return Prepared(recalled.placement, [], shared)
@@ -354,7 +362,7 @@ class MemoryService:
         if not self.sessions.fresh(key):  # half its lifetime gone: written again
             self.recall.mark_changed(key)
 
-    def _share(self, key: tuple[str, ...]) -> SessionShare | None:
+    def _share(self, key: tuple[str, ...], views: Sequence[MemoryIndex]) -> SessionShare | None:
         """What the request changed, as it is now, to write for the other replicas; None when nothing is shared.
 
         A new block or note is also when its memories' injection counts are noted (written in the background)."""
@@ -363,7 +371,8 @@ class MemoryService:
             self._count_injected(key)
         if not self.sessions.shared:
             return None
-        states = [(k, state) for k in changed if (state := self.recall.export(k)) is not None]
+        indexed = partial(_indexed_terms, views)  # the request's views hold its block's memories' terms
+        states = [(k, state) for k in changed if (state := self.recall.export(k, indexed)) is not None]
         return SessionShare(partial(self._write_sessions, states), self._tasks) if states else None
 
     async def _write_sessions(self, states: list[tuple[tuple[str, ...], dict[str, Any]]]) -> None:
@@ -943,10 +952,17 @@ class MemoryService:
         self, injections: list[tuple[str, str, float, list[Memory]]]
     ) -> dict[Owner, dict[str, tuple[int, float]]]:
         """Per owner, how many sessions each memory was given to and when last: a memory is its owner's among those
-        the session could see (its workspace's, its user's, global)."""
+        the session could see (its workspace's, its user's, global). Each owner's view is read once per flush, from
+        memory while it is current: on PostgreSQL a ``view`` is a query, and asking it per injection made every new
+        conversation cost three round trips."""
         counts: dict[Owner, dict[str, tuple[int, float]]] = {}
+        seen: dict[tuple[str, str], list[tuple[Owner, MemoryIndex]]] = {}
         for user, workspace, when, memories in injections:
-            owners = [(owner, await self.store.view(owner)) for owner in owners_visible_to(user, workspace)]
+            owners = seen.get((user, workspace))
+            if owners is None:
+                owners = seen[user, workspace] = [
+                    (owner, await self._current(owner)) for owner in owners_visible_to(user, workspace)
+                ]
             for memory in memories:
                 for owner, view in owners:
                     if view.get(memory.id) is not None:
@@ -955,6 +971,10 @@ class MemoryService:
                         pending[memory.id] = (times + 1, max(last, when))
                         break
         return counts
+
+    async def _current(self, owner: Owner) -> MemoryIndex:
+        view = self.store.cached(owner)
+        return view if view is not None else await self.store.view(owner)
 
     async def aclose(self) -> None:
         if self._flushing is not None:

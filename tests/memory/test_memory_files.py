@@ -151,3 +151,29 @@ async def test_a_reader_sees_what_another_process_wrote_since_it_last_read(tmp_p
     assert [p.id for p in await reader.proposals(ADA)] == ["fp-1"]
     await writer.forget(ADA)
     assert await reader.files(ADA) == [] and await reader.proposals(ADA) == []
+
+
+async def test_no_files_and_unchanged_files_are_read_without_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every memory_search reads its caller's files: an owner with none, or with the document read last, is answered
+    on the event loop; only a document changed since goes to a thread (and is read anew)."""
+    from proxy.memory.backends import memory_files_json
+
+    reader, writer = FilesMemoryFiles(tmp_path), FilesMemoryFiles(tmp_path)
+    threads = []
+    real = memory_files_json.asyncio.to_thread
+
+    async def counted(work: object) -> object:
+        threads.append(work)
+        return await real(work)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory_files_json.asyncio, "to_thread", counted)
+    assert await reader.files(ADA) == [] and not threads
+    first = file("/memories/a.md", "before\n")
+    await writer.commit(ADA, {first.path: first}, {first.path: None})
+    written = len(threads)
+    assert [f.text for f in await reader.files(ADA)] == ["before\n"] and len(threads) == written + 1
+    assert [f.text for f in await reader.files(ADA)] == ["before\n"] and len(threads) == written + 1
+    await writer.commit(ADA, {first.path: file(first.path, "after!\n", version=2)}, {first.path: 1})
+    assert [f.text for f in await reader.files(ADA)] == ["after!\n"]

@@ -246,3 +246,19 @@ def test_a_held_memory_is_kept_but_never_ranked_listed_or_matched_until_approved
     index.put(dataclasses.replace(held, provenance=held.provenance.approved()))
     assert ids(index, "backup.example.net deploy keys")[0] == "m-2" and index.is_live("m-2")
     assert index.held() == []
+
+
+def test_a_memory_replaced_by_a_count_ranks_as_it_did_and_a_new_text_is_indexed_anew() -> None:
+    """Counts written back (a use, an injection) replace a memory with one saying the same: it keeps its words."""
+    memories = [memory(n, f"Service {n} deploys with Terraform on Kubernetes in zone {n % 3}") for n in range(1, 30)]
+    memories.append(memory(30, "User drinks green tea", tags=("tea",)))
+    index = MemoryIndex(memories)
+    query = Query.of("which terraform zone does service 7 deploy to? tea")
+    before = {s.memory.id: s.score for s in index.rank(query, now=NOW, limit=40)}
+    for m in memories:
+        index.put(dataclasses.replace(m, injected_count=m.injected_count + 1))
+    assert {s.memory.id: s.score for s in index.rank(query, now=NOW, limit=40)} == before
+    assert all(index.get(m.id).injected_count == 1 for m in memories)  # type: ignore[union-attr]
+    index.put(dataclasses.replace(memories[-1], text="User drinks black coffee"))
+    assert ids(index, "green tea") == ["m-30"]  # its tag still says tea
+    assert ids(index, "coffee") == ["m-30"] and ids(index, "green") == []

@@ -5,6 +5,8 @@ Pure: Recall over in-memory indexes, as tests/memory/test_recall.py drives it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import orjson
@@ -17,6 +19,7 @@ from proxy.memory.ranking import MemoryIndex, terms
 from proxy.memory.recall import Recall
 from proxy.memory.recall_state import given_of
 from proxy.memory.records import Memory
+from proxy.memory.service import _indexed_terms
 
 NOW = 1_800_000_000.0
 KEY = ("alice", "default", "s-1")
@@ -124,6 +127,22 @@ def test_why_travels_with_the_exported_state_to_another_replica() -> None:
     second.adopt(KEY, state)
     assert second.given(KEY) == first.given(KEY) == given_of(state)
     assert second.export(KEY) == state
+
+
+def test_state_exported_with_the_index_terms_says_what_stemming_again_says() -> None:
+    """The service exports a session with its request's indexes at hand (their terms, not the texts stemmed again):
+    the state is the same; a memory the index holds another version of is stemmed from its own text."""
+    views = [MemoryIndex(FACTS), MemoryIndex([PIN])]
+    states = []
+    for indexed in (None, partial(_indexed_terms, views)):
+        recall = Recall(MemorySettings())
+        recall(KEY, chat("How should I indent this file?"), views, now=NOW, pinned=Pinned(profile=(PIN,)))
+        recall(KEY, chat("How should I indent this file?", "Where does the staging database run?"), views, now=NOW)
+        states.append(recall.export(KEY, indexed))
+    assert states[0] == states[1] and states[0] is not None and states[0]["notes"]
+    edited = MemoryIndex([replace(FACTS[1], text="The staging cache is Redis 7")])  # m-2, another version
+    assert edited.indexed_terms(FACTS[1]) is None
+    assert views[0].indexed_terms(FACTS[1]) == {*terms(FACTS[1].text), *terms(FACTS[1].category)}
 
 
 def test_state_written_before_reasons_were_kept_gives_entries_of_unknown_why() -> None:

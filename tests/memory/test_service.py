@@ -15,6 +15,7 @@ from proxy.errors import InvalidRequest
 from proxy.memory.backends import files as files_module
 from proxy.memory.backends.files import owner_dir
 from proxy.memory.caller import Identity
+from proxy.memory.ranking import MemoryIndex
 from proxy.memory.records import format_ts
 from proxy.memory.service import MemoryService
 from proxy.memory.store import Owner
@@ -166,3 +167,26 @@ async def test_an_import_keeps_the_supersede_links_inside_it(service: MemoryServ
     assert [moved[line["text"]].id for line in lines] == report.imported
     assert moved["Staging runs Postgres 15"].superseded_by == moved["Staging runs Postgres 16"].id
     assert moved["Staging runs Postgres 16"].live and moved["Deploys go through Nomad"].live
+
+
+async def test_injection_counts_of_many_sessions_read_each_owner_once(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every new session's block is counted, and a flush asks the store for each owner's memories at most once (on
+    PostgreSQL a read is a query: asked per session, each new conversation cost three round trips)."""
+    tea = (await service.add(ADA, {"text": "User drinks green tea every morning"}, origin="api")).memory
+    asked: list[Owner] = []
+    real = service.store.view
+
+    async def view(owner: Owner) -> MemoryIndex:
+        asked.append(owner)
+        return await real(owner)
+
+    monkeypatch.setattr(service.store, "view", view)
+    for session in ("s1", "s2", "s3", "s4"):
+        prepared = await service.prepare(ADA, [{"role": "user", "content": "what tea do I drink?"}], session)
+        assert (b"x-memproxy-injected", tea.id.encode()) in prepared.headers
+    await service.flush_uses()
+    assert len(asked) == len(set(asked)) <= 3  # each owner once at most (none while its view is current)
+    [counted] = [m for m in await service.export(ADA) if m.id == tea.id]
+    assert counted.injected_count == 4

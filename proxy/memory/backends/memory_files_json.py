@@ -141,6 +141,9 @@ class FilesMemoryFiles:
 
     async def _read(self, owner: Owner) -> _Document:
         directory = self._directory(owner)
+        known = self._unchanged(directory)
+        if known is not None:
+            return known
 
         def read() -> _Document:
             try:
@@ -163,6 +166,24 @@ class FilesMemoryFiles:
             return document
 
         return await _in_thread(read)
+
+    def _unchanged(self, directory: Path) -> _Document | None:
+        """The document without a thread, when there is none or it is the one read last: one ``stat`` on the event
+        loop (as the memories' freshness check makes on every request). Every ``memory_search`` reads its caller's
+        files, and the thread's round trip cost a memory hop more than the search through them."""
+        try:
+            found = os.stat(directory / DOCUMENT)
+        except FileNotFoundError:
+            return _Document({}, {})
+        except OSError:
+            return None  # the thread tries, and says what failed
+        seen = (found.st_ino, found.st_size, found.st_mtime_ns)
+        with self._cache_lock:
+            cached = self._read_cache.get(directory)
+            if cached is None or cached[0] != seen:
+                return None
+            self._read_cache.move_to_end(directory)
+            return cached[1]
 
     async def _write(self, owner: Owner, change: Callable[[_Document], bool], *, held: bool = False) -> None:
         """``held``: the change holds something for review: the directory is marked for the census under the lock
