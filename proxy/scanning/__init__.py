@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import injections, instructing, instructions
+from . import headers, injections, instructing, instructions
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
@@ -91,7 +91,7 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     if label := instructions.find(folded):
         reason = f"text looks like an instruction to the assistant ({label}) - held for review"
         return Finding("prompt_injection", reason, "suspect")
-    if instructing.instructs(text):
+    if instructing.instructs(headers.body(text)):
         return Finding("prompt_injection", INSTRUCTING, "suspect")
     return None
 

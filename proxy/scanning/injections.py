@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 
+from . import headers
 from .lazy import LazyPattern, Pattern
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
@@ -221,6 +222,8 @@ def _in_latin(folded: str) -> str | None:
         for family in FAMILIES:
             if family.used(view, present):
                 return family.label
+        if headers.ordering(view):
+            return "an instruction header"
         spelled = squeezed(view)
         if spelled is not None and _SQUEEZED.search(spelled):
             return _OVERRIDE.label

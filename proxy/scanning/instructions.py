@@ -170,13 +170,10 @@ SHAPES: tuple[Shape, ...] = (
     _shape(
         "an instruction banner",
         # "[", perhaps a space or a slash, then the role: a label, not any bracket in code
-        tuple(
-            f"[{gap}{role}"
-            for gap in ("", " ", "/", " /", "/ ")
-            for role in ("system", "assistant", "admin", "developer", "ai", "model")
-        ),
-        # "[SYSTEM NOTE]", "[ASSISTANT INSTRUCTIONS]": a bracketed label naming a role, not a markdown link
-        r"\[[ \t]*/?[ \t]*(?:system|assistant|admin(?:istrator)?|developer|ai|model)"
+        tuple(f"[{gap}{role}" for gap in ("", " ", "/", " /", "/ ") for role in ("assistant", "ai", "model")),
+        # "[ASSISTANT INSTRUCTIONS]", "[/AI]": a bracketed label naming the model, not a markdown link ("[SYSTEM NOTE]"
+        # and "[ADMIN]" are authority headers: `headers`, an injection with an order after them, else a log line)
+        r"\[[ \t]*/?[ \t]*(?:assistant|ai|model)"
         r"(?:[ \t]+(?:instructions?|note|notice"
         r"|message|prompt|override|directive|mode))?[ \t]*\](?![(\[])",
     ),  # fmt: skip
