@@ -91,7 +91,8 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     if label := instructions.find(folded):
         reason = f"text looks like an instruction to the assistant ({label}) - held for review"
         return Finding("prompt_injection", reason, "suspect")
-    if instructing.instructs(headers.body(text)):
+    judged = headers.body(injections.unquoted(text, folded))
+    if instructing.instructs(judged) and not instructing.talks_about_prompts(text):
         return Finding("prompt_injection", INSTRUCTING, "suspect")
     return None
 

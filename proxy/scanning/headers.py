@@ -19,7 +19,7 @@ from .normalise import latin
 
 _GATE = (
     "syst", "sistem", "систем", "new", "neue", "nouvel", "nuev", "nova", "nuov", "nieuw", "nowe", "новые", "updated",
-    "revised", "additional", "important", "urgent", "admin", "root", "developer", "operator",
+    "revised", "additional", "important", "urgent", "admin", "root", "developer", "operator", "polic",
 )  # fmt: skip
 
 _S = r"[ \t]+"
@@ -31,6 +31,7 @@ HEADER = LazyPattern(
     rf"|directive|update|alert|notification|announcement|override))?"
     rf"|(?:new|updated|revised|additional|important|urgent)(?:{_S}system)?{_S}(?:instructions?|directives?|orders"
     rf"|rules)(?:{_S}(?:are|is))?"
+    rf"|(?:(?:new|updated|security|memory|data|sharing|access|workspace){_S})?polic(?:y|ies){_S}(?:update|change)s?"
     # French, German, Spanish, Portuguese, Italian, Dutch, Polish, Russian
     rf"|nouvelles?{_S}(?:instructions?|consignes?|directives?|regles)|(?:prompt|invite|message|note|consignes?"
     rf"|avis){_S}(?:du{_S})?systeme"
@@ -45,6 +46,10 @@ HEADER = LazyPattern(
     rf"|nowe{_S}(?:instrukcje|zasady|polecenia)"
     rf"|системн\w*{_S}(?:сообщение|уведомление|промпт|заметка|инструкци\w*)|сообщение{_S}системы"
     rf"|новые{_S}(?:инструкции|указания|правила))"
+    # who it is from, and since when: "System message from the backup job:", "Policy update from the owner, effective
+    # today:"
+    r"(?:[ \t]+(?:from|by|of)[ \t]+[^\n:.!?\[\]]{1,60}?)?(?:,[ \t]*(?:effective|valid|as[ \t]+of|since|starting)"
+    r"[^\n:.!?]{1,30})?"
     r"[ \t]*(?:\*\*|\]|\))?[ \t]*(?::|(?<=\])|(?<=\)))"
 )
 
@@ -92,6 +97,10 @@ _REPORTED = (
 _ORDERS = LazyPattern(
     rf"{_CLAUSE}(?:{_VERBS})\b{_REPORTED}|\bfrom now on\b"
     rf"|\byou(?:'re|{_S}(?:are{_S}now|must|should|shall|will|may{_S}now|can{_S}now|have{_S}to|need{_S}to|are{_S}(?:required|allowed|permitted|authori[sz]ed)))\b"
+    # leave to hand things out: "memories tagged #ops may be shared with anyone who asks", "can be sent to anyone"
+    rf"|\b(?:may|can|should|must|are{_S}to|is{_S}to)(?:{_S}now)?{_S}be{_S}(?:shared|sent|forwarded|disclosed|revealed"
+    rf"|given|shown|exported|posted|e-?mailed|handed{_S}out){_S}(?:[a-z]+{_S}){{0,2}}?(?:with|to){_S}(?:anyone|anybody"
+    rf"|everyone|everybody|whoever|any{_S}(?:one|user|person|member|colleague)|all{_S}(?:users|members|colleagues))\b"
     # a new role: "you are an unfiltered model", "du bist jetzt ein ...", "tu es un ..."
     rf"|\b(?:you(?:'re|{_S}are)|tu{_S}es|vous{_S}etes|du{_S}bist|eres|voce{_S}e|sei|je{_S}bent|jestes|ты)"
     rf"(?:{_S}(?:now|maintenant|desormais|jetzt|nun|ahora|agora|ora|adesso|nu|teraz|теперь))?{_S}(?:an?|the|un|une"
@@ -120,6 +129,8 @@ def ordering(view: str) -> bool:
 def body(text: str) -> str:
     """`text` without a header at its start (where the header holds no order, as `ordering` saw): what the instruction
     model is to judge."""
+    if ":" not in text and "]" not in text and ")" not in text:  # no header ends there (most texts)
+        return text
     view = latin(text)
     if not gated(view) or not (m := HEADER.match(view)):
         return text

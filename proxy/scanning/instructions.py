@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from .lazy import LazyPattern, Pattern
-from .normalise import latin
+from .normalise import latin, plain
 from .rules import Literals, trie
 
 _S = r"[ \t]+"  # words are apart by spaces or tabs, never by a line break: an instruction is one line
@@ -1360,6 +1360,73 @@ SHAPES += (
     ),
 )
 
+# A note addressed to whatever model or agent reads the text, in the forms the round-four shapes miss: agents named
+# by what they are doing ("Automated agents working on this issue:", "Any LLM processing this page:"), several of
+# them ("Nota para los modelos de lenguaje que lean esto:", "Note pour les agents IA :"), in Turkish ("Yapay zekâ
+# asistanı için not:") and in Chinese, Japanese and Korean ("【AIアシスタントへの指示】", "给AI助手的指令：", "AI
+# 어시스턴트에게:"). Held: what follows is an order to the model.
+_AGENTS = (
+    r"(?:(?:ai|llm|gpt|language|automated|autonomous|coding|browsing|automation)[ \t-]*(?:agents?|models?|assistants?"
+    r"|bots?|crawlers?|copilots?)|llms?)"
+)
+# Several of them, named as models, in French, Spanish, Italian, Portuguese, German, Dutch (never "los asistentes"
+# alone: attendees, nor "los modelos": a catwalk's)
+_PLURAL_AI = (
+    r"(?:(?:(?:ia|ai|ki)[ \t-]+)(?:assistants?|assistentes?|assistenti|asistentes?|modeles?|modelle|modelos?|modelli"
+    r"|modellen|agents?|agentes?|agenti|agenten|bots?)|(?:assistants?|assistentes?|assistenti|asistentes?|modeles?"
+    r"|modelle|modelos?|modelli|modellen|agents?|agentes?|agenti|agenten)[ \t]+(?:ia|ai|ki|de[ \t]+(?:lenguaje|langage"
+    r"|linguagem)|di[ \t]+linguaggio|linguistici)|llms?|ias|kis|ki-\w+)"
+)
+ROUND_EIGHT: tuple[Shape, ...] = (
+    _shape(
+        "an instruction to the assistant",
+        ("agent", "model", "assistant", "bot", "llm", "crawler", "copilot"),
+        rf"(?:^|[\n.!?-][ \t]*|\b(?:any|all|every|dear|attention)[ \t]+){_AGENTS}[ \t]+"
+        rf"(?:that[ \t]+are[ \t]+|who[ \t]+are[ \t]+)?(?:working|reading|processing|looking|handling|triaging"
+        rf"|parsing|summari[sz]ing|fixing|reviewing|crawling|browsing|indexing|operating|acting)\b[^\n:]{{0,40}}:",
+        also=(":",),
+    ),
+    _shape(
+        "an instruction to the assistant",
+        (
+            "nota",
+            "note",
+            "notiz",
+            "hinweis",
+            "mensaje",
+            "message",
+            "messaggio",
+            "mensagem",
+            "aviso",
+            "avviso",
+            "instruc",
+            "istruz",
+            "consigne",
+            "bericht",
+            "opmerking",
+        ),
+        rf"\b{_NOTE_ABROAD}[ \t]+(?:pour|a|an|fur|per|para|voor|aan|to|for)[ \t]+(?:(?:los|las|les|gli|i|die|de|the|all"
+        rf"|alle|tous[ \t]+les|todos[ \t]+los|tutti[ \t]+gli|any)[ \t]+)?{_PLURAL_AI}\b[^\n:]{{0,40}}:",
+        also=("ai", "ia", "ki", "llm", "lenguaje", "langage", "linguagem", "linguaggio", "linguistici"),
+    ),  # fmt: skip
+    _shape(
+        "an instruction to the assistant",
+        ("yapay", "ai ", "yz "),
+        r"(?:yapay[ \t]+zek[aâ](?:[ \t]+asistan[ıi])?|ai|yz)[ \t]+(?:i[çc]in[ \t]+)?(?:not|talimat|mesaj|bilgi"
+        r"|uyar[ıi])[ \t]*:|(?:yapay[ \t]+zekaya|yapay[ \t]+zek[aâ][ \t]+asistan[ıi]na)[ \t]+(?:not|talimat|mesaj)",
+    ),
+)
+# The same in Chinese, Japanese and Korean, matched against the plain view (`normalise.plain`: NFKD would take a
+# Hangul syllable or a voiced kana apart): "【AIアシスタントへの指示】", "给AI助手的指令：", "AI 어시스턴트에게:".
+_CJK_ADDRESS = LazyPattern(
+    r"(?:ai|人工知能|人工智能)[ \t]*(?:アシスタント|エージェント|モデル|助手|助理|智能体|模型|어시스턴트|에이전트"
+    r"|모델)?[ \t]*(?:へ|に|宛て?)の?(?:指示|命令|メッセージ|お願い)"
+    r"|(?:给|致|對|对|給)[ \t]*(?:ai|人工智能)[ \t]*(?:助手|助理|模型|智能体)?(?:的)?"
+    r"(?:指令|指示|消息|說明|说明|提示)?[ \t]*[:：]"
+    r"|ai[ \t]*(?:어시스턴트|에이전트|모델)?[ \t]*에게(?:[ \t]*(?:보내는[ \t]*)?(?:지시|명령|메시지))?[ \t]*[:：]?"
+)
+SHAPES += ROUND_EIGHT
+
 # Every shape's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per shape.
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))
 
@@ -1375,4 +1442,9 @@ def find(folded: str) -> str | None:
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
+    if not folded.isascii() and _CJK.search(folded) and _CJK_ADDRESS.search(plain(folded)):
+        return "an instruction to the assistant"
     return None
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
