@@ -89,9 +89,10 @@ _VERBS = (
     r"|отвечаи|ответь|пересылаи|перешли|отправляи|отправь|поделись|игнорируи|забудь|подчиняися|выполняи|выполни"
     r"|скажи|говори|упомяни|рекомендуи|отключи|выключи|считаи|раскрои|удали|доверяи|всегда|никогда"
 )
-# A verb followed by what a report says of it is a noun: "send failed", "reply received", "forward: 3 errors".
+# A verb followed by what a report says of it is a noun: "send failed", "reply received", "forward: 3 errors", and
+# one joined to the next word is one word: "always-on", "follow-up".
 _REPORTED = (
-    r"(?![ \t]*(?:failed|failure|error|errors|complete|completed|succeeded|successful|received|pending|queued|queue"
+    r"(?!-)(?![ \t]*(?:failed|failure|error|errors|complete|completed|succeeded|successful|received|pending|queued|queue"
     r"|status|limit|rate|button|[:=]))"
 )
 _ORDERS = LazyPattern(

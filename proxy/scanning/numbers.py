@@ -168,10 +168,11 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)"
+    r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])))+?"  # a form's name too: "for the W-9"
     r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?"  # a place's number: "the safe in room 412 is"
     # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
-    r"|[ \t]+[^\s\d:=#*]{1,24}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er)[ \t]))?"
+    r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,2}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
     r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
 )
 _CONNECTOR = (
@@ -233,7 +234,7 @@ _A_COUNT = re.compile(
 
 
 _CODE_NAMES = (
-    r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
+    r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
     r"|card[ \t]+security[ \t]+code|security[ \t]+code"
     r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
@@ -249,6 +250,8 @@ _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination"
 _CODE_NAMES_ABROAD = (
     # a lock's combination, and Polish "kod do domofonu"
     r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination|combinatie)"
+    # "le digicode de l'immeuble", "code d'entrée", "Pincode van mijn bankpas", "PIN-Code meiner EC-Karte"
+    r"|digicode|code[ \t]+d'(?:entr[ée]e|acc[èe]s|immeuble)|pincode|pin-?code|pin-?nummer|geheimzahl"
     r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
     r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
@@ -261,7 +264,7 @@ _CODE_NAMES_ABROAD = (
 )
 # Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
 # words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
-_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination")
+_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination", "geheimzahl")
 
 CODES = _named(
     "a PIN or an access code",
@@ -278,6 +281,7 @@ CODES_ABROAD = _named(
     r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _ABROAD_GATE,
     _not_a_count,
+    connector=_CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|je|este|är|er"),  # "kod do bramy to 9021"
 )
 
 # The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
@@ -660,14 +664,21 @@ def _long_enough(m: re.Match[str]) -> bool:
 
 RECOVERY = _named(
     "a recovery code",
-    r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
+    r"(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
+    # in Spanish, German, French, Italian, Portuguese, Dutch, Polish, Russian
+    r"|c[óo]digos?[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo|emergencia|recupera[çc][ãa]o|backup|reserva)"
+    r"|(?:wiederherstellungs|notfall|backup|sicherungs)-?codes?|codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration"
+    r"|sauvegarde)|codici[ \t]+(?:di[ \t]+)?(?:recupero|backup|riserva|emergenza)|(?:herstel|back-?up)codes?"
+    r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления)"
     r"(?:,[^\n:=]{0,40}?(?=[ \t]*:))?",  # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ..."
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
     r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
-     "otp", "emergency"),
+     "otp", "emergency", "recupera", "respaldo", "emergencia", "wiederherstellung", "notfall", "sicherungs", "secours",
+     "récupération", "recuperation", "sauvegarde", "recupero", "riserva", "herstelcode", "zapasowe", "odzyskiwania",
+     "awaryjne", "резервн", "восстановлен"),
     lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,

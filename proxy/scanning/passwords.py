@@ -263,7 +263,7 @@ KEY_NAMES = (
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は)[ \t]*"
-    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|-)"
+    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|-)"
     r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
     r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
 )
@@ -362,7 +362,9 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`「『]?){_VALUE}{{4,64}})",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}"
+            rf"(?:[\"'`「『]|«[ \t]?)?)"
+            rf"{_VALUE}{{4,64}})",
             re.I,
         ),
         _is_chosen_password,

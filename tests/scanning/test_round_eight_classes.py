@@ -85,6 +85,8 @@ STATUS_REPORTS = [  # a header, then a log line or a notice, in several language
     "System note: the printer on the second floor is out of toner.",
     "[SYSTEM]: disk 2 of the RAID is degraded.",
     "System message: send failed, SMTP error 550.",
+    "System message: always-on VPN enabled.",
+    "System message: follow-up required by IT.",
     "New rules: the pool closes at 8pm on weekdays.",
     "Updated rules: the office closes at 6 on Fridays.",
     "Systemnachricht: der Drucker hat kein Papier mehr.",
@@ -214,4 +216,39 @@ def test_ones_own_iban_is_held_and_a_tin_in_capitals_is_a_taxpayer_number(
 
 @pytest.mark.parametrize("text", PAYEES_AND_TINS)
 def test_a_payees_iban_and_a_tin_can_stay_live(text: str) -> None:
+    assert_live_and_untouched(text)
+
+
+# Secrets in prose that no corpus has shown yet, written for this round in more languages and phrasings (issue 37
+# point 4's classes: credentials as prose and in quotes, PINs and door codes, national ids, recovery codes)
+PROSE_SECRETS = [
+    ("Le mot de passe du wifi, c'est « Marguerite-Bleue-7 »", "refused", "Marguerite-Bleue-7"),
+    ("Le digicode de l'immeuble est 47B12", "refused", "47B12"),
+    ("Kod do bramy garażowej to 9021", "refused", "9021"),
+    ("PIN-Code meiner EC-Karte: 7731", "refused", "7731"),
+    ("Pincode van mijn bankpas is 4455", "refused", "4455"),
+    ("Geheimzahl der Sparkassenkarte: 6612", "refused", "6612"),
+    ("SSN for the W-9: 536-90-4412", "refused", "536-90-4412"),
+    ("Códigos de recuperación de Google: 4821-9930 1177-2046 5590-3318", "refused", "4821-9930"),
+    ("Wiederherstellungscodes für GitHub: a1b2c-3d4e5 f6a7b-8c9d0", "refused", "a1b2c-3d4e5"),
+    ("Codes de secours Microsoft : 8H2K-4P9Q-7M3X 2J6L-9R4T-1W8Z", "refused", "8H2K-4P9Q-7M3X"),
+]
+PROSE_NEAR_MISSES = [
+    "Le mot de passe, c'est celui de d'habitude.",
+    "Le digicode change chaque mois.",
+    "Kod do bramy to ten sam co zawsze.",
+    "Pincode vergeten? Bel de bank.",
+    "SSN for the W-9 is on file with HR.",
+    "Códigos de recuperación: guárdalos en un lugar seguro.",
+    "Wiederherstellungscodes liegen im Tresor.",
+]
+
+
+@pytest.mark.parametrize(("text", "decision", "secret"), PROSE_SECRETS)
+def test_a_secret_in_prose_in_more_languages_is_refused_and_redacted(text: str, decision: str, secret: str) -> None:
+    assert_caught_and_redacted(text, decision, secret)
+
+
+@pytest.mark.parametrize("text", PROSE_NEAR_MISSES)
+def test_prose_about_those_secrets_stays_live(text: str) -> None:
     assert_live_and_untouched(text)

@@ -21,7 +21,8 @@ same round after its last detectors and measured once, is never tuned on: 2 secr
 held. The honest number for this round was `blind` (60, 40 and 50), written by someone who never read the scanner,
 kept outside the repository and measured once with the fourth round and the instruction model: 5 secrets and 3
 injections live, 1 benign held (7, 19 and 1 before them); its misses were tuned on since, so the next round needs a
-new blind split."""
+new blind split. `sixth` and then `seventh` were such splits, each written by an outsider, measured once and then read
+(their numbers are beside their limits)."""
 
 from __future__ import annotations
 
