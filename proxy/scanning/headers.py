@@ -92,7 +92,8 @@ _VERBS = (
 # A verb followed by what a report says of it is a noun: "send failed", "reply received", "forward: 3 errors", and
 # one joined to the next word is one word: "always-on", "follow-up".
 _REPORTED = (
-    r"(?!-)(?![ \t]*(?:failed|failure|error|errors|complete|completed|succeeded|successful|received|pending|queued|queue"
+    r"(?!-)(?![ \t]*(?:failed|failure|error|errors|complete|completed|succeeded|successful|received|pending|queued"
+    r"|queue"
     r"|status|limit|rate|button|[:=]))"
 )
 _ORDERS = LazyPattern(
