@@ -1384,7 +1384,23 @@ ROUND_EIGHT: tuple[Shape, ...] = (
         rf"(?:^|[\n.!?-][ \t]*|\b(?:any|all|every|dear|attention)[ \t]+){_AGENTS}[ \t]+"
         rf"(?:that[ \t]+are[ \t]+|who[ \t]+are[ \t]+)?(?:working|reading|processing|looking|handling|triaging"
         rf"|parsing|summari[sz]ing|fixing|reviewing|crawling|browsing|indexing|operating|acting)\b[^\n:]{{0,40}}:",
-        also=(":",),
+        also=(
+            "working",
+            "reading",
+            "processing",
+            "looking",
+            "handling",
+            "triaging",
+            "parsing",
+            "summari",
+            "fixing",
+            "reviewing",
+            "crawling",
+            "browsing",
+            "indexing",
+            "operating",
+            "acting",
+        ),
     ),
     _shape(
         "an instruction to the assistant",
@@ -1407,11 +1423,27 @@ ROUND_EIGHT: tuple[Shape, ...] = (
         ),
         rf"\b{_NOTE_ABROAD}[ \t]+(?:pour|a|an|fur|per|para|voor|aan|to|for)[ \t]+(?:(?:los|las|les|gli|i|die|de|the|all"
         rf"|alle|tous[ \t]+les|todos[ \t]+los|tutti[ \t]+gli|any)[ \t]+)?{_PLURAL_AI}\b[^\n:]{{0,40}}:",
-        also=("ai", "ia", "ki", "llm", "lenguaje", "langage", "linguagem", "linguaggio", "linguistici"),
+        also=(
+            "ai ",
+            "ia ",
+            " ai",
+            " ia",
+            "ki-",
+            " ki",
+            "ki ",
+            "llm",
+            "lenguaje",
+            "langage",
+            "linguagem",
+            "linguaggio",
+            "linguistici",
+            "ias",
+            "kis",
+        ),
     ),  # fmt: skip
     _shape(
         "an instruction to the assistant",
-        ("yapay", "ai ", "yz "),
+        ("yapay", "icin", "asistan"),  # Turkish "için" is "icin" in the Latin view
         r"(?:yapay[ \t]+zek[aâ](?:[ \t]+asistan[ıi])?|ai|yz)[ \t]+(?:i[çc]in[ \t]+)?(?:not|talimat|mesaj|bilgi"
         r"|uyar[ıi])[ \t]*:|(?:yapay[ \t]+zekaya|yapay[ \t]+zek[aâ][ \t]+asistan[ıi]na)[ \t]+(?:not|talimat|mesaj)",
     ),

@@ -197,6 +197,8 @@ _SIEVES = {
     "file": r"file[ \t]{1,8}number",
     **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
     "public": r"public[ \t]{1,8}service",
+    # short names that other words hold ("security", "foreign", "reign"): only where they end a word
+    **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("sécu", "secu", "egn", "oib", "cnp", "amka")},
 }
 
 
