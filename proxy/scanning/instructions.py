@@ -1457,7 +1457,67 @@ _CJK_ADDRESS = LazyPattern(
     r"(?:指令|指示|消息|說明|说明|提示)?[ \t]*[:：]"
     r"|ai[ \t]*(?:어시스턴트|에이전트|모델)?[ \t]*에게(?:[ \t]*(?:보내는[ \t]*)?(?:지시|명령|메시지))?[ \t]*[:：]?"
 )
-SHAPES += ROUND_EIGHT
+# An instruction triggered by recall in other languages: "chaque fois que cette note est lue", "cada vez que leas
+# esto", "ogni volta che leggi questa memoria", "wenn diese Erinnerung gelesen wird", "telkens wanneer je dit leest",
+# "za każdym razem, gdy czytasz", "всякий раз, когда читаешь", "her okunduğunda" (Latin view: "й" is "и", "ğ" "g").
+_RECALL_ABROAD = (
+    rf"\b(?:(?:a{_S})?chaque{_S}fois{_S}qu(?:e{_S}|')|quand{_S}|lorsqu(?:e{_S}|')|des{_S}que{_S})(?:tu{_S}(?:lis|liras"
+    rf"|vois|charges)|vous{_S}(?:lisez|lirez|voyez)|(?:cette|ce){_S}(?:note|memoire|souvenir|message|texte){_S}(?:est|sera)"
+    rf"{_S}(?:lue?|chargee?|rappelee?))"
+    rf"|\b(?:cada{_S}vez{_S}que|cuando|siempre{_S}que){_S}(?:leas|veas|cargues|se{_S}lea|(?:esta|este){_S}(?:nota|memoria"
+    rf"|recuerdo|mensaje){_S}(?:se{_S}lea|sea{_S}leid[ao]))"
+    rf"|\b(?:ogni{_S}volta{_S}che|quando){_S}(?:leggi|vedi|carichi|(?:questa|questo){_S}(?:nota|memoria|messaggio)"
+    rf"{_S}(?:viene|verra){_S}lett[ao])"
+    rf"|\b(?:sempre{_S}que|toda{_S}vez{_S}que|quando){_S}(?:ler|leres|voce{_S}ler|(?:esta|este){_S}(?:nota|memoria"
+    rf"|mensagem){_S}for{_S}lid[ao])"
+    rf"|\b(?:jedes{_S}mal{_S}wenn|immer{_S}wenn|wenn|sobald){_S}(?:du{_S}(?:dies|diese\w*){_S}[^.\n]{{0,20}}?liest"
+    rf"|(?:diese|dieser|dieses){_S}(?:erinnerung|notiz|nachricht|eintrag|text){_S}(?:gelesen|geladen|abgerufen){_S}wird)"
+    rf"|\b(?:telkens|elke{_S}keer|iedere{_S}keer)?{_S}?(?:als|wanneer|dat){_S}(?:je|u){_S}(?:dit|deze{_S}\w+){_S}"
+    rf"(?:leest|ziet|laadt)\b"
+    rf"|\b(?:za{_S}kazdym{_S}razem|zawsze),?{_S}(?:gdy|kiedy){_S}(?:czytasz|przeczytasz|odczytasz|(?:ta|ten){_S}"
+    rf"(?:notatka|pamiec|wpis){_S}(?:jest|zostanie){_S}(?:czytan|odczytan|przeczytan)\w*)"
+    rf"|(?:всякии|каждыи){_S}раз,?{_S}когда{_S}(?:ты{_S})?(?:читаешь|прочитаешь|видишь|загружаешь|(?:эта|эту){_S}"
+    rf"(?:заметк\w+|запис\w+))"
+    rf"|\bher{_S}(?:okundugunda|okudugunda|okundugu{_S}zaman|yuklendiginde)"
+)
+SHAPES += ROUND_EIGHT + (
+    _shape(
+        "an instruction triggered by recall",
+        (
+            "fois",
+            "quand",
+            "lorsqu",
+            "des que",
+            "cada vez",
+            "cuando",
+            "siempre que",
+            "volta",
+            "quando",
+            "sempre que",
+            "toda vez",
+            "wenn",
+            "sobald",
+            "als ",
+            "wanneer",
+            "dat ",
+            "razem",
+            "zawsze",
+            "раз",
+            "okund",
+            "okudu",
+            "yuklendig",
+        ),
+        _RECALL_ABROAD,
+    ),  # fmt: skip
+)
+# The same in Chinese, Japanese and Korean (plain view): "每次被读取时", "読み込まれるたびに", "읽을 때마다".
+_CJK_RECALL = LazyPattern(
+    # read as a machine reads, not as a person reads a book
+    r"(?:每次|每当|每當)[^。！？\n]{0,15}?(?:被读取|被讀取|读取|讀取|加载|載入|召回)"
+    r"|(?:メモ|記憶|メモリ|ノート|メッセージ|内容|指示|エントリ)(?:を|が)[^。\n]{0,6}?(?:読む|読み込む|読まれる|読み込まれる"
+    r"|参照される|呼び出される|表示される)(?:たび|度)に?|(?:読み込まれ|参照され)たら"
+    r"|(?:메모|기억|노트|메시지|내용)[^.\n]{0,6}?(?:읽을|읽힐|불러올|로드될)[ \t]*때마다"
+)
 
 # Every shape's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per shape.
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))
@@ -1474,8 +1534,12 @@ def find(folded: str) -> str | None:
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
-    if not folded.isascii() and _CJK.search(folded) and _CJK_ADDRESS.search(plain(folded)):
-        return "an instruction to the assistant"
+    if not folded.isascii() and _CJK.search(folded):
+        seen = plain(folded)
+        if _CJK_ADDRESS.search(seen):
+            return "an instruction to the assistant"
+        if _CJK_RECALL.search(seen):
+            return "an instruction triggered by recall"
     return None
 
 

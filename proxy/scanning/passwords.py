@@ -253,8 +253,9 @@ PASSWORD_WORDS = (
     r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
     # Czech and Slovak, Hungarian, the Balkans', Lithuanian, Estonian, Finnish, Nordic, Hebrew, Arabic, Hindi,
     # Vietnamese, Indonesian, Thai; and a code word, as an alarm company asks for one ("palabra clave", "Kennwort")
-    r"|heslo|jelsz[oó]|lozink[aeu]|geslo|slapta[zž]od[iž]\w*|parool|salasana|adgangskode|passord|l[öo]senord"
-    r"|סיסמ[הא]|كلمة[ \t]+(?:ال)?مرور|पासवर्ड|m[ậa]t[ \t]+kh[ẩa]u|kata[ \t]+sandi|รหัสผ่าน"
+    r"|heslo|jelsz[oó]|lozink[aeu]|geslo|slapta[zž]od[iž]\w*|parool|salasana|adgangskoden?|passordet|passord"
+    r"|l[öo]senordet|l[öo]senord|kodeordet"  # "the password" is a suffix in Danish, Norwegian and Swedish
+    r"|סיסמ[הא]|كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|m[ậa]t[ \t]+kh[ẩa]u|kata[ \t]+sandi|รหัสผ่าน|비번"
     r"|palabra[ \t]+clave|code[ \t]?word|kodeord|palavra-passe|mot[ \t]+de[ \t]+code|losungswort"
 )
 KEY_NAMES = (
@@ -262,8 +263,8 @@ KEY_NAMES = (
     r"|master|license)[ _-]?key|apikey|client[ _-]?secret|auth[ _-]?token|access[ _-]?token"
 )
 _CONNECTOR = (
-    r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は)[ \t]*"
-    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|-)"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は|는|은)[ \t]*"
+    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|là|-)"
     r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
     r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
 )
@@ -276,7 +277,7 @@ _FILLER = (
     r"(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?"  # whole words
     # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
     r"|(?:[ \t]+(?!(?:fingerprint|hash|digest|id|name|prefix|length|format|type|file|path|size|rotation|policy)\b)"
-    r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]))?"
+    r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t]))?"  # and before Vietnamese "là": "Mật khẩu wifi là ..."
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
@@ -287,7 +288,7 @@ _PASSWORD_GATE = (
     "pass", "mdp", "contrase", "senha", "clave", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
     "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "heslo", "jelsz", "lozink", "geslo", "slapta",
     "parool", "salasana", "adgangskode", "senord", "סיסמ", "كلمة", "पासवर्ड", "khẩu", "khau", "sandi", "รหัสผ่าน",
-    "palabra", "codeword", "kodeord", "palavra-passe", "losungswort",
+    "palabra", "codeword", "kodeord", "palavra-passe", "losungswort", "비번",
 )  # fmt: skip
 _KEY_GATE = ("token", "secret", "key")
 # Sieves (`rules.Rule`): what follows a common gate word in a match. Every password word holding "pass" has up to six
@@ -370,8 +371,8 @@ NAMED: tuple[Rule, ...] = (
         _is_chosen_password,
         gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE, *_WIFI_KEY_GATE),
         sieves=(
-            ("pass", _PASS_WORD + r"[ \t:=是为為は]"),
-            ("pw", r"pwd?[ \t:=是为為は]"),
+            ("pass", _PASS_WORD + r"[ \t:=是为為は는은]"),
+            ("pw", r"pwd?[ \t:=是为為は는은]"),
             *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
         ),
     ),
