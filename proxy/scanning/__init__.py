@@ -11,9 +11,10 @@ spaces (`split`), text in base64 and other encodings (`decoding`). These filters
 replayed at all is decided by where a memory came from, not by them.
 
 Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `numbers` (cards, PINs and codes,
-id numbers, recovery codes), `providers` (detect-secrets' provider plugins), `secrets` (all of them in order of
-precedence), `rules` (the machinery they run on), `shapes` (is a value random, chosen, a placeholder?),
-`injections` (certain), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
+id numbers, recovery codes), `documents` (a passport's machine-readable zone), `providers` (detect-secrets' provider
+plugins), `secrets` (all of them in order of precedence), `rules` (the machinery they run on), `shapes` (is a value
+random, chosen, a placeholder?), `injections` (certain), `headers` ("System message:" and its kind, an injection with
+an order after it), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
 suspect). A foundation module: imports only the standard library, detect-secrets and python-stdnum, never another
 proxy package.
 """
