@@ -11,9 +11,10 @@ spaces (`split`), text in base64 and other encodings (`decoding`). These filters
 replayed at all is decided by where a memory came from, not by them.
 
 Modules: `keys` (key formats), `passwords` (passwords and keys named by a word), `numbers` (cards, PINs and codes,
-id numbers, recovery codes), `providers` (detect-secrets' provider plugins), `secrets` (all of them in order of
-precedence), `rules` (the machinery they run on), `shapes` (is a value random, chosen, a placeholder?),
-`injections` (certain), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
+id numbers, recovery codes), `documents` (a passport's machine-readable zone), `providers` (detect-secrets' provider
+plugins), `secrets` (all of them in order of precedence), `rules` (the machinery they run on), `shapes` (is a value
+random, chosen, a placeholder?), `injections` (certain), `headers` ("System message:" and its kind, an injection with
+an order after it), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
 suspect). A foundation module: imports only the standard library, detect-secrets and python-stdnum, never another
 proxy package.
 """
@@ -24,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import injections, instructing, instructions
+from . import headers, injections, instructing, instructions
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
@@ -91,7 +92,8 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     if label := instructions.find(folded):
         reason = f"text looks like an instruction to the assistant ({label}) - held for review"
         return Finding("prompt_injection", reason, "suspect")
-    if instructing.instructs(text):
+    judged = headers.body(injections.unquoted(text, folded))
+    if instructing.instructs(judged) and not instructing.talks_about_prompts(text):
         return Finding("prompt_injection", INSTRUCTING, "suspect")
     return None
 

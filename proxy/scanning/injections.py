@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 
+from . import headers
 from .lazy import LazyPattern, Pattern
 from .normalise import latin, plain, rot13, squeezed, unleet
 from .phrasings import ADDRESS, AI, CONCEALMENT, EXFILTRATION, HEADERS, LEAKS, LINE_HEADERS, MARKERS, OVERRIDES, ROLES
@@ -182,7 +183,8 @@ _SQUEEZED = re.compile(
 
 # A text that talks about injections: what it quotes, or the template markers it names, it does not use.
 _META = re.compile(
-    r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attacks?|examples?|phrases?|quot(?:e|es|ed|ing)|blog|articles?"
+    r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attack\w*|hackers?|examples?|phrases?|quot(?:e|es|ed|ing)"
+    r"|blog|articles?|posts?|write-?ups?|newsletters?|podcasts?|videos?|courses?|lectures?|slides?|workshops?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
     r"|tokenizer|templates?|syntax|known\s+as|called)\b"
 )
@@ -191,6 +193,30 @@ _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|develope
 
 
 MAX_QUOTES = 64
+
+
+def unquoted(text: str, folded: str) -> str:
+    """`text` for the instruction model to judge: where it talks about injections (`_META`) and quotes one that a
+    family finds ("attackers hide 'disregard your prior instructions' in alt text": the quote is what the text talks
+    about, not an order), its Latin view without those quotes; else `text` as it is."""
+    if "'" not in folded and '"' not in folded and "`" not in folded:  # nothing quoted (most texts)
+        return text
+    view = latin(folded)
+    if not _META.search(view):
+        return text
+    quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0])]
+    if not quoted:
+        return text
+    parts, done = [], 0
+    for m in quoted:
+        parts += [view[done : m.start()], "…"]
+        done = m.end()
+    return "".join(parts) + view[done:]
+
+
+def _injection_in(quote: str) -> bool:
+    present = GATES.present(quote)
+    return any(family.search(quote, present) for family in FAMILIES)
 
 
 def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
@@ -221,6 +247,8 @@ def _in_latin(folded: str) -> str | None:
         for family in FAMILIES:
             if family.used(view, present):
                 return family.label
+        if headers.ordering(view):
+            return "an instruction header"
         spelled = squeezed(view)
         if spelled is not None and _SQUEEZED.search(spelled):
             return _OVERRIDE.label

@@ -57,6 +57,28 @@ _ORDER_CUE = re.compile(
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,
 )
+# A text about writing prompts or about injections, as a piece of writing (a blog post, a talk, meeting minutes, an
+# example): it names what the model reads as an order without giving one. The model's word alone does not hold it.
+_ABOUT_PROMPTS = re.compile(
+    r"(?:prompt[ -]?injection|injections?[ \t]+(?:de|of)[ \t]+prompts?|inyecci[oó]n(?:es)?[ \t]+de[ \t]+prompts?"
+    r"|iniezion[ei][ \t]+(?:di[ \t]+)?prompt|inje[cç][ãa]o[ \t]+de[ \t]+prompts?|prompt-?injektion|jailbreak"
+    r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?)|プロンプトインジェクション|プロンプト設計"
+    r"|提示(?:词)?注入|提示词设计|프롬프트[ \t]*(?:인젝션|설계))",
+    re.IGNORECASE,
+)
+_A_PIECE_OF_WRITING = re.compile(
+    r"(?:\b(?:blog|article|artículo|articolo|artigo|artikel|post|talk|paper|slides?|minutes|meeting|docs?|example"
+    r"|exemple|ejemplo|esempio|exemplo|beispiel|voorbeeld|workshop|course|cours|curso|lecture)\b|회의록|議事録|会议纪要"
+    r"|会議|会议|記事|文章|예시|例)",
+    re.IGNORECASE,
+)
+
+
+def talks_about_prompts(text: str) -> bool:
+    """Whether `text` is a piece of writing about prompts or injections: the model's hold is not taken for it."""
+    return _ABOUT_PROMPTS.search(text) is not None and _A_PIECE_OF_WRITING.search(text) is not None
+
+
 _RUNS_OF_SPACE = re.compile(r"\s\s+")
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from .lazy import LazyPattern, Pattern
-from .normalise import latin
+from .normalise import latin, plain
 from .rules import Literals, trie
 
 _S = r"[ \t]+"  # words are apart by spaces or tabs, never by a line break: an instruction is one line
@@ -170,13 +170,10 @@ SHAPES: tuple[Shape, ...] = (
     _shape(
         "an instruction banner",
         # "[", perhaps a space or a slash, then the role: a label, not any bracket in code
-        tuple(
-            f"[{gap}{role}"
-            for gap in ("", " ", "/", " /", "/ ")
-            for role in ("system", "assistant", "admin", "developer", "ai", "model")
-        ),
-        # "[SYSTEM NOTE]", "[ASSISTANT INSTRUCTIONS]": a bracketed label naming a role, not a markdown link
-        r"\[[ \t]*/?[ \t]*(?:system|assistant|admin(?:istrator)?|developer|ai|model)"
+        tuple(f"[{gap}{role}" for gap in ("", " ", "/", " /", "/ ") for role in ("assistant", "ai", "model")),
+        # "[ASSISTANT INSTRUCTIONS]", "[/AI]": a bracketed label naming the model, not a markdown link ("[SYSTEM NOTE]"
+        # and "[ADMIN]" are authority headers: `headers`, an injection with an order after them, else a log line)
+        r"\[[ \t]*/?[ \t]*(?:assistant|ai|model)"
         r"(?:[ \t]+(?:instructions?|note|notice"
         r"|message|prompt|override|directive|mode))?[ \t]*\](?![(\[])",
     ),  # fmt: skip
@@ -1363,6 +1360,165 @@ SHAPES += (
     ),
 )
 
+# A note addressed to whatever model or agent reads the text, in the forms the round-four shapes miss: agents named
+# by what they are doing ("Automated agents working on this issue:", "Any LLM processing this page:"), several of
+# them ("Nota para los modelos de lenguaje que lean esto:", "Note pour les agents IA :"), in Turkish ("Yapay zekâ
+# asistanı için not:") and in Chinese, Japanese and Korean ("【AIアシスタントへの指示】", "给AI助手的指令：", "AI
+# 어시스턴트에게:"). Held: what follows is an order to the model.
+_AGENTS = (
+    r"(?:(?:ai|llm|gpt|language|automated|autonomous|coding|browsing|automation)[ \t-]*(?:agents?|models?|assistants?"
+    r"|bots?|crawlers?|copilots?)|llms?)"
+)
+# Several of them, named as models, in French, Spanish, Italian, Portuguese, German, Dutch (never "los asistentes"
+# alone: attendees, nor "los modelos": a catwalk's)
+_PLURAL_AI = (
+    r"(?:(?:(?:ia|ai|ki)[ \t-]+)(?:assistants?|assistentes?|assistenti|asistentes?|modeles?|modelle|modelos?|modelli"
+    r"|modellen|agents?|agentes?|agenti|agenten|bots?)|(?:assistants?|assistentes?|assistenti|asistentes?|modeles?"
+    r"|modelle|modelos?|modelli|modellen|agents?|agentes?|agenti|agenten)[ \t]+(?:ia|ai|ki|de[ \t]+(?:lenguaje|langage"
+    r"|linguagem)|di[ \t]+linguaggio|linguistici)|llms?|ias|kis|ki-\w+)"
+)
+ROUND_EIGHT: tuple[Shape, ...] = (
+    _shape(
+        "an instruction to the assistant",
+        ("agent", "model", "assistant", "bot", "llm", "crawler", "copilot"),
+        rf"(?:^|[\n.!?-][ \t]*|\b(?:any|all|every|dear|attention)[ \t]+){_AGENTS}[ \t]+"
+        rf"(?:that[ \t]+are[ \t]+|who[ \t]+are[ \t]+)?(?:working|reading|processing|looking|handling|triaging"
+        rf"|parsing|summari[sz]ing|fixing|reviewing|crawling|browsing|indexing|operating|acting)\b[^\n:]{{0,40}}:",
+        also=(
+            "working",
+            "reading",
+            "processing",
+            "looking",
+            "handling",
+            "triaging",
+            "parsing",
+            "summari",
+            "fixing",
+            "reviewing",
+            "crawling",
+            "browsing",
+            "indexing",
+            "operating",
+            "acting",
+        ),
+    ),
+    _shape(
+        "an instruction to the assistant",
+        (
+            "nota",
+            "note",
+            "notiz",
+            "hinweis",
+            "mensaje",
+            "message",
+            "messaggio",
+            "mensagem",
+            "aviso",
+            "avviso",
+            "instruc",
+            "istruz",
+            "consigne",
+            "bericht",
+            "opmerking",
+        ),
+        rf"\b{_NOTE_ABROAD}[ \t]+(?:pour|a|an|fur|per|para|voor|aan|to|for)[ \t]+(?:(?:los|las|les|gli|i|die|de|the|all"
+        rf"|alle|tous[ \t]+les|todos[ \t]+los|tutti[ \t]+gli|any)[ \t]+)?{_PLURAL_AI}\b[^\n:]{{0,40}}:",
+        also=(
+            "ai ",
+            "ia ",
+            " ai",
+            " ia",
+            "ki-",
+            " ki",
+            "ki ",
+            "llm",
+            "lenguaje",
+            "langage",
+            "linguagem",
+            "linguaggio",
+            "linguistici",
+            "ias",
+            "kis",
+        ),
+    ),  # fmt: skip
+    _shape(
+        "an instruction to the assistant",
+        ("yapay", "icin", "asistan"),  # Turkish "için" is "icin" in the Latin view
+        r"(?:yapay[ \t]+zek[aâ](?:[ \t]+asistan[ıi])?|ai|yz)[ \t]+(?:i[çc]in[ \t]+)?(?:not|talimat|mesaj|bilgi"
+        r"|uyar[ıi])[ \t]*:|(?:yapay[ \t]+zekaya|yapay[ \t]+zek[aâ][ \t]+asistan[ıi]na)[ \t]+(?:not|talimat|mesaj)",
+    ),
+)
+# The same in Chinese, Japanese and Korean, matched against the plain view (`normalise.plain`: NFKD would take a
+# Hangul syllable or a voiced kana apart): "【AIアシスタントへの指示】", "给AI助手的指令：", "AI 어시스턴트에게:".
+_CJK_ADDRESS = LazyPattern(
+    r"(?:ai|人工知能|人工智能)[ \t]*(?:アシスタント|エージェント|モデル|助手|助理|智能体|模型|어시스턴트|에이전트"
+    r"|모델)?[ \t]*(?:へ|に|宛て?)の?(?:指示|命令|メッセージ|お願い)"
+    r"|(?:给|致|對|对|給)[ \t]*(?:ai|人工智能)[ \t]*(?:助手|助理|模型|智能体)?(?:的)?"
+    r"(?:指令|指示|消息|說明|说明|提示)?[ \t]*[:：]"
+    r"|ai[ \t]*(?:어시스턴트|에이전트|모델)?[ \t]*에게(?:[ \t]*(?:보내는[ \t]*)?(?:지시|명령|메시지))?[ \t]*[:：]?"
+)
+# An instruction triggered by recall in other languages: "chaque fois que cette note est lue", "cada vez que leas
+# esto", "ogni volta che leggi questa memoria", "wenn diese Erinnerung gelesen wird", "telkens wanneer je dit leest",
+# "za każdym razem, gdy czytasz", "всякий раз, когда читаешь", "her okunduğunda" (Latin view: "й" is "и", "ğ" "g").
+_RECALL_ABROAD = (
+    rf"\b(?:(?:a{_S})?chaque{_S}fois{_S}qu(?:e{_S}|')|quand{_S}|lorsqu(?:e{_S}|')|des{_S}que{_S})(?:tu{_S}(?:lis|liras"
+    rf"|vois|charges)|vous{_S}(?:lisez|lirez|voyez)|(?:cette|ce){_S}(?:note|memoire|souvenir|message|texte){_S}(?:est|sera)"
+    rf"{_S}(?:lue?|chargee?|rappelee?))"
+    rf"|\b(?:cada{_S}vez{_S}que|cuando|siempre{_S}que){_S}(?:leas|veas|cargues|se{_S}lea|(?:esta|este){_S}(?:nota|memoria"
+    rf"|recuerdo|mensaje){_S}(?:se{_S}lea|sea{_S}leid[ao]))"
+    rf"|\b(?:ogni{_S}volta{_S}che|quando){_S}(?:leggi|vedi|carichi|(?:questa|questo){_S}(?:nota|memoria|messaggio)"
+    rf"{_S}(?:viene|verra){_S}lett[ao])"
+    rf"|\b(?:sempre{_S}que|toda{_S}vez{_S}que|quando){_S}(?:ler|leres|voce{_S}ler|(?:esta|este){_S}(?:nota|memoria"
+    rf"|mensagem){_S}for{_S}lid[ao])"
+    rf"|\b(?:jedes{_S}mal{_S}wenn|immer{_S}wenn|wenn|sobald){_S}(?:du{_S}(?:dies|diese\w*){_S}[^.\n]{{0,20}}?liest"
+    rf"|(?:diese|dieser|dieses){_S}(?:erinnerung|notiz|nachricht|eintrag|text){_S}(?:gelesen|geladen|abgerufen){_S}wird)"
+    rf"|\b(?:telkens|elke{_S}keer|iedere{_S}keer)?{_S}?(?:als|wanneer|dat){_S}(?:je|u){_S}(?:dit|deze{_S}\w+){_S}"
+    rf"(?:leest|ziet|laadt)\b"
+    rf"|\b(?:za{_S}kazdym{_S}razem|zawsze),?{_S}(?:gdy|kiedy){_S}(?:czytasz|przeczytasz|odczytasz|(?:ta|ten){_S}"
+    rf"(?:notatka|pamiec|wpis){_S}(?:jest|zostanie){_S}(?:czytan|odczytan|przeczytan)\w*)"
+    rf"|(?:всякии|каждыи){_S}раз,?{_S}когда{_S}(?:ты{_S})?(?:читаешь|прочитаешь|видишь|загружаешь|(?:эта|эту){_S}"
+    rf"(?:заметк\w+|запис\w+))"
+    rf"|\bher{_S}(?:okundugunda|okudugunda|okundugu{_S}zaman|yuklendiginde)"
+)
+SHAPES += ROUND_EIGHT + (
+    _shape(
+        "an instruction triggered by recall",
+        (
+            "fois",
+            "quand",
+            "lorsqu",
+            "des que",
+            "cada vez",
+            "cuando",
+            "siempre que",
+            "volta",
+            "quando",
+            "sempre que",
+            "toda vez",
+            "wenn",
+            "sobald",
+            "als ",
+            "wanneer",
+            "dat ",
+            "razem",
+            "zawsze",
+            "раз",
+            "okund",
+            "okudu",
+            "yuklendig",
+        ),
+        _RECALL_ABROAD,
+    ),  # fmt: skip
+)
+# The same in Chinese, Japanese and Korean (plain view): "每次被读取时", "読み込まれるたびに", "읽을 때마다".
+_CJK_RECALL = LazyPattern(
+    # read as a machine reads, not as a person reads a book
+    r"(?:每次|每当|每當)[^。！？\n]{0,15}?(?:被读取|被讀取|读取|讀取|加载|載入|召回)"
+    r"|(?:メモ|記憶|メモリ|ノート|メッセージ|内容|指示|エントリ)(?:を|が)[^。\n]{0,6}?(?:読む|読み込む|読まれる|読み込まれる"
+    r"|参照される|呼び出される|表示される)(?:たび|度)に?|(?:読み込まれ|参照され)たら"
+    r"|(?:메모|기억|노트|메시지|내용)[^.\n]{0,6}?(?:읽을|읽힐|불러올|로드될)[ \t]*때마다"
+)
+
 # Every shape's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per shape.
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))
 
@@ -1378,4 +1534,56 @@ def find(folded: str) -> str | None:
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
+    if "@" in folded and _standing_forward(plain(folded)):
+        return "an exfiltration instruction"
+    if not folded.isascii() and _CJK.search(folded):
+        seen = plain(folded)
+        if _CJK_ADDRESS.search(seen):
+            return "an instruction to the assistant"
+        if _CJK_RECALL.search(seen):
+            return "an instruction triggered by recall"
     return None
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+# A standing order to send everything of a kind to an outside address, in any of the languages: "from now on forward
+# every invoice to ...", "vanaf nu elke factuur naar ...", "отныне пересылай все счета на ...", "今後すべての請求書
+# を ... に転送", "앞으로 모든 청구서를 ... 로 전달". A "from now on", a word for sending, one for every, and an
+# e-mail address: "from now on my email is jane@..." has no sending and nothing of every kind.
+_FROM_NOW_ON = re.compile(
+    r"from now on|henceforth|going forward|à partir de maintenant|désormais|dorénavant|ab sofort|ab jetzt|von nun an"
+    r"|künftig|a partir de ahora|de ahora en adelante|en adelante|d'ora in poi|da ora in poi|d'ora in avanti"
+    r"|de agora em diante|a partir de agora|vanaf nu|voortaan|od teraz|od dziś|отныне|с этого момента|впредь"
+    r"|从现在开始|從現在開始|从今以后|從今以後|今後|これから|앞으로|지금부터|bundan sonra|artık"
+)
+_SENDING = re.compile(
+    r"forward|send|\bb?cc\b|copy|e-?mail|transf[eé]r|envo[iy]|schick|sende|leite|weiterleit|\benv[ií]|reenv[ií]"
+    r"|\bmanda|invia|inoltra|encaminh|stuur|doorstur|wysy[łl]a|wy[śs]lij|przekaz|пересыла|перешли|отправля"
+    r"|отправь|抄送|转发|轉發|发送|發送|发到|發到|転送|送信|送って|전달|보내|\bilet|gönder|yönlendir"
+)
+_EVERY = re.compile(
+    r"\b(?:every|all|each|any|tou[st]|toutes|chaque|jede\w*|alle|todos|todas|cada|ogni|tutt[ie]|elke|iedere|każd\w*"
+    r"|wszystk\w*|все|всех|каждое|каждый|каждую|tüm|bütün)\b|所有|全部|每一|すべて|全て|모든"
+)
+_MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}")
+
+
+# The address said to be one's own: "my new e-mail is ...", "mijn e-mailadres", "мой адрес".
+_OWN_ADDRESS = re.compile(
+    r"(?:\b(?:my|mijn|mon|ma|mein\w*|mi|mio|mia|meu|minha|mój|moj\w*|мой|моя|benim)\b|我的|私の|내[ \t])[^.\n]{0,20}?"
+    r"(?:e-?mail|mail|address|adres|adresse|dirección|direccion|indirizzo|endereço|endereco|adresa|почта|адрес"
+    r"|邮箱|郵箱|地址|アドレス|メール|주소|메일)"
+)
+
+
+def _standing_forward(view: str) -> bool:
+    """A standing order to send every item of a kind to an e-mail address not said to be one's own (`view` is the
+    plain view)."""
+    return bool(
+        _MAIL_ADDRESS.search(view)
+        and _FROM_NOW_ON.search(view)
+        and _SENDING.search(view)
+        and _EVERY.search(view)
+        and not _OWN_ADDRESS.search(view)
+    )

@@ -8,12 +8,13 @@ Where detect-secrets has a plugin for the same format, ours stays because it is 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from . import providers
 from .decoding import readable_base64
-from .rules import Rule, alternatives
-from .shapes import all_classes, basic_credential, looks_generated, placeholder
+from .rules import Check, Rule, alternatives
+from .shapes import all_classes, basic_credential, looks_generated, placeholder, stand_in
 
 _KEY_CHARS = "[A-Za-z0-9_-]"
 
@@ -90,8 +91,9 @@ def public_key(text: str, start: int) -> bool:
 
 
 def example(value: str) -> bool:
-    """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY"."""
-    return "EXAMPLE" in value
+    """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY", or a
+    stand-in a template prints ("ghp_000...", "sk_test_replace_me")."""
+    return "EXAMPLE" in value or stand_in(value)
 
 
 def _is_aws_key(m: re.Match[str]) -> bool:
@@ -265,6 +267,15 @@ PREFIXED: tuple[Rule, ...] = (
         sieves=(("bearer", r"bearer\s+[A-Za-z0-9._~+/=-]{8}"),),
     ),
 )
+
+
+def _not_a_stand_in(check: Check) -> Check:
+    return lambda m: check(m) and not stand_in(m["secret"])
+
+
+# A key format's prefix with a stand-in after it ("ghp_xxxxxxxxxxxx...", "sk_test_replace_me") is what docs and
+# templates print in place of a key: no key.
+PREFIXED = tuple(dataclasses.replace(rule, check=_not_a_stand_in(rule.check)) for rule in PREFIXED)
 
 # The least specific: any long hex or base64 run that looks random. Last, after every named format.
 RANDOM: tuple[Rule, ...] = (

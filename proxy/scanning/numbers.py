@@ -168,8 +168,11 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)(?:[ \t]+[^\s\d:=#*]{1,24}){1,6}?"
-    r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?)?"  # a place's number: "the safe in room 412 is"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)"
+    r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])))+?"  # a form's name too: "for the W-9"
+    r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?"  # a place's number: "the safe in room 412 is"
+    # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
+    r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,2}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
     r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
 )
 _CONNECTOR = (
@@ -178,7 +181,9 @@ _CONNECTOR = (
     r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
     r"|[ \t]+)"
 )
-_END = r"(?![\w.,/-]\w|[\w])"  # the value ends there: not "1.26.4", "3108a" or "4821-5"
+# the value ends there: not "1.26.4", "3108a" or "4821-5"; a comma before words in a script without spaces is a
+# comma ("110108199003072740，支付宝")
+_END = r"(?![.,/-][A-Za-z0-9_]|\w)"
 
 
 # Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
@@ -192,6 +197,8 @@ _SIEVES = {
     "file": r"file[ \t]{1,8}number",
     **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
     "public": r"public[ \t]{1,8}service",
+    # short names that other words hold ("security", "foreign", "reign"): only where they end a word
+    **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("sécu", "secu", "egn", "oib", "cnp", "amka")},
 }
 
 
@@ -229,7 +236,7 @@ _A_COUNT = re.compile(
 
 
 _CODE_NAMES = (
-    r"pin(?:[ \t]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
+    r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
     r"|card[ \t]+security[ \t]+code|security[ \t]+code"
     r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
@@ -245,6 +252,12 @@ _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination"
 _CODE_NAMES_ABROAD = (
     # a lock's combination, and Polish "kod do domofonu"
     r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination|combinatie)"
+    # "le digicode de l'immeuble", "code d'entrée", "Pincode van mijn bankpas", "PIN-Code meiner EC-Karte"
+    r"|digicode|code[ \t]+d'(?:entr[ée]e|acc[èe]s|immeuble)|pincode|pin-?code|pin-?nummer|geheimzahl"
+    # a phone's unlock code, a card's security code: "code de déverrouillage", "código de desbloqueo", "Prüfnummer"
+    r"|(?:code|c[óo]digo|codice|kod)[ \t]+(?:de[ \t]+|di[ \t]+|od?[ \t]+)?(?:d[ée]verrouillage|desbloqueo|desbloqueio"
+    r"|sblocco|odblokowania|s[ée]curit[ée]|seguridad|seguran[çc]a|sicurezza|zabezpieczaj[ąa]cy)|entsperr-?code"
+    r"|ontgrendel-?code|beveiligingscode|sicherheitscode|(?:karten)?pr[üu]fnummer|pr[üu]fziffer|cryptogramme"
     r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
     r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
@@ -257,7 +270,8 @@ _CODE_NAMES_ABROAD = (
 )
 # Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
 # words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
-_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination")
+_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination", "geheimzahl", "fnummer", "fziffer",
+                "cryptogramme")  # fmt: skip
 
 CODES = _named(
     "a PIN or an access code",
@@ -274,6 +288,7 @@ CODES_ABROAD = _named(
     r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _ABROAD_GATE,
     _not_a_count,
+    connector=_CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|je|este|är|er"),  # "kod do bramy to 9021"
 )
 
 # The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
@@ -327,6 +342,45 @@ TYPED_CODE = Rule(
     gate=_TYPED_CODE_GATE,
     sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[#*]?\d") for word in _TYPED_CODE_GATE),
     min_digits=3,
+)
+
+# A lock named in another language, then what it does with the code: "la alarma se desactiva con 7-3-9-1", "le coffre
+# s'ouvre avec 2280", "l'allarme si disattiva con 4410", "o alarme desliga com 1234", "de kluis gaat open met 5519",
+# "die Alarmanlage wird mit 4711 deaktiviert". The verb says the digits are the code: refused.
+_LOCKS_ABROAD = (
+    r"(?:alarma|alarme|allarme|alarm(?:anlage)?|caja[ \t]+fuerte|cofre|cassaforte|coffre(?:-fort)?|tresor|safe|kluis"
+    r"|candado|cadenas|lucchetto|cadeado|hangslot|vorh[äa]ngeschloss|schloss|puerta|porte|porta|portail|portal"
+    r"|port[ãa]o|port[óo]n|portone|cancello|deur|poort|t[üu]r|tor|garaje|garagem|garage)"
+)
+_OPENS_WITH = (
+    r"(?:(?:se|si|s'|wordt|gaat)[ \t]*)?(?:desactiva|desconecta|desarma|abre|activa|d[ée]sactive|d[ée]sarme|ouvre"
+    r"|d[ée]verrouille|disattiva|disinserisce|apre|sblocca|desativa|desliga|destrava|ontgrendel\w*|uitgeschakeld"
+    r"|schakel[ \t]+uit|open)[ \t]+(?:con|avec|com|met)(?:[ \t]+(?:el|le|il|o|de|het))?(?:[ \t]+(?:c[óo]digo|code"
+    r"|codice|pin|combinaci[óo]n|combinaison|combinazione|combina[çc][ãa]o))?[ \t]+"
+)
+_LOCK_VERB_GATE = ("con", "avec", "com", "met", "mit")
+LOCKS_ABROAD = Rule(
+    "a PIN or an access code",
+    bounded(
+        rf"(?P<keep>(?<![a-z]){_LOCKS_ABROAD}\b[^\n.;]{{0,50}}?(?:{_OPENS_WITH}|\bmit[ \t]+(?:(?:dem|der)[ \t]+)?"
+        rf"(?:code[ \t]+|pin[ \t]+)?(?=[0-9#*][0-9 \t*#.–-]{{2,20}}[ \t]+(?:deaktiviert|entsch[äa]rft|ge[öo]ffnet"
+        rf"|entsperrt|aufgeschlossen|ausgeschaltet)\b)))(?P<secret>{_CODE_VALUE}){_END}",
+        re.I,
+    ),
+    gate=_LOCK_VERB_GATE,
+    sieves=tuple((word, word + r"[ \t][^\n]{0,40}?\d") for word in _LOCK_VERB_GATE),
+    min_digits=3,
+)
+# A PIN named in Chinese, Japanese or Korean ("支付密码是739152", "暗証番号は 4821", "비밀번호는 5519"): digits only,
+# four to eight, after the word and "is". (A length said of one, "パスワードは12文字以上", has fewer digits.)
+CJK_PIN = _named(
+    "a PIN or an access code",
+    r"(?:支付|交易|取款|银行卡|銀行卡|信用卡|提款|登录|登入|开机|開機|门禁|門禁)?(?:密码|密碼|口令)|暗証番号|パスワード|パスコード"
+    r"|비밀번호|핀[ \t]*번호",
+    r"\d{4,8}",
+    ("密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "번호"),
+    _not_a_count,
+    connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",
 )
 
 
@@ -397,6 +451,23 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      r"num[ée]ro[ \t]+de[ \t]+s[ée]curit[ée][ \t]+sociale|nir|insee|s[ée]curit[ée][ \t]+sociale",
      r"[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2a|2b)[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}",
      ("numéro", "numero", "nir", "insee", "sécurité", "securite"), "fr.nir"),
+    # as it is said: "numéro de sécu", "n° de sécu", "ma carte Vitale"
+    ("a social security number", r"(?:num[ée]ro[ \t]+de[ \t]+|n°[ \t]*(?:de[ \t]+)?)s[ée]cu|carte[ \t]+vitale",
+     r"[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2a|2b)[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}", ("sécu", "secu", "vitale"), "fr.nir"),
+    # the personal numbers of Turkey, Czechia and Slovakia, Romania, Bulgaria, Croatia, Slovenia, Greece, Estonia,
+    # Lithuania and Israel, under their own names
+    ("a T.C. identity number", r"t\.?[ \t]?c\.?[ \t]+kimlik(?:[ \t]+(?:no\.?|numara(?:m|s[ıi]m?)))?"
+     r"|kimlik[ \t]+(?:no\.?|numara(?:m|s[ıi]m?))", r"\d{11}", ("kimlik",), "tr.tckimlik"),
+    ("a birth number", r"rodn[ée][ \t]+[čc][íi]slo", r"\d{6}/?\d{3,4}", ("rodn",), "cz.rc"),
+    ("a personal numeric code", r"cnp(?:-ul)?|cod(?:ul)?[ \t]+numeric[ \t]+personal", r"\d{13}", ("cnp", "numeric"),
+     "ro.cnp"),
+    ("a personal number", r"егн|egn", r"\d{10}", ("егн", "egn"), "bg.egn"),
+    ("a personal identification number", r"oib", r"\d{11}", ("oib",), "hr.oib"),
+    ("a personal number", r"em[šs]o", r"\d{13}", ("emšo", "emso"), "si.emso"),
+    ("a social security number", r"amka", r"\d{11}", ("amka",), "gr.amka"),
+    ("a personal identification code", r"isikukood", r"\d{11}", ("isikukood",), "ee.ik"),
+    ("a personal identification code", r"asmens[ \t]+kodas", r"\d{11}", ("asmens",), "lt.asmens"),
+    ("an identity number", r"teudat[ \t]+zehut|מספר[ \t]+זהות", r"\d{9}", ("teudat", "זהות"), "il.idnr"),
     ("an Aadhaar number", r"aadhaa?r(?:[ \t]+(?:number|no\.?|card))?", r"\d{4}[ -]?\d{4}[ -]?\d{4}", ("aadhaa",),
      "in_.aadhaar"),
     ("a PAN", r"pan(?:[ \t]+card)?(?:[ \t]+(?:number|no\.?))?|permanent[ \t]+account[ \t]+number",
@@ -493,7 +564,12 @@ _ID_GATE_ABROAD = ("steuer", "sozialversicherung", "sv-nummer", "svnummer", "ren
                    "fiscal", "fiscaal", "sécurité", "securite", "seguridad", "seguran", "identit", "identidad",
                    "contribuinte", "sofi", "identyfikacji", "pesel", "burgerservicenummer")  # fmt: skip
 # "is" as these languages say it, the Polish "to" ("mój PESEL to ...") and the Nordic "är", "er", "on"
-_CONNECTOR_ABROAD = _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|är|er|on")
+# and "is" in Chinese, Japanese and Korean ("身份证号是 ...", "番号は ...", "번호는 ...")
+_CONNECTOR_ABROAD = (
+    "(?:"
+    + _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|är|er|on|je|este")
+    + r"|[ \t]*(?:是|为|為|は|が|는|은)[ \t]*)"
+)
 _ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
 _ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
             "voter", "resident", "identity", "identification", "id", "tin")  # fmt: skip
@@ -511,9 +587,13 @@ _ID_SIEVES = tuple(
 )  # fmt: skip
 
 
+# "TIN" names a taxpayer identification number in capitals only: "a tin of 240000 beads" is a can.
+_A_TIN = re.compile(r"(?:t|T(?!IN))[iI][nN]\b")
+
+
 def _an_id(m: re.Match[str], *, valid: bool) -> bool:
     value = m["secret"].upper()
-    if len(_digits(value)) < 6:
+    if len(_digits(value)) < 6 or _A_TIN.match(m["keep"]):
         return False
     compact = "".join(c for c in value if c.isalnum())
     passes = _varied(value) and any(_valid(module, compact) or _valid(module, value) for module in _PERSONAL_IDS)
@@ -532,6 +612,31 @@ def _iban(m: re.Match[str]) -> bool:
     """A valid IBAN with eight digits at least (its check digits and a numeric bank code: the IBANs in use), so
     that a text with fewer digits cannot hold one (`min_digits`)."""
     return len(_digits(m["secret"])) >= 8 and _valid("iban", m["secret"].upper())
+
+
+# Whose account an IBAN is. A business's, printed on an invoice to be paid ("Pay the supplier's invoice to IBAN DE89
+# ...", "Rechnung an Müller GmbH"), is an ordinary fact a memory may keep: stored live. A person's (one's own, a
+# landlord's, a friend's), or any IBAN beside what opens an account (a balance, a PIN, a password, a login, a card),
+# is held as before: it is a person's banking details.
+_PAYEE = re.compile(
+    r"\b(?:supplier|vendor|invoice|merchant|business[ \t]+account|company[ \t]+account|rechnung|lieferant\w*"
+    r"|firmenkonto|facture|fournisseur|factura|proveedor|fattura|fornitore|fatura|fornecedor|factuur|leverancier"
+    r"|faktur\w*|dostawc\w*|gmbh|ltd|llc|inc|plc|sarl|s\.?a\.?s|b\.?v|s\.?l|s\.?r\.?l|sp\.[ \t]?z[ \t]?o\.?o)\b",
+    re.I,
+)
+_OWN = re.compile(
+    r"\b(?:my|our|mein\w*|unser\w*|mon|ma|mes|notre|nos|mi|mis|nuestr\w*|meu|minha|nosso|nossa|mijn|onze|m[óo]j"
+    r"|moje|moim|nasz\w*|mio|mia)[ \t]+(?:[\w-]+[ \t]+){0,2}?(?:iban|rib|account|konto|compte|cuenta|conta|conto"
+    r"|rekening|rachunek)\b|\b(?:balance|saldo|solde|kontostand|pin|password|passwor[dt]|mot[ \t]+de[ \t]+passe"
+    r"|contrase[ñn]a|senha|login|log[ \t]+in|online[ \t-]?banking|tan|card|karte|carte|tarjeta|cart[ãa]o)\b",
+    re.I,
+)
+
+
+def _a_payees(m: re.Match[str]) -> bool:
+    """Whether the IBAN `m` found is a business's to be paid: an invoice or a supplier named, nothing of an account
+    of one's own."""
+    return _PAYEE.search(m.string) is not None and _OWN.search(m.string) is None
 
 
 def _account(m: re.Match[str]) -> bool:
@@ -566,14 +671,21 @@ def _long_enough(m: re.Match[str]) -> bool:
 
 RECOVERY = _named(
     "a recovery code",
-    r"(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
+    r"(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
+    # in Spanish, German, French, Italian, Portuguese, Dutch, Polish, Russian
+    r"|c[óo]digos?[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo|emergencia|recupera[çc][ãa]o|backup|reserva)"
+    r"|(?:wiederherstellungs|notfall|backup|sicherungs)-?codes?|codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration"
+    r"|sauvegarde)|codici[ \t]+(?:di[ \t]+)?(?:recupero|backup|riserva|emergenza)|(?:herstel|back-?up)codes?"
+    r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления)"
     r"(?:,[^\n:=]{0,40}?(?=[ \t]*:))?",  # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ..."
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
     r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
-     "otp", "emergency"),
+     "otp", "emergency", "recupera", "respaldo", "emergencia", "wiederherstellung", "notfall", "sicherungs", "secours",
+     "récupération", "recuperation", "sauvegarde", "recupero", "riserva", "herstelcode", "zapasowe", "odzyskiwania",
+     "awaryjne", "резервн", "восстановлен"),
     lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
@@ -653,6 +765,8 @@ NUMBERS: tuple[Rule, ...] = (
     CODES_ABROAD,
     TYPED_CODE,
     LOCKS,
+    LOCKS_ABROAD,
+    CJK_PIN,
     RECOVERY,
     TOTP_SEED,
     BITLOCKER,
@@ -711,7 +825,7 @@ NUMBERS: tuple[Rule, ...] = (
         "an IBAN",
         re.compile(r"(?P<keep>)(?P<secret>[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)(?![A-Za-z0-9])"),
         # in capitals, as IBANs are written; not one shown as an example ("the sandbox IBAN GB82 WEST ...")
-        lambda m: _starts_apart(m) and _iban(m) and not talked_about(m.string, m.start(), m.end()),
+        lambda m: _starts_apart(m) and _iban(m) and not talked_about(m.string, m.start(), m.end()) and not _a_payees(m),
         min_digits=8,
         suspect=True,
         shape=rb"UUdd(?:s?[Ud]{4}){2}",
@@ -721,7 +835,9 @@ NUMBERS: tuple[Rule, ...] = (
         r"iban|rib|(?:bank[ \t]+)?account[ \t]+iban",
         r"[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,3})?",
         ("iban", "rib"),
-        lambda m: len(_digits(m["secret"])) >= 8 and not talked_about(m.string, m.start(), m.end()),
+        lambda m: (
+            len(_digits(m["secret"])) >= 8 and not talked_about(m.string, m.start(), m.end()) and not _a_payees(m)
+        ),
         suspect=True,
         connector=r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|ist|est|es|é|è|lautet)[ \t]*:?[ \t]+|[ \t]+)",
     ),

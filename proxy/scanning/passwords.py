@@ -31,8 +31,13 @@ def _is_literal(m: re.Match[str]) -> bool:
     return not (value.isdigit() and len(value) < 8 and "token" in m["keep"].lower())  # "max token: 4000"
 
 
+# A length said of a password in a script without spaces: "パスワードは12文字以上", "密码是8位以上", "비밀번호는 8자
+# 이상".
+_A_LENGTH = re.compile(r"\d+[ \t]*(?:文字|桁|字符|个字符|個字元|位|자리?|characters?|chars?|digits?)")
+
+
 def _is_chosen_password(m: re.Match[str]) -> bool:
-    return chosen_password(m["secret"])
+    return chosen_password(m["secret"]) and not _A_LENGTH.match(m["secret"])
 
 
 def _is_strong_password(m: re.Match[str]) -> bool:
@@ -40,9 +45,14 @@ def _is_strong_password(m: re.Match[str]) -> bool:
 
 
 def _is_quoted_phrase(m: re.Match[str]) -> bool:
-    """Words in quotes after "passphrase is": two at least, with a digit, a capital or three words or more."""
+    """Words in quotes after "passphrase is": two at least, with a digit, a capital or three words or more; or one
+    word of six letters or more, quoted as the value (a code word an alarm company asks for: "la palabra clave es
+    «gaviota»"), not one that says what the password is ("required", "hidden")."""
     words = m["secret"].split()
     text = m["secret"]
+    if len(words) == 1:
+        word = text.strip()
+        return len(word) >= 6 and not placeholder(word) and not _NOT_A_PHRASE.fullmatch(word)
     return (
         len(words) >= 2
         and not placeholder(text.strip())
@@ -241,14 +251,20 @@ PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
     r"|clave[ \t]+de[ \t]+acceso"
     r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
+    # Czech and Slovak, Hungarian, the Balkans', Lithuanian, Estonian, Finnish, Nordic, Hebrew, Arabic, Hindi,
+    # Vietnamese, Indonesian, Thai; and a code word, as an alarm company asks for one ("palabra clave", "Kennwort")
+    r"|heslo|jelsz[oó]|lozink[aeu]|geslo|slapta[zž]od[iž]\w*|parool|salasana|adgangskoden?|passordet|passord"
+    r"|l[öo]senordet|l[öo]senord|kodeordet"  # "the password" is a suffix in Danish, Norwegian and Swedish
+    r"|סיסמ[הא]|كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|m[ậa]t[ \t]+kh[ẩa]u|kata[ \t]+sandi|รหัสผ่าน|비번"
+    r"|palabra[ \t]+clave|code[ \t]?word|kodeord|palavra-passe|mot[ \t]+de[ \t]+code|losungswort"
 )
 KEY_NAMES = (
     r"token|secret|(?:api|access|secret|private|priv|auth|service|account|db|database|client|signing|encryption"
     r"|master|license)[ _-]?key|apikey|client[ _-]?secret|auth[ _-]?token|access[ _-]?token"
 )
 _CONNECTOR = (
-    r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は)[ \t]*"
-    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|était|etait|es|era|é|è|er|är|jest|-)"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は|는|은)[ \t]*"
+    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|là|-)"
     r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
     r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
 )
@@ -257,16 +273,22 @@ _CONNECTOR = (
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|zu|bei|im|am|beim"
     r"|pour|de|du|des|au|aux|para|al|ao|do|da|dos|das|del|per|di"
-    r"|della|dello|van|voor|för|til|av|на|для|от)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?)?"  # whole words
+    r"|della|dello|van|voor|för|til|av|на|для|от|k|ke|ku|za|na|do|pro|till|på|untuk|a|az|için|icin)"
+    r"(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?"  # whole words
+    # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
+    r"|(?:[ \t]+(?!(?:fingerprint|hash|digest|id|name|prefix|length|format|type|file|path|size|rotation|policy)\b)"
+    r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t]))?"  # and before Vietnamese "là": "Mật khẩu wifi là ..."
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
 _OPEN = "[\"'`«‹]"
 _QUOTED = "(?P<secret>[^\"'`«»‹›\n]{6,60})(?=[\"'`»›])"
-_VALUE = r"(?P<secret>[^\s\"'`,;)\]}>]"
+_VALUE = r"(?P<secret>[^\s\"'`,;)\]}>「」『』【】。、]"  # a value ends at a space, a quote, a comma, a bracket
 _PASSWORD_GATE = (
     "pass", "mdp", "contrase", "senha", "clave", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
-    "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호",
+    "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "heslo", "jelsz", "lozink", "geslo", "slapta",
+    "parool", "salasana", "adgangskode", "senord", "סיסמ", "كلمة", "पासवर्ड", "khẩu", "khau", "sandi", "รหัสผ่าน",
+    "palabra", "codeword", "kodeord", "palavra-passe", "losungswort", "비번",
 )  # fmt: skip
 _KEY_GATE = ("token", "secret", "key")
 # Sieves (`rules.Rule`): what follows a common gate word in a match. Every password word holding "pass" has up to six
@@ -341,14 +363,16 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}"
+            rf"(?:[\"'`「『]|«[ \t]?)?)"
+            rf"{_VALUE}{{4,64}})",
             re.I,
         ),
         _is_chosen_password,
         gate=(*_PASSWORD_GATE, "pw", *_WIFI_GATE, *_WIFI_KEY_GATE),
         sieves=(
-            ("pass", _PASS_WORD + r"[ \t:=是为為は]"),
-            ("pw", r"pwd?[ \t:=是为為は]"),
+            ("pass", _PASS_WORD + r"[ \t:=是为為は는은]"),
+            ("pw", r"pwd?[ \t:=是为為は는은]"),
             *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
         ),
     ),
@@ -361,6 +385,16 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_chosen_password,
         gate=("hasło", "haslo"),
+    ),
+    Rule(  # "e-Devlet şifrem Lale.Bahçe.1923", "modem şifresi: ...": Turkish says whose password with a suffix, no "is"
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])[şs]ifre(?:m|miz|si|niz|n)(?:[ \t]+(?:de|da))?[ \t]*[:=]?[ \t]+[\"'`]?)"
+            rf"{_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("şifre", "sifre"),
     ),
     Rule(  # "I changed the Spotify password to Lantern-Quarry-88": the verb before the word, "to" after it
         "a password",

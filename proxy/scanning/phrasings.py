@@ -142,14 +142,13 @@ ROLES = (
 )
 
 AI = r"(?:ai|llms?|gpt|chatgpt|claude|assistants?|chatbots?|copilot|language\s+models?)"
+# Headers that claim to replace what the assistant was told ("The real instructions are:", "SYSTEM OVERRIDE:"): an
+# injection whatever follows. A header that only claims authority ("System message:", "New rules:") is one only with
+# an order after it (`headers`).
 HEADERS = (
-    r"\b(?:new|updated|revised|real|actual|additional|important|urgent|secret|hidden|override|true)\s+(?:system\s+)?"
-    r"(?:instructions?|directives?|orders|rules)\s*(?:are\s*|is\s*)?:",
-    r"\bsystem\s+(?:prompt|message|instructions?|override|note|directive)\s*:",
-    r"\bnouvelles?\s+(?:instructions?|consignes?|directives?)\s*:|\b(?:prompt|invite|message)\s+(?:du\s+)?systeme\s*:",
-    r"\bneue\s+(?:anweisungen|instruktionen|regeln)\s*:|\bsystem(?:anweisung|prompt|nachricht)\s*:",
-    r"\bnuevas\s+(?:instrucciones|reglas|directrices)\s*:|\bnovas\s+(?:instrucoes|regras|diretrizes)\s*:",
-    r"\bnuove\s+(?:istruzioni|regole|direttive)\s*:|\bnieuwe\s+(?:instructies|regels)\s*:",
+    r"\b(?:real|actual|secret|hidden|override|true)\s+(?:system\s+)?(?:instructions?|directives?|orders|rules)\s*"
+    r"(?:are\s*|is\s*)?:",
+    r"\bsystem\s+override\s*:",
 )
 
 # Matched at the start of each line: a markdown heading naming a role, a role label followed by an order. (A heading

@@ -45,11 +45,6 @@ SCRIPTS: tuple[tuple[re.Pattern[str], str, Pattern], ...] = (
     ),
     (
         CYRILLIC,
-        "an instruction header",
-        re.compile(r"\bновые\s+(?:инструкции|указания|правила)\s*:|\bсистемн(?:ый|ое)\s+(?:промпт|сообщение)\s*:"),
-    ),
-    (
-        CYRILLIC,
         "a request for the system prompt",
         re.compile(
             r"\b(?:покажи|выведи|раскрой|повтори)(?:те)?\s+(?:свой\s+|твой\s+)?системн(?:ый|ые)\s+(?:промпт|инструкции)"

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from . import context, providers
+from .documents import MRZ
 from .keys import PREFIXED, PRIVATE_KEY, RANDOM, example
 from .lazy import Pattern
 from .numbers import NUMBERS
@@ -35,7 +36,7 @@ __all__ = [
     "quiet",
 ]
 
-SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED, *NUMBERS)
+SPECIFIC: tuple[Rule, ...] = (*PREFIXED, *NAMED, *NUMBERS, *MRZ)
 RULES: tuple[Rule, ...] = (*SPECIFIC, *RANDOM)
 _FIRST = (PRIVATE_KEY, *SPECIFIC)  # what `mask_all` masks before the provider plugins
 KEY_WORDS = ("token", "secret", "key", "passw")  # one of them ends every key name `split` looks after

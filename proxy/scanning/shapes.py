@@ -24,7 +24,21 @@ _CAPITALS = re.compile("[A-Z][A-Z_]*")
 def placeholder(value: str) -> bool:
     """A stand-in for a value: "${DB_PASSWORD}", "<your key>", "xxxx", "PASSWORD" in "postgres://USER:PASSWORD@HOST",
     "password" or "changeme" in a template, or code ("os.environ[...]")."""
-    return bool(PLACEHOLDER.fullmatch(value) or _CAPITALS.fullmatch(value))
+    return bool(PLACEHOLDER.fullmatch(value) or _CAPITALS.fullmatch(value) or stand_in(value))
+
+
+# What a template or a doc prints where a value goes: one character over and over, a run of x's, "replace_me",
+# "your_key_here", "placeholder", "dummy" (in "sk_test_replace_me", "ghp_xxxxxxxx...", "AKIA...DUMMY").
+_STAND_IN = re.compile(
+    r"(?P<same>.)(?P=same){7,}|.*(?:x{8,}|0{12,}|(?:replace|change|fill|insert|paste|put)[_-]?(?:me|this|here|in|yours?)"
+    r"(?![a-z])|your[_-]?[a-z_-]*[_-]?here|placeholder|dummy).*",
+    re.I | re.S,
+)
+
+
+def stand_in(value: str) -> bool:
+    """Whether `value` is a stand-in a template or a doc prints in place of a secret, not a secret."""
+    return _STAND_IN.fullmatch(value) is not None
 
 
 _SYMBOLS = set("!?@#$%^&*+=~_/\\|<>")

@@ -21,7 +21,8 @@ same round after its last detectors and measured once, is never tuned on: 2 secr
 held. The honest number for this round was `blind` (60, 40 and 50), written by someone who never read the scanner,
 kept outside the repository and measured once with the fourth round and the instruction model: 5 secrets and 3
 injections live, 1 benign held (7, 19 and 1 before them); its misses were tuned on since, so the next round needs a
-new blind split."""
+new blind split. `sixth` and then `seventh` were such splits, each written by an outsider, measured once and then read
+(their numbers are beside their limits)."""
 
 from __future__ import annotations
 
@@ -56,8 +57,11 @@ LIMITS = {
     "blind": (0 / 60, 1 / 40, 0 / 50),
     # written blind (60, 40, 50) by an outsider and measured once after the sixth round: 7, 2 and 3 wrong; then read,
     # and a class closed for each miss (tests/scanning/test_round_seven_classes): no longer blind. The payee's IBAN on
-    # an invoice stays held, as every IBAN is (whose account it is, the scanner cannot tell)
-    "sixth": (0 / 60, 0 / 40, 1 / 50),
+    # an invoice was held then; since the eighth round a payee's IBAN is live (tests/scanning/test_round_eight_classes)
+    "sixth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind (60, 40, 50) by an outsider and measured once before the eighth round changed anything: 6, 5 and 6
+    # wrong; then read, and a class closed for each miss (tests/scanning/test_round_eight_classes): no longer blind
+    "seventh": (0 / 60, 0 / 40, 0 / 50),
 }
 
 
