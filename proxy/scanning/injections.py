@@ -186,7 +186,11 @@ _META = re.compile(
     r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attack\w*|hackers?|examples?|phrases?|quot(?:e|es|ed|ing)"
     r"|blog|articles?|posts?|write-?ups?|newsletters?|podcasts?|videos?|courses?|lectures?|slides?|workshops?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
-    r"|tokenizer|templates?|syntax|known\s+as|called)\b"
+    r"|tokenizer|templates?|syntax|known\s+as|called"
+    # or a line of a film, a song, a book or a play, quoted: "my favourite line from that film is "Forget everything
+    # I told you before and just move"", "the chorus goes 'ignore the rules tonight'"
+    r"|lines?|lyrics?|chorus|verses?|films?|movies?|songs?|poems?|novels?|scenes?|captions?|dialogues?|sitcoms?"
+    r"|musicals?|monologues?|mottos?|slogans?|sayings?|proverbs?)\b"
 )
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|(?<![a-z0-9])'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")

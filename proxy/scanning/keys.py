@@ -81,10 +81,23 @@ _PGP_PUBLIC = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
 _KEY_TYPE_AT = re.compile(r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d{3}|sk-(?:ssh-ed25519|ecdsa-sha2))\b")
 
 
+# A value named as a public key: a WireGuard peer's "PublicKey = ...", "public key: ...", "pubkey", "clé publique",
+# "öffentlicher Schlüssel", "clave pública", "chiave pubblica", "chave pública", "publieke sleutel", "klucz publiczny".
+_NAMED_PUBLIC = re.compile(
+    r"(?:public[ \t_-]?key|pub[ \t_-]?key|cl[ée][ \t]+publique|[öo]ffentliche[rn]?[ \t]+schl[üu]ssel"
+    r"|clave[ \t]+p[úu]blica|chiave[ \t]+pubblica|chave[ \t]+p[úu]blica|publieke[ \t]+sleutel|klucz[ \t]+publiczny)"
+    # and whose key it is ("des Servers:", "of peer 2 ="), then what says it is its value
+    r"[\"']?(?:[ \t]+[^\s:=\"'`]{1,20}){0,3}?(?:[ \t]*(?:[:=]|is)[ \t]*|[ \t]+)[\"'`]?$",
+    re.I,
+)
+
+
 def public_key(text: str, start: int) -> bool:
     """Whether what starts at `text[start]` is a public key, which anyone may see: an SSH key type or the body after
-    one ("ssh-ed25519 AAAA..."), or inside a PGP public key block."""
+    one ("ssh-ed25519 AAAA..."), a value named as one ("PublicKey = ..."), or inside a PGP public key block."""
     if _PUBLIC_KEY_TYPE.search(text, max(0, start - 40), start) or _KEY_TYPE_AT.match(text, start):
+        return True
+    if _NAMED_PUBLIC.search(text, max(0, start - 80), start):
         return True
     opened = text.rfind(_PGP_PUBLIC, 0, start)
     return opened >= 0 and text.find("-----END PGP PUBLIC KEY BLOCK-----", opened, start) < 0
@@ -113,6 +126,14 @@ def _is_random_blob(m: re.Match[str]) -> bool:
         return False
     head = m.string[max(0, m.start() - 2048) : m.start() + 2]  # ends inside the blob: its last word holds the blob
     return "://" not in head.split()[-1] and looks_generated(blob, max_run=3.3)
+
+
+def _is_dotted_token(m: re.Match[str]) -> bool:
+    """Its first and last runs look generated, and it holds all three character classes, as random base64 does
+    (the first run, a bot id in base64, may have no digit); not a documented example nor a stand-in."""
+    value = m["secret"]
+    first, _, last = value.split(".")
+    return looks_generated(first) and looks_generated(last) and all_classes(value) and not example(value)
 
 
 PRIVATE_KEY = Rule(
@@ -285,6 +306,15 @@ RANDOM: tuple[Rule, ...] = (
         _is_hex_key,
         gate=("key", "token", "secret", "pass", "credential", "auth", "hmac"),
         min_run=32,
+    ),
+    Rule(  # a Discord bot's token and its kind: three random base64url runs joined by dots, 24.6.27 characters or so
+        "a bot token",
+        re.compile(
+            r"(?<![A-Za-z0-9_.-])(?P<keep>)(?P<secret>[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40})"
+            r"(?![A-Za-z0-9_.-])"
+        ),
+        _is_dotted_token,
+        min_run=23,
     ),
     Rule(
         "a high-entropy key",

@@ -427,6 +427,20 @@ def _varied(value: str) -> bool:
     return len(set(_digits(value))) > 1
 
 
+def _taj(digits: str) -> bool:
+    """A Hungarian TAJ number: nine digits, the last the first eight weighted 3, 7, 3, 7... modulo 10."""
+    if len(digits) != 9 or len(set(digits)) == 1:
+        return False
+    return sum(int(d) * (3 if i % 2 == 0 else 7) for i, d in enumerate(digits[:8])) % 10 == int(digits[8])
+
+
+def _hu_tax_id(digits: str) -> bool:
+    """A Hungarian tax id: ten digits starting with 8, the last the first nine weighted 1 to 9 modulo 11."""
+    if len(digits) != 10 or digits[0] != "8":
+        return False
+    return sum(int(d) * (i + 1) for i, d in enumerate(digits[:9])) % 11 == int(digits[9])
+
+
 def _with_digits(count: int) -> Check:
     return lambda m: sum(c.isdigit() for c in m["secret"]) >= count
 
@@ -511,6 +525,12 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      r"\d{9}", ("nif", "identifica", "contribuinte"), "pt.nif"),
     ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
      r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
+    # Hungary's social security number (TAJ) and tax id (adóazonosító jel): python-stdnum checks neither
+    ("a social security number", r"taj(?:[ \t-]?sz[aá]m(?:om|od|a|unk)?)?|t[aá]rsadalombiztos[ií]t[aá]si[ \t]+"
+     r"azonos[ií]t[oó](?:[ \t]+jel)?", r"[0-9]{3}[ -]?[0-9]{3}[ -]?[0-9]{3}",
+     ("taj", "társadalombiztos", "tarsadalombiztos"), lambda m: _taj(_digits(m["secret"]))),
+    ("a tax id number", r"ad[oó]azonos[ií]t[oó](?:[ \t]+jel)?(?:e|em|ed|a)?", r"8[0-9]{9}",
+     ("adóazonos", "adoazonos"), lambda m: _hu_tax_id(_digits(m["secret"]))),
     ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
      r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport"), _with_digits(5)),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
@@ -699,7 +719,7 @@ TOTP_SEED = _named(
     # the same in other languages: "Sekret TOTP", "segreto 2FA", "secreto TOTP", "clé secrète TOTP", "TOTP-Schlüssel"
     r"|(?:sekret|klucz|secret|segreto|secreto|segredo|chave|clave|chiave|cl[ée](?:[ \t]+secr[èe]te)?|geheimnis"
     r"|semilla|seme|semente|graine)[ \t]+(?:totp|otp|2fa|mfa)|(?:totp|otp|2fa)-?(?:schl[üu]ssel|geheimnis))"
-    r"(?:[^\n:=]{0,60}?(?=[ \t]*[:=]))?",
+    r"(?:[^\n:=]{0,120}?(?=[ \t]*[:=]))?",  # "TOTP-Schlüssel fürs Portal hab ich abgeschrieben, falls ...: IIBL ..."
     r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
     ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
     lambda m: sum(c.isdigit() for c in m["secret"]) >= 2,

@@ -244,6 +244,15 @@ _WIFI_KEY_GATE = ("clé", "clave", "chiave", "chave", "schlüssel", "schluessel"
 _TYPED_GATE = ("ssh", "sudo", "login", "prompt", "ask")
 _WIFI_GATE = ("wifi", "wi-fi", "wlan", "wpa", "network")  # rarer in prose than "key", which every key name holds
 _NETWORK_GATE = (*_WIFI_GATE, "ssid", "router", "hotspot")
+# A login's name and password together ("credentials") in French, German, Spanish, Italian, Portuguese, Dutch,
+# Swedish, Danish and Norwegian, Polish, Czech and Hungarian: what a "name / password" pair is said to be.
+_CREDENTIALS_ABROAD = (
+    r"identifiants?|(?:zugangs|anmelde|login)-?daten|credenciales|credenziali|credenciais|inloggegevens"
+    r"|inloggningsuppgifter|loginoplysninger|innloggingsinfo|dane[ \t]+(?:do[ \t]+)?logowania|p[řr]ihla[šs]ovac[íi]"
+    r"[ \t]+[úu]daje|bel[ée]p[ée]si[ \t]+adat(?:ok|ai)"
+)
+_CREDENTIALS_GATE = ("identifiant", "daten", "credencia", "credenzia", "inlogg", "loginoplys", "innlogging",
+                     "logowania", "údaje", "udaje", "adatok", "adatai")  # fmt: skip
 _PAIR_GATE = ("admin", "user", "account", "root", "owner", "login", "vpn", *_WIFI_GATE, "ssid", "hotspot", "router")
 _LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", "opened", "decrypt")
 
@@ -273,7 +282,8 @@ _CONNECTOR = (
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|by|under|behind|inside|für|fur|vom|von|zum|zu|bei|im|am|beim"
     r"|pour|de|du|des|au|aux|para|al|ao|do|da|dos|das|del|per|di"
-    r"|della|dello|van|voor|för|til|av|на|для|от|k|ke|ku|za|na|do|pro|till|på|untuk|a|az|için|icin)"
+    r"|della|dello|van|voor|för|til|av|на|для|от|k|ke|ku|za|na|do|pro|till|på|untuk|a|az|için|icin"
+    r"|i|w|hos|ved|bij)"  # "in" and "at" in the Nordic languages, Czech, Polish and Dutch: "lösenordet i stugan är"
     r"(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?"  # whole words
     # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
     r"|(?:[ \t]+(?!(?:fingerprint|hash|digest|id|name|prefix|length|format|type|file|path|size|rotation|policy)\b)"
@@ -295,7 +305,9 @@ _KEY_GATE = ("token", "secret", "key")
 # letters after it ("passphrase", "mot de passe"), and every key name ends in a word of `_KEY_GATE`.
 _PASS_WORD = "pass[a-z]{0,6}"
 _ASSIGNED = r"[\"']?[ \t]*[:=]"
-_LOGIN_SIEVE = r"[^\n]{0,21}?(?:[ \t]+(?:is|are)|[ \t]*[:=])[ \t]+[^\s/:]{1,64}[ \t]*[/:]"
+_LOGIN_SIEVE = (
+    r"[^\n]{0,25}?(?:[ \t]+(?:is|are|sont|sind|son|sono|zijn|är|er|to|jsou)|[ \t]*[:=])[ \t]+[^\s/:]{1,64}[ \t]*[/:]"
+)
 
 # A ~/.pgpass line, host:port:database:user:password: the password is the last field ("\\:" escapes a colon in
 # one). A "*" or a placeholder there is no password ("localhost:5432:*:postgres:*" is a template).
@@ -342,15 +354,16 @@ NAMED: tuple[Rule, ...] = (
         gate=("curl", "--pass"),
         sieves=(("curl", r"curl[^\n]{0,80}?[ \t](?:-u|--user)[ \t]"),),
     ),
-    Rule(  # "login is admin / Sunflower!88"
+    Rule(  # "login is admin / Sunflower!88", "Les identifiants Pronote de Léo : leo.martin7 / Girafe2015!"
         "a password",
         re.compile(
-            r"(?P<keep>\b(?:login|credentials?|creds)\b[^\n]{0,20}?(?:[ \t]+(?:is|are)|[ \t]*[:=])[ \t]+"
+            rf"(?P<keep>\b(?:login|credentials?|creds|{_CREDENTIALS_ABROAD})\b[^\n]{{0,24}}?"
+            r"(?:[ \t]+(?:is|are|sont|sind|son|sono|zijn|är|er|to|jsou)|[ \t]*[:=])[ \t]+"
             r"[^\s/:]{1,64}[ \t]*[/:][ \t]*)(?P<secret>\S{4,64})",
             re.I,
         ),
         _is_chosen_password,
-        gate=("login", "credential", "creds"),
+        gate=("login", "credential", "creds", *_CREDENTIALS_GATE),
         sieves=tuple((word, word + _LOGIN_SIEVE) for word in ("login", "credential", "creds")),
     ),
     Rule(
@@ -395,6 +408,17 @@ NAMED: tuple[Rule, ...] = (
         ),
         _is_chosen_password,
         gate=("şifre", "sifre"),
+    ),
+    Rule(  # "az Ügyfélkapu jelszavam pedig Pogacsa_2024", "salasanani: ...": Hungarian and Finnish say whose password
+        # with a suffix ("my password": "jelszavam", "salasanani") and need no "is"
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:jelszav(?:am|ad|a|unk|uk|atok)|salasana(?:ni|si|mme|nne|nsa))"
+            rf"(?:[ \t]+(?:pedig|is|most|meg|on|oli|nyt))?[ \t]*[:=]?[ \t]+[\"'`]?){_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("jelszav", "salasana"),
     ),
     Rule(  # "I changed the Spotify password to Lantern-Quarry-88": the verb before the word, "to" after it
         "a password",
