@@ -21,8 +21,8 @@ same round after its last detectors and measured once, is never tuned on: 2 secr
 held. The honest number for this round was `blind` (60, 40 and 50), written by someone who never read the scanner,
 kept outside the repository and measured once with the fourth round and the instruction model: 5 secrets and 3
 injections live, 1 benign held (7, 19 and 1 before them); its misses were tuned on since, so the next round needs a
-new blind split. `sixth` and then `seventh` were such splits, each written by an outsider, measured once and then read
-(their numbers are beside their limits)."""
+new blind split. `sixth`, `seventh` and then `eighth` were such splits, each written by an outsider, measured and then
+read (their numbers are beside their limits)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,9 @@ LIMITS = {
     # written blind (60, 40, 50) by an outsider and measured once before the eighth round changed anything: 6, 5 and 6
     # wrong; then read, and a class closed for each miss (tests/scanning/test_round_eight_classes): no longer blind
     "seventh": (0 / 60, 0 / 40, 0 / 50),
+    # written blind (60, 40, 50) by an outsider and measured on main twice: 7, 4 and 2 wrong before the eighth round,
+    # 5, 4 and 2 after it; then read, and a class closed for each miss (tests/scanning/test_round_nine_classes): tuned
+    "eighth": (0 / 60, 0 / 40, 0 / 50),
 }
 
 
