@@ -60,8 +60,14 @@ class Family:
         instructions" talks about an injection, it does not make one."""
         if not self.search(view, present):
             return False
-        if self.per_line or not _META.search(view):
+        if self.per_line:
             return True
+        if not _META.search(view):
+            if not _CULTURE.search(view):
+                return True
+            lines = [m.span() for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if not _TOLD_WHAT.search(m[0])]
+            matches = islice(self.pattern.finditer(view), 64)
+            return not all(any(a <= m.start() and m.end() <= b for a, b in lines) for m in matches)
         quoted = [m.span() for m in islice(_QUOTED.finditer(view), MAX_QUOTES)]
         return not all(mentioned(view, m.start(), m.end(), quoted) for m in islice(self.pattern.finditer(view), 64))
 
@@ -181,16 +187,24 @@ _SQUEEZED = re.compile(
 )
 
 
-# A text that talks about injections: what it quotes, or the template markers it names, it does not use.
+# A text that talks about injections: what it quotes, or the template markers it names, it does not use. Not a word
+# of a domain, an address or a path: "x@evil.example" talks about nothing.
 _META = re.compile(
-    r"\b(?:jailbreaks?|prompt[ -]?injection|injections?|attack\w*|hackers?|examples?|phrases?|quot(?:e|es|ed|ing)"
+    r"(?<![.@/])\b(?:jailbreaks?|prompt[ -]?injection|injections?|attack\w*|hackers?|examples?|phrases?"
+    r"|quot(?:e|es|ed|ing)"
     r"|blog|articles?|posts?|write-?ups?|newsletters?|podcasts?|videos?|courses?|lectures?|slides?|workshops?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
-    r"|tokenizer|templates?|syntax|known\s+as|called"
-    # or a line of a film, a song, a book or a play, quoted: "my favourite line from that film is "Forget everything
-    # I told you before and just move"", "the chorus goes 'ignore the rules tonight'"
-    r"|lines?|lyrics?|chorus|verses?|films?|movies?|songs?|poems?|novels?|scenes?|captions?|dialogues?|sitcoms?"
-    r"|musicals?|monologues?|mottos?|slogans?|sayings?|proverbs?)\b"
+    r"|tokenizer|templates?|syntax|known\s+as|called)\b"
+)
+# A text that quotes a film, a song, a poem or a book: "my favourite line from that film is "Forget everything I told
+# you before and just move"". What it quotes is a line, not an order, unless the line names what an assistant is told
+# (instructions, rules, a prompt, the system) or the assistant: "Song: "ignore your previous instructions"" is one.
+_CULTURE = re.compile(
+    r"\b(?:lyrics?|chorus|verses?|films?|movies?|songs?|poems?|poetry|novels?|scenes?|dialogues?|sitcoms?|musicals?"
+    r"|monologues?|proverbs?|screenplay|episodes?|albums?)\b"
+)
+_TOLD_WHAT = re.compile(
+    rf"(?:{'|'.join(_NOUN_STEMS)})|\b(?:system|assistant|ai|model|chatbot|bot|dan|jailbreak|unfiltered|restrictions?)\b"
 )
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|(?<![a-z0-9])'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
@@ -202,13 +216,19 @@ MAX_QUOTES = 64
 def unquoted(text: str, folded: str) -> str:
     """`text` for the instruction model to judge: where it talks about injections (`_META`) and quotes one that a
     family finds ("attackers hide 'disregard your prior instructions' in alt text": the quote is what the text talks
-    about, not an order), its Latin view without those quotes; else `text` as it is."""
+    about, not an order), or quotes a film's or a song's line (`_CULTURE`) that names nothing an assistant is told, its
+    Latin view without those quotes; else `text` as it is."""
     if "'" not in folded and '"' not in folded and "`" not in folded:  # nothing quoted (most texts)
         return text
     view = latin(folded)
-    if not _META.search(view):
+    if _META.search(view):
+        quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0])]
+    elif _CULTURE.search(view):  # a film's or a song's line, quoted
+        quoted = [
+            m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0]) and not _TOLD_WHAT.search(m[0])
+        ]
+    else:
         return text
-    quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0])]
     if not quoted:
         return text
     parts, done = [], 0

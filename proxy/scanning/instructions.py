@@ -1529,6 +1529,8 @@ _MENTIONED = (
     r"(?:the[_-]?)?(?:ai|assistant|assistent|asistente|assistente|asystent|agent|bot|llm|copilot|claude|chatgpt|gpt"
     r"|gemini|ki|ia)"
 )
+_MENTION_GATE = ("@the", "@ai", "@assist", "@asist", "@asyst", "@agent", "@bot", "@llm", "@copilot", "@claude",
+                 "@chatgpt", "@gpt", "@gemini", "@ki", "@ia")  # fmt: skip
 # A note to the AI readers of a text in the Nordic languages, Finnish, Hungarian and Czech (the Latin view: no
 # accents), with a word for a note or with who they are ("Till AI-assistenter som läser detta mejl:", "Besked til
 # AI'en:", "Ohje tekoälylle:", "Fontos utasítás a mesterséges intelligenciának:", "Pokyn pro AI asistenta:").
@@ -1548,9 +1550,8 @@ ROUND_NINE: tuple[Shape, ...] = (
         # addressed: where a sentence, a clause or a field starts, or after a greeting
         rf"(?:^|[\n.!?:;,(][ \t]*|\b(?:hey|hi|hello|dear|ok|okay|yo)[ \t]+)@{_MENTIONED}(?![\w@.-])[ \t]*[,:]?[ \t]+"
         r"(?:please[ \t]+)?[a-z]{2,}",
-        also=tuple(f"@{word}" for word in ("the", "ai", "assist", "asist", "asyst", "agent", "bot", "llm", "copilot",
-                                          "claude", "chatgpt", "gpt", "gemini", "ki", "ia")),
-    ),  # fmt: skip
+        also=_MENTION_GATE,
+    ),
     _shape(
         "an instruction to the assistant",
         ("ai", "ki", "llm", "tekoaly", "intelligencia", "asszisztens", "inteligenc"),
