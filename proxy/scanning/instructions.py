@@ -1557,7 +1557,7 @@ ROUND_NINE: tuple[Shape, ...] = (
         ("ai", "ki", "llm", "tekoaly", "intelligencia", "asszisztens", "inteligenc"),
         # to the AIs that read it: "Till AI-assistenter som läser detta mejl:", "Til alle KI-agenter der læser:"
         rf"(?:^|[\n.!?][ \t]*)(?:till|til|for|fur|pro|do)[ \t]+(?:(?:alla|alle|all|den|de|det|any|vsechny)[ \t]+)?"
-        rf"(?:{_AI_NORTH})[ \t]+(?:som|der|who|that|ktery|ktera|ktere|jo(?:ka|tka))\b[^\n:]{{0,60}}:"
+        rf"(?:{_AI_NORTH}),?[ \t]+(?:som|der|die|welche|who|that|which|ktery|ktera|ktere|jo(?:ka|tka))\b[^\n:]{{0,60}}:"
         # a note to them: "Meddelande till AI:n:", "Fontos utasítás a mesterséges intelligenciának:"
         rf"|\b(?:{_NOTE_NORTH})(?:[ \t]+(?:till|til|for|pro|pre|a|az|varten))?[ \t]+(?:(?:den|de|det|a|az)[ \t]+)?"
         rf"(?:{_AI_NORTH})\b[^\n:]{{0,40}}:"
