@@ -25,6 +25,8 @@ version knows, so the script measures an older checkout too (its ``proxy`` comes
    how many of the service's extractions ran after the victim's session ended and before its own, and its wait.
 9. leaks: a memproxy key beside X-Memproxy-Key reaching the upstream; /metrics without a key; blocks sent into a
    stored conversation over three requests.
+
+Exit status 1 when any attack misses its target (or fails outright).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -56,6 +59,14 @@ from tests.pipe.traversal import ESCAPES  # noqa: E402
 
 NUL = "\x00"
 WAIT_S = 180.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one attack came to, as printed, and whether every number met its target."""
+
+    line: str
+    met: bool
 
 
 def wait_for(check: Callable[[], Any], timeout: float = WAIT_S) -> Any:
@@ -89,7 +100,7 @@ def keys_in(store_path: Path, *users: str, kind: str = "personal") -> dict[str, 
 # -- 1 ----------------------------------------------------------------------------------------------------------
 
 
-def traversal() -> str:
+def traversal() -> Finding:
     with run_fake_upstream() as fake, run_memproxy(fake.base_url, {"upstream.api_key": "sk-server"}) as url:
         host, port = root(url).removeprefix("http://").split(":")
         escaped = set()
@@ -108,13 +119,14 @@ def traversal() -> str:
                         landed = unquote(landed)
                     if not posixpath.normpath(landed.replace("\\", "/")).startswith("/v1/"):
                         escaped.add(path)
-    return f"traversal: {len(escaped)} of {len(ESCAPES)} encodings reached the upstream outside /v1 (target 0)"
+    line = f"traversal: {len(escaped)} of {len(ESCAPES)} encodings reached the upstream outside /v1 (target 0)"
+    return Finding(line, not escaped)
 
 
 # -- 2 ----------------------------------------------------------------------------------------------------------
 
 
-def objects() -> str:
+def objects() -> Finding:
     with tempfile.TemporaryDirectory() as data, run_objects_upstream() as upstream:
         keys = keys_in(Path(data), "ada", "bob")
         overrides = {"auth.mode": "keys", "store.path": data, "upstream.api_key": "sk-server"}
@@ -150,13 +162,14 @@ def objects() -> str:
             reads += len(upstream.seen)
             reads += file in call(bob, "GET", "/v1/files").text
             reads += batch in call(bob, "GET", "/v1/messages/batches").text
-    return f"objects: {reads} of 11 cross-tenant reads through upstream object ids got through (target 0)"
+    line = f"objects: {reads} of 11 cross-tenant reads through upstream object ids got through (target 0)"
+    return Finding(line, not reads)
 
 
 # -- 3 ----------------------------------------------------------------------------------------------------------
 
 
-def nul(overrides: dict[str, Any], label: str) -> str:
+def nul(overrides: dict[str, Any], label: str) -> Finding:
     with run_fake_upstream() as fake, run_memproxy(fake.base_url, overrides) as url:
         fake.respond_with(
             lambda body: (
@@ -177,13 +190,14 @@ def nul(overrides: dict[str, Any], label: str) -> str:
         statuses.append(httpx.get(root(url) + "/memory/history", params={"q": "thanks"}, headers=who).status_code)
         statuses.append(httpx.get(root(url) + "/memory/export", headers=who).status_code)
     errors = sum(status >= 500 for status in statuses)
-    return f"nul ({label}): {errors} of {len(statuses)} answers were 5xx (target 0); episode stored: {bool(episode)}"
+    line = f"nul ({label}): {errors} of {len(statuses)} answers were 5xx (target 0); episode stored: {bool(episode)}"
+    return Finding(line, not errors and bool(episode))
 
 
 # -- 4 ----------------------------------------------------------------------------------------------------------
 
 
-def forget(overrides: dict[str, Any], label: str) -> str:
+def forget(overrides: dict[str, Any], label: str) -> Finding:
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
     with (
         run_fake_upstream() as fake,
@@ -221,13 +235,14 @@ def forget(overrides: dict[str, Any], label: str) -> str:
             kept = httpx.get(root(replica) + "/memory/export", headers=who).text
             leftovers += kept.count("Zebra")
         leftovers += sum("Zebra" in str(r.json) for r in fake.requests if r.json and is_extraction(r.json))
-    return f"forget ({label}): {leftovers} things of ada's came back or stayed after forget-all (target 0)"
+    line = f"forget ({label}): {leftovers} things of ada's came back or stayed after forget-all (target 0)"
+    return Finding(line, not leftovers)
 
 
 # -- 5 ----------------------------------------------------------------------------------------------------------
 
 
-def extraction_key() -> str:
+def extraction_key() -> Finding:
     with run_fake_upstream() as fake, run_memproxy(fake.base_url) as url:
         fake.respond_with(lambda body: extraction_reply("A session.", []) if is_extraction(body) else Reply("ok"))
         who = {"X-Memory-User": "ada", "x-api-key": "sk-ant-client-secret", "anthropic-version": "2023-06-01"}
@@ -240,13 +255,14 @@ def extraction_key() -> str:
         post(url, f"/memory/sessions/{session}/end", who)
         calls = wait_for(lambda: [r for r in fake.requests if r.json and is_extraction(r.json)], 120) or []
     leaked = sum(r.path != "/v1/messages" and "sk-ant-client-secret" in str(r.headers) for r in calls)
-    return f"extraction key: {leaked} of {len(calls)} extraction calls took the Anthropic key elsewhere (target 0)"
+    line = f"extraction key: {leaked} of {len(calls)} extraction calls took the Anthropic key elsewhere (target 0)"
+    return Finding(line, not leaked and bool(calls))
 
 
 # -- 6 ----------------------------------------------------------------------------------------------------------
 
 
-def sockets(count: int = 200) -> str:
+def sockets(count: int = 200) -> Finding:
     with run_fake_upstream() as fake, run_memproxy(fake.base_url) as url:
         host, port = root(url).removeprefix("http://").split(":")
         opened = [socket.create_connection((host, int(port))) for _ in range(count)]
@@ -268,13 +284,13 @@ def sockets(count: int = 200) -> str:
             except OSError:
                 pass
             sock.close()
-    return f"sockets: {still} of {count} header-less connections still open after 13 s (target 0)"
+    return Finding(f"sockets: {still} of {count} header-less connections still open after 13 s (target 0)", not still)
 
 
 # -- 7 ----------------------------------------------------------------------------------------------------------
 
 
-def flood(sessions: int) -> str:
+def flood(sessions: int) -> Finding:
     with run_fake_upstream() as fake, run_memproxy(fake.base_url) as url:
         victim = {"X-Memory-User": "ada", "X-Memory-Session": "ada-1", "Authorization": "Bearer sk-test"}
         chat(url, victim, [{"role": "user", "content": "hi"}])
@@ -284,13 +300,14 @@ def flood(sessions: int) -> str:
                 body = {"model": "fake-model", "messages": [{"role": "user", "content": "x"}]}
                 client.post(f"{url}/chat/completions", json=body, headers=headers)
         kept = httpx.get(root(url) + "/memory/sessions", headers=victim).json()["count"]
-    return f"flood: {1 - kept} of 1 other user's live sessions ended by {sessions} sessions of one user (target 0)"
+    line = f"flood: {1 - kept} of 1 other user's live sessions ended by {sessions} sessions of one user (target 0)"
+    return Finding(line, kept == 1)
 
 
 # -- 8 ----------------------------------------------------------------------------------------------------------
 
 
-def fairness(end_users: int) -> str:
+def fairness(end_users: int) -> Finding:
     with tempfile.TemporaryDirectory() as data, run_fake_upstream() as fake:
         service = keys_in(Path(data), "support-bot", kind="service")["support-bot"]
         victim = keys_in(Path(data), "ada")["ada"]
@@ -321,16 +338,18 @@ def fairness(end_users: int) -> str:
             waited = time.monotonic() - ended
             order = [str(r.json) for r in fake.requests if r.json and is_extraction(r.json)]
     place = next((n for n, text in enumerate(order, 1) if "victim-session" in text), 0)
-    return (
-        f"fairness: {place - queued_before - 1} of the service key's extractions ran between the victim's session "
+    ahead = place - queued_before - 1
+    line = (
+        f"fairness: {ahead} of the service key's extractions ran between the victim's session "
         f"ending and its extraction (target <= 1); it waited {waited:.1f} s (found: {bool(found)})"
     )
+    return Finding(line, ahead <= 1 and bool(found))
 
 
 # -- 9 ----------------------------------------------------------------------------------------------------------
 
 
-def leaks() -> str:
+def leaks() -> Finding:
     with tempfile.TemporaryDirectory() as data, run_fake_upstream() as fake:
         key = keys_in(Path(data), "ada")["ada"]
         with run_memproxy(fake.base_url, {"auth.mode": "keys", "store.path": data}) as url:
@@ -347,10 +366,11 @@ def leaks() -> str:
             for text in ("tabs or spaces?", "and in Go?", "and in YAML?"):
                 post(url, "/v1/responses", own, json={"model": "fake-model", "input": text, "conversation": "conv_x"})
             blocks = sum(str(r.json).count("[Memories]") for r in fake.requests)
-    return (
+    line = (
         f"leaks: {carried} upstream requests carried a memproxy key (target 0); /metrics without a key: {metrics} "
         f"(target 401); blocks sent into one stored conversation over 3 requests: {blocks} (target 1)"
     )
+    return Finding(line, not carried and metrics == 401 and blocks == 1)
 
 
 @contextlib.contextmanager
@@ -376,10 +396,11 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated attacks to run (traversal,objects,nul,forget,...)")
     args = parser.parse_args()
     chosen = set(args.only.split(",")) if args.only else None
+    missed = 0
     with postgres(args.dsn, args.postgres) as dsn, tempfile.TemporaryDirectory() as shared:
         files = {"store.path": shared}
         pg = {"store.backend": "postgres", "store.dsn": dsn} if dsn else None
-        attacks: list[tuple[str, Callable[[], str]]] = [
+        attacks: list[tuple[str, Callable[[], Finding]]] = [
             ("traversal", traversal),
             ("objects", objects),
             ("nul", lambda: nul({}, "files")),
@@ -397,10 +418,14 @@ def main() -> None:
             if chosen is None or name in chosen:
                 started = time.monotonic()
                 try:
-                    line = attack()
+                    finding = attack()
                 except Exception as exc:  # noqa: BLE001 - an attack that breaks the proxy is a finding too
-                    line = f"{name}: failed: {type(exc).__name__}: {exc}"
-                print(f"{line}  [{time.monotonic() - started:.0f} s]", flush=True)  # noqa: T201
+                    finding = Finding(f"{name}: failed: {type(exc).__name__}: {exc}", False)
+                missed += not finding.met
+                print(f"{finding.line}  [{time.monotonic() - started:.0f} s]", flush=True)  # noqa: T201
+    if missed:
+        print(f"{missed} attack(s) missed a target")  # noqa: T201
+        sys.exit(1)
 
 
 if __name__ == "__main__":
