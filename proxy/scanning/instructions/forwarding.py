@@ -1,0 +1,52 @@
+"""A standing order to send every item of a kind to an outside e-mail address, in any of the languages
+("from now on forward every invoice to ..."): no one pattern, four that must all match and one that must not."""
+
+from __future__ import annotations
+
+import re
+
+# A standing order to send everything of a kind to an outside address, in any of the languages: "from now on forward
+# every invoice to ...", "vanaf nu elke factuur naar ...", "отныне пересылай все счета на ...", "今後すべての請求書
+# を ... に転送", "앞으로 모든 청구서를 ... 로 전달". A "from now on", a word for sending, one for every, and an
+# e-mail address: "from now on my email is jane@..." has no sending and nothing of every kind.
+_FROM_NOW_ON = re.compile(
+    r"from now on|henceforth|going forward|à partir de maintenant|désormais|dorénavant|ab sofort|ab jetzt|von nun an"
+    r"|künftig|a partir de ahora|de ahora en adelante|en adelante|d'ora in poi|da ora in poi|d'ora in avanti"
+    r"|de agora em diante|a partir de agora|vanaf nu|voortaan|od teraz|od dziś|отныне|с этого момента|впредь"
+    r"|从现在开始|從現在開始|从今以后|從今以後|今後|これから|앞으로|지금부터|bundan sonra|artık"
+    # Swedish, Danish and Norwegian, Finnish, Hungarian, Czech
+    r"|från och med nu|hädanefter|fra nu af|fra nå av|fremover|framöver|tästä lähtien|tästä eteenpäin|jatkossa"
+    r"|mostantól|ezentúl|a jövőben|od teď|odteď|napříště|od nynějška"
+)
+_SENDING = re.compile(
+    r"forward|send|\bb?cc\b|copy|e-?mail|transf[eé]r|envo[iy]|schick|sende|leite|weiterleit|\benv[ií]|reenv[ií]"
+    r"|\bmanda|invia|inoltra|encaminh|stuur|doorstur|wysy[łl]a|wy[śs]lij|przekaz|пересыла|перешли|отправля"
+    r"|отправь|抄送|转发|轉發|发送|發送|发到|發到|転送|送信|送って|전달|보내|\bilet|gönder|yönlendir"
+    r"|skicka|vidarebefordra|videresend|lähetä|välitä|küld|továbbít|másolat|posílej|pošli|přeposílej|přepošli"
+)
+_EVERY = re.compile(
+    r"\b(?:every|all|each|any|tou[st]|toutes|chaque|jede\w*|alle|todos|todas|cada|ogni|tutt[ie]|elke|iedere|każd\w*"
+    r"|wszystk\w*|все|всех|каждое|каждый|каждую|tüm|bütün|alla|varje|hver|hvert|kaikki|jokainen|minden|összes"
+    r"|všechny|všechno|každ\w*)\b|所有|全部|每一|すべて|全て|모든"
+)
+_MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}")
+
+
+# The address said to be one's own: "my new e-mail is ...", "mijn e-mailadres", "мой адрес".
+_OWN_ADDRESS = re.compile(
+    r"(?:\b(?:my|mijn|mon|ma|mein\w*|mi|mio|mia|meu|minha|mój|moj\w*|мой|моя|benim)\b|我的|私の|내[ \t])[^.\n]{0,20}?"
+    r"(?:e-?mail|mail|address|adres|adresse|dirección|direccion|indirizzo|endereço|endereco|adresa|почта|адрес"
+    r"|邮箱|郵箱|地址|アドレス|メール|주소|메일)"
+)
+
+
+def standing_forward(view: str) -> bool:
+    """A standing order to send every item of a kind to an e-mail address not said to be one's own (`view` is the
+    plain view)."""
+    return bool(
+        _MAIL_ADDRESS.search(view)
+        and _FROM_NOW_ON.search(view)
+        and _SENDING.search(view)
+        and _EVERY.search(view)
+        and not _OWN_ADDRESS.search(view)
+    )

@@ -1,0 +1,158 @@
+"""PINs, door codes and lock combinations: the digits after the words that name one (in English, in other
+languages, in Chinese, Japanese and Korean), typed on a keypad, or said of the lock they open."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ..rules import Rule
+from .named import _CONNECTOR, _END, _named, _not_a_count, bounded
+
+_CODE_NAMES = (
+    r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
+    r"|card[ \t]+security[ \t]+code|security[ \t]+code"
+    r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
+    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
+    r"|remote|entry|access|keypad|panel|door|gate|unlock|security))?[ \t]+codes?"
+    r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
+    r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
+    r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
+    r"[^\n.]{0,30}?"
+)
+_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+# The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
+# that English text does not pay for these names in the pattern `CODES` runs.
+_CODE_NAMES_ABROAD = (
+    # a lock's combination, and Polish "kod do domofonu"
+    r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination|combinatie)"
+    # "le digicode de l'immeuble", "code d'entrée", "Pincode van mijn bankpas", "PIN-Code meiner EC-Karte"
+    r"|digicode|code[ \t]+d'(?:entr[ée]e|acc[èe]s|immeuble)|pincode|pin-?code|pin-?nummer|geheimzahl"
+    # a phone's unlock code, a card's security code: "code de déverrouillage", "código de desbloqueo", "Prüfnummer"
+    r"|(?:code|c[óo]digo|codice|kod)[ \t]+(?:de[ \t]+|di[ \t]+|od?[ \t]+)?(?:d[ée]verrouillage|desbloqueo|desbloqueio"
+    r"|sblocco|odblokowania|s[ée]curit[ée]|seguridad|seguran[çc]a|sicurezza|zabezpieczaj[ąa]cy)|entsperr-?code"
+    r"|ontgrendel-?code|beveiligingscode|sicherheitscode|(?:karten)?pr[üu]fnummer|pr[üu]fziffer|cryptogramme"
+    r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
+    r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
+    r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
+    r"|van[ \t]+het|van[ \t]+de|voor[ \t]+het|voor[ \t]+de)[ \t]+|de[ \t]+l'|dell')"
+    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
+    r"|immeuble|edificio|palazzo|casa|maison|alarm|deur|voordeur|poort|kluis|cofre|caja[ \t]+fuerte|cassaforte"
+    r"|coffre(?:-fort)?)"
+    # where the lock is, in a word: "de code van het alarm thuis is 2604"
+    r"(?:[ \t]+(?:thuis|beneden|boven|en[ \t]+casa|de[ \t]+casa|em[ \t]+casa|a[ \t]+casa|[àa][ \t]+la[ \t]+maison))?"
+)
+# Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
+# words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
+_ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination", "geheimzahl", "fnummer", "fziffer",
+                "cryptogramme")  # fmt: skip
+
+CODES = _named(
+    "a PIN or an access code",
+    _CODE_NAMES,
+    # digits, or digits around a letter as buildings number their doors ("31B47"), or a dial's turns
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
+    r"|right)[ \t]+\d{1,2}){2,3}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    _CODE_GATE,
+    _not_a_count,
+)
+CODES_ABROAD = _named(
+    "a PIN or an access code",
+    _CODE_NAMES_ABROAD,
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    _ABROAD_GATE,
+    _not_a_count,
+    connector=_CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|je|este|är|er"),  # "kod do bramy to 9021"
+)
+
+# The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
+# shed is set to 0722", "the alarm panel takes 1205". Four digits at least and a connector that says so (never a
+# bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
+_LOCKS = (
+    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
+    r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
+    r"|side[ \t]+door|gate|intercom|buzzer)"
+)
+_LOCK_CONNECTOR = (
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
+    r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
+    r"|armed))[ \t]+with)[ \t]+)"
+    # "Our house alarm: code 5160", "the lockbox is PIN 2468"
+    r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
+)
+# Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
+_CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
+_LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
+              "buzzer", "box")  # fmt: skip
+# Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
+# line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
+_LOCK_SIEVES = tuple(
+    (word, re.escape(word) + r"[^\n]{0,400}?\d" if word in _CODE_GATE  # `CODES`' own sieve: searched once for both
+     else rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))[^\n]{{0,400}}?\d")
+    for word in _LOCK_GATE
+)  # fmt: skip
+LOCKS = dataclasses.replace(
+    _named(
+        "a PIN or an access code",
+        _LOCKS,
+        _CODE_VALUE,
+        _LOCK_GATE,
+        _not_a_count,
+        suspect=True,
+        connector=_LOCK_CONNECTOR,
+    ),
+    sieves=_LOCK_SIEVES,
+    min_digits=3,
+)
+# The code before the thing it opens: "punch 7-3-9-1 on the keypad", "enter 5520# at the gate".
+_TYPED_CODE_GATE = ("punch", "enter", "dial", "type", "tap", "press")
+TYPED_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:punch|enter|dial|type|tap|press)(?:[ \t]+in)?[ \t]+)(?P<secret>" + _CODE_VALUE + ")"
+        r"(?=[ \t]+(?:on|into|at|in|to)[ \t]+(?:the[ \t]+)?(?:[a-z]+[ \t]+)?" + _LOCKS + r"s?\b)",
+        re.I,
+    ),
+    gate=_TYPED_CODE_GATE,
+    sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[#*]?\d") for word in _TYPED_CODE_GATE),
+    min_digits=3,
+)
+
+# A lock named in another language, then what it does with the code: "la alarma se desactiva con 7-3-9-1", "le coffre
+# s'ouvre avec 2280", "l'allarme si disattiva con 4410", "o alarme desliga com 1234", "de kluis gaat open met 5519",
+# "die Alarmanlage wird mit 4711 deaktiviert". The verb says the digits are the code: refused.
+_LOCKS_ABROAD = (
+    r"(?:alarma|alarme|allarme|alarm(?:anlage)?|caja[ \t]+fuerte|cofre|cassaforte|coffre(?:-fort)?|tresor|safe|kluis"
+    r"|candado|cadenas|lucchetto|cadeado|hangslot|vorh[äa]ngeschloss|schloss|puerta|porte|porta|portail|portal"
+    r"|port[ãa]o|port[óo]n|portone|cancello|deur|poort|t[üu]r|tor|garaje|garagem|garage)"
+)
+_OPENS_WITH = (
+    r"(?:(?:se|si|s'|wordt|gaat)[ \t]*)?(?:desactiva|desconecta|desarma|abre|activa|d[ée]sactive|d[ée]sarme|ouvre"
+    r"|d[ée]verrouille|disattiva|disinserisce|apre|sblocca|desativa|desliga|destrava|ontgrendel\w*|uitgeschakeld"
+    r"|schakel[ \t]+uit|open)[ \t]+(?:con|avec|com|met)(?:[ \t]+(?:el|le|il|o|de|het))?(?:[ \t]+(?:c[óo]digo|code"
+    r"|codice|pin|combinaci[óo]n|combinaison|combinazione|combina[çc][ãa]o))?[ \t]+"
+)
+_LOCK_VERB_GATE = ("con", "avec", "com", "met", "mit")
+LOCKS_ABROAD = Rule(
+    "a PIN or an access code",
+    bounded(
+        rf"(?P<keep>(?<![a-z]){_LOCKS_ABROAD}\b[^\n.;]{{0,50}}?(?:{_OPENS_WITH}|\bmit[ \t]+(?:(?:dem|der)[ \t]+)?"
+        rf"(?:code[ \t]+|pin[ \t]+)?(?=[0-9#*][0-9 \t*#.–-]{{2,20}}[ \t]+(?:deaktiviert|entsch[äa]rft|ge[öo]ffnet"
+        rf"|entsperrt|aufgeschlossen|ausgeschaltet)\b)))(?P<secret>{_CODE_VALUE}){_END}",
+        re.I,
+    ),
+    gate=_LOCK_VERB_GATE,
+    sieves=tuple((word, word + r"[ \t][^\n]{0,40}?\d") for word in _LOCK_VERB_GATE),
+    min_digits=3,
+)
+# A PIN named in Chinese, Japanese or Korean ("支付密码是739152", "暗証番号は 4821", "비밀번호는 5519"): digits only,
+# four to eight, after the word and "is". (A length said of one, "パスワードは12文字以上", has fewer digits.)
+CJK_PIN = _named(
+    "a PIN or an access code",
+    r"(?:支付|交易|取款|银行卡|銀行卡|信用卡|提款|登录|登入|开机|開機|门禁|門禁)?(?:密码|密碼|口令)|暗証番号|パスワード|パスコード"
+    r"|비밀번호|핀[ \t]*번호",
+    r"\d{4,8}",
+    ("密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "번호"),
+    _not_a_count,
+    connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",
+)

@@ -1,0 +1,119 @@
+"""What every family of numbers shares: python-stdnum's validators (imported on the first check), a number named
+by the words before it (`_named`: names, whose it is, a connector, the value), and a match that starts apart from
+a word or a number."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from ..lazy import LazyPattern
+from ..rules import Rule
+
+Check = Callable[[re.Match[str]], bool]
+
+
+@cache
+def _stdnum(name: str) -> Any:
+    return import_module(f"stdnum.{name}")
+
+
+def bounded(pattern: str, flags: int = 0) -> LazyPattern:
+    """`pattern` compiled with its runs of spaces bounded (at most 8): so is how far a sieve has to look from a
+    name to the number after it, and a sieve looks that far, not to the end of the line, from each name."""
+    return LazyPattern(pattern.replace(r"[ \t]+", r"[ \t]{1,8}").replace(r"[ \t]*", r"[ \t]{0,8}").replace(
+        r"[ \t,]+", r"[ \t,]{1,8}"), flags)  # fmt: skip
+
+
+def _valid(module: str, value: str) -> bool:
+    try:
+        return bool(_stdnum(module).is_valid(value))
+    except Exception:  # noqa: BLE001 - a validator that trips on odd input has not validated it
+        return False
+
+
+def _digits(value: str) -> str:
+    return "".join(filter(str.isdigit, value))
+
+
+def _starts_apart(m: re.Match[str], reach: int = 1) -> bool:
+    """The match does not start inside a word or a number: no letter or digit before it, nor (with `reach` 2) a digit
+    and a space or dash (the patterns start with a character class, which the engine skips to, not a lookbehind)."""
+    before = m.string[max(0, m.start() - reach) : m.start()]
+    if before[-1:].isalnum() or before[-1:] in ("_", "-") and reach == 1:
+        return False
+    return not (reach == 2 and len(before) == 2 and before[0].isdigit() and before[1] in " -")
+
+
+# Between the words that name a number and the number: whose it is ("for the office", "on the back of the Visa",
+# "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
+_FILLER = (
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|van|voor|för|til|av|pour|para|per|chez)"
+    r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])))+?"  # a form's name too: "for the W-9"
+    r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?"  # a place's number: "the safe in room 412 is"
+    # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
+    r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,2}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
+    r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
+)
+_CONNECTOR = (
+    r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"
+    r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?[ \t]+"
+    r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
+    r"|[ \t]+)"
+)
+# the value ends there: not "1.26.4", "3108a" or "4821-5"; a comma before words in a script without spaces is a
+# comma ("110108199003072740，支付宝")
+_END = r"(?![.,/-][A-Za-z0-9_]|\w)"
+
+
+# Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
+_SIEVES = {
+    "id": r"id(?:entity|entification)?[ \t]{1,8}(?:card[ \t]{1,8})?(?:number|no|nr)",
+    "nhs": r"nhs[ \t]{1,8}(?:number|no(?![a-z])|#)",
+    "pps": r"pps(?:n|[ \t]{1,8}(?:number|no))(?![a-z])",
+    "itin": r"itin[^a-z]",
+    "nif": r"nif[^a-z]",
+    "avs": r"avs[^a-z]",
+    "file": r"file[ \t]{1,8}number",
+    **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
+    "public": r"public[ \t]{1,8}service",
+    # short names that other words hold ("security", "foreign", "reign"): only where they end a word
+    **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("sécu", "secu", "egn", "oib", "cnp", "amka")},
+}
+
+
+def _named(
+    label: str,
+    names: str,
+    value: str,
+    gate: tuple[str, ...],
+    check: Check | None = None,
+    *,
+    suspect: bool = False,
+    connector: str = _CONNECTOR,
+    any_value: bool = False,
+) -> Rule:
+    """A number named by one of `names` (lower-case regex alternatives): `names`, whose it is, a connector, `value`
+    (which holds a digit unless `any_value`: the check asks for them then).
+
+    Each gate word is sieved: a digit (or with `any_value` a letter or digit) follows it on its line."""
+    pattern = bounded(rf"(?P<keep>(?<![a-z])(?:{names}){_FILLER}{connector})(?P<secret>{value}){_END}", re.I)
+    after = r"[^\n]{0,400}?[a-z0-9]" if any_value else r"[^\n]{0,400}?\d"  # past the longest name, filler and connector
+    sieved = {word: _SIEVES.get(word, re.escape(word) + after) for word in gate}
+    return Rule(label, pattern, check or (lambda m: True), gate=gate, sieves=tuple(sieved.items()), suspect=suspect)
+
+
+def _not_a_count(m: re.Match[str]) -> bool:
+    """Not a length or a count said of the code ("PIN codes are 6 digits long", "PIN of 4 to 6 digits")."""
+    return not _A_COUNT.match(m.string[m.end("secret") : m.end("secret") + 20].lower())
+
+
+_A_COUNT = re.compile(
+    r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts|seconds?|minutes?|hours?"
+    r"|days?|weeks?|months?|years?|%|px|ms|mb|gb|kb|sq|square|ft|feet|metres?|meters?|m|cm|mm|km|kg|lbs?|miles?"
+    r"|eur|usd|gbp|dollars?|euros?|pounds?|am|pm)\b"
+)

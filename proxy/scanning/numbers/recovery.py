@@ -1,0 +1,90 @@
+"""Recovery codes, TOTP seeds, BitLocker recovery keys, and recovery and seed phrases: what opens an account or a
+wallet once its password or device is lost."""
+
+from __future__ import annotations
+
+import re
+
+from ..rules import Rule
+from ..shapes import placeholder
+from .named import _named, _not_a_count, _starts_apart, bounded
+
+
+def _long_enough(m: re.Match[str]) -> bool:
+    """Codes of four characters at least, or shorter groups with six digits in all ("193 472 881", not "404")."""
+    groups = re.split(r"[ \t,;/-]+", m["secret"])
+    return all(len(group) >= 4 for group in groups) or sum(c.isdigit() for c in m["secret"]) >= 6
+
+
+RECOVERY = _named(
+    "a recovery code",
+    r"(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
+    r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
+    # in Spanish, German, French, Italian, Portuguese, Dutch, Polish, Russian
+    r"|c[óo]digos?[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo|emergencia|recupera[çc][ãa]o|backup|reserva)"
+    r"|(?:wiederherstellungs|notfall|backup|sicherungs)-?codes?|codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration"
+    r"|sauvegarde)|codici[ \t]+(?:di[ \t]+)?(?:recupero|backup|riserva|emergenza)|(?:herstel|back-?up)codes?"
+    r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления)"
+    r"(?:,[^\n:=]{0,40}?(?=[ \t]*:))?",  # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ..."
+    # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
+    # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
+    r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
+    ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
+     "otp", "emergency", "recupera", "respaldo", "emergencia", "wiederherstellung", "notfall", "sicherungs", "secours",
+     "récupération", "recuperation", "sauvegarde", "recupero", "riserva", "herstelcode", "zapasowe", "odzyskiwania",
+     "awaryjne", "резервн", "восстановлен"),
+    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
+    any_value=True,
+)  # fmt: skip
+# A TOTP seed, named: base32 (letters and the digits 2 to 7), 16 characters at least, perhaps in groups of four;
+# an aside may stand between the name and a colon ("TOTP secret for the VPN, in case I lose my phone: MJHT ...").
+TOTP_SEED = _named(
+    "a one-time password seed",
+    r"(?:(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+"
+    r"(?:seed|secret|setup[ \t]+key|key)"
+    # the same in other languages: "Sekret TOTP", "segreto 2FA", "secreto TOTP", "clé secrète TOTP", "TOTP-Schlüssel"
+    r"|(?:sekret|klucz|secret|segreto|secreto|segredo|chave|clave|chiave|cl[ée](?:[ \t]+secr[èe]te)?|geheimnis"
+    r"|semilla|seme|semente|graine)[ \t]+(?:totp|otp|2fa|mfa)|(?:totp|otp|2fa)-?(?:schl[üu]ssel|geheimnis))"
+    r"(?:[^\n:=]{0,120}?(?=[ \t]*[:=]))?",  # "TOTP-Schlüssel fürs Portal hab ich abgeschrieben, falls ...: IIBL ..."
+    r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
+    ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2,
+    any_value=True,
+)
+# A BitLocker recovery key: eight groups of six digits, a shape nothing else has.
+BITLOCKER = Rule(
+    "a recovery key",
+    re.compile(r"(?P<keep>)(?P<secret>\d{6}(?:-\d{6}){7})(?![\d-])"),
+    lambda m: _starts_apart(m),
+    min_digits=48,
+    shape=rb"dddddd(?:sdddddd){7}",
+)
+# A recovery phrase of a few words joined by dashes: "2FA recovery phrase for Authy is: plum-orbit-seven-tiger".
+RECOVERY_PHRASE = _named(
+    "a recovery phrase",
+    r"(?:recovery|backup|2fa|mfa|emergency|secret|rescue)[ \t]+(?:phrase|passphrase|words)",
+    r"[a-z]{3,10}(?:-[a-z]{3,10}){3,23}",
+    ("recovery", "backup", "2fa", "mfa", "emergency", "secret", "rescue"),
+    lambda m: not placeholder(m["secret"]),
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+)",
+    any_value=True,
+)
+SEED_PHRASE = Rule(
+    "a recovery phrase",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+"
+        r"(?:phrase|words|sentence)"
+        r"|mnemonic|seed)[^\n:=]{0,40}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
+        r"(?P<secret>[a-z]{3,8}(?:[ \t,]+[a-z]{3,8}){11,23})(?![a-z])",
+        re.IGNORECASE,
+    ),
+    gate=("seed", "mnemonic", "recovery", "backup", "wallet"),  # every name holds one, none very common
+    sieves=tuple(
+        (
+            word,
+            re.escape(word) + r"[^\n]{0,100}?[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}",
+        )
+        for word in ("seed", "mnemonic", "recovery", "backup", "wallet")
+    ),
+)
