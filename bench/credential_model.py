@@ -13,8 +13,9 @@ templates (credentials named without a value, order numbers, flights, versions).
 
 A split named by ``--hold-out`` stays out of training (with the round of test classes written from it) and is
 reported: how many of its texts the model holds by itself, under the proxy's rule (`credentialing.held`). The
-scanner's decisions with such a model are measured by bench/write_decisions.py, whose ``MEMPROXY_CREDENTIAL_MODEL``
-environment variable names the weights to load instead of the shipped ones: that is the leave-one-split-out number.
+scanner's decisions with such a model are measured by ``bench/write_decisions.py --split S --credential-model PATH``
+(with ``PYTHONPATH`` at an older checkout, the scanner of a split's blind day): the leave-one-split-out numbers of
+docs/security.md. Five-fold cross-validation reports the share of credentials and of other texts held out of fold.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import credential_templates as templates  # noqa: E402  (bench/, the script's ow
 import instruction_templates  # noqa: E402
 from instruction_model import export, pipeline, third_person  # noqa: E402
 
-from proxy.scanning.credentialing import MODEL, credential, held  # noqa: E402
+from proxy.scanning.credentialing import MODEL, held  # noqa: E402
 from proxy.scanning.instructing import InstructionModel  # noqa: E402
 from tests.scanning.corpus import SPLITS, load  # noqa: E402
 
@@ -119,7 +120,6 @@ def main() -> int:
     drift = max(abs(ours.probability(t) - p) for t, p in zip(texts, model.predict_proba(texts)[:, 1], strict=True))
     print(f"the proxy's scorer is within {drift:.1e} of scikit-learn's on every training text")
     assert drift < 1e-4, "proxy/scanning/instructing.py no longer reads a text as scikit-learn does"
-    assert callable(credential)
     if not args.check:
         args.write.write_bytes(gzip.compress(json.dumps(exported, separators=(",", ":")).encode(), mtime=0))
         print(f"wrote {args.write} ({args.write.stat().st_size // 1024} KiB)")
