@@ -73,6 +73,7 @@ _SAYS = re.compile(r"[^.,;:=()\n]{0,40}?(?:\s(?:is|ist|est|es|è|é|er|är|laute
 
 _ASSIGNED = re.compile(r"[=:]")
 _ROUND = re.compile(r"[1-9]0{3,}")  # "token: 4000", "10000 steps": an amount
+_PORT = re.compile(r"\bports?\s*:?\s*$", re.IGNORECASE)  # "runs on port 8005": a port number opens nothing
 
 
 def _shown(text: str, start: int, end: int) -> bool:
@@ -86,6 +87,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or placeholder(assigned)
         or "://" in value  # a link (a password in one is the rules')
         or _ROUND.fullmatch(value) is not None
+        or _PORT.search(text, max(0, start - 12), start) is not None
         or talked_about(text, start, end)
     )
 
