@@ -120,6 +120,8 @@ def redact(text: str) -> str:
 
 def _redact_prose(text: str) -> str:
     """`text` with the values masked of a credential the credential model finds where the rules found none."""
+    if "{" in text:  # a tool call's arguments or JSON in history and transcripts: the model read sentences, not code
+        return text
     view = aligned(text)
     if not credentialing.credential(view.text):
         return text
