@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from .records import Memory
 
 SESSION_WEIGHT = 0.3  # a memory whose session's other memories hold all of the question's words scores 30% more
+ROUNDING = 1e-9  # of the query's weight: what is left of a session's words once the memory's own are taken away
 
 
 class SessionWords:
@@ -118,7 +119,8 @@ class SessionWords:
                         idf, counts = wanted[term]
                         if counts[session] <= own[term]:
                             held -= idf
-                    score *= 1 + scale * held
+                    if held > ROUNDING * total:  # the rest of the session said some of the query's words
+                        score *= 1 + scale * held
             if len(best) < keep:
                 heapq.heappush(best, (score, memory_id))
             elif score > best[0][0]:
