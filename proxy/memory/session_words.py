@@ -10,13 +10,14 @@ is a mix of unrelated facts (our dataset's: "Onyx went down ...", "Onyx stores i
 sessions around the one right fact all hold the project's name, and none of them stands out.
 
 Measured (issue 40's sixth round, docs/recall.md) on LoCoMo's tune split through the injection path, recall@10 at
-the default budget: 0.734 to 0.744 lexically and 0.770 to 0.777 with embeddings at weight 0.3 (0.2: 0.742; 0.5:
-0.742 / 0.773; 1: 0.742 / 0.764); our dataset (``conversations_run.py``, test / dev) 0.719 / 0.740 to 0.721 /
-0.742, @5 0.624 / 0.653 to 0.625 / 0.657. The plain form, each session scored by BM25 over its pooled words and its
-memories lifted by their session's share of the best, gained more on LoCoMo (0.746 / 0.780 at 0.5, 0.752 / 0.777
-at 1) but cost our dataset's dev split 4 points of recall@5 at 1 (0.653 to 0.611): the session naming a project
-most often outranked the one fact asked about, and outweighed a month the question named. A session scored by the
-mean or best cosine of its memories to the question, with embeddings on, cost recall (0.770 to 0.750-0.769).
+the default budget: 0.733 to 0.745 lexically and 0.770 to 0.778 with embeddings at weight 0.3 (0.2: 0.742; 0.5:
+0.742 / 0.773; 1: 0.742 / 0.764), held 0.688 to 0.709 and 0.718 to 0.729; our dataset (``conversations_run.py``,
+test / dev) 0.719 / 0.740 to 0.721 / 0.740, @5 0.624 / 0.653 to 0.625 / 0.657. The plain form, each session scored
+by BM25 over its pooled words and its memories lifted by their session's share of the best, gained more on LoCoMo
+(0.746 / 0.780 at 0.5, 0.752 / 0.777 at 1) but cost our dataset's dev split 4 points of recall@5 at 1 (0.653 to
+0.611): the session naming a project most often outranked the one fact asked about, and outweighed a month the
+question named. A session scored by the mean or best cosine of its memories to the question, with embeddings on,
+cost recall (0.770 to 0.750-0.769).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ from collections.abc import Mapping, Sequence
 from .records import Memory
 
 SESSION_WEIGHT = 0.3  # a memory whose session's other memories hold all of the question's words scores 30% more
+# Only the best ROOM times the kept memories are lifted: over a large index one common word matches thousands, and
+# lifting every one that could reach the top cost 10,000 memories 0.41 ms a request (p50, ranking_time.py) against
+# 0.31 so and 0.14 without the lift, for the same recall (LoCoMo tune 0.744 / 0.778 lexically / with embeddings,
+# 0.743 / 0.778 so).
+ROOM = 3
 ROUNDING = 1e-9  # of the query's weight: what is left of a session's words once the memory's own are taken away
 
 
@@ -76,13 +82,9 @@ class SessionWords:
         indexed: Mapping[str, tuple[Counter[str], frozenset[str]]],
         keep: int,
     ) -> dict[str, float]:
-        """The ``keep`` best of ``scores`` (by memory id), each times ``1 + SESSION_WEIGHT * share``: the share of the
-        query's weight, each term weighing its query weight times its idf among sessions, that other memories of the
-        memory's session hold. ``indexed``: each memory's indexed terms (its text's first).
-
-        Memories are lifted best first, and no further once the ``keep``-th best lifted score is more than the next
-        one could reach: over a large index, one common word matches thousands (100,000 memories: 6.2 ms p50 a
-        request lifting every one of them, 3.9 ms so)."""
+        """The ``ROOM`` times ``keep`` best of ``scores`` (by memory id), each times ``1 + SESSION_WEIGHT * share``:
+        the share of the query's weight, each term weighing its query weight times its idf among sessions, that other
+        memories of the memory's session hold. ``indexed``: each memory's indexed terms (its text's first)."""
         count = len(self._sizes)
         if count < 2 or not SESSION_WEIGHT:
             return scores
@@ -102,17 +104,14 @@ class SessionWords:
         scale = SESSION_WEIGHT / total
         wanted = {term: (idf, counts) for term, idf, counts in present}
         said: dict[str, float] = {}  # session -> the weight of the query's terms it holds
-        best: list[tuple[float, str]] = []  # a heap of the ``keep`` best lifted scores
-        most = 1 + SESSION_WEIGHT
-        for memory_id in sorted(scores, key=scores.__getitem__, reverse=True):
+        lifted: dict[str, float] = {}
+        for memory_id in heapq.nlargest(ROOM * keep, scores, key=scores.__getitem__):
             score = scores[memory_id]
-            if len(best) >= keep and score * most <= best[0][0]:
-                break
             session = memories[memory_id].session
             if session is not None:
                 held = said.get(session)
                 if held is None:
-                    held = said[session] = sum(idf for _, idf, counts in present if session in counts)
+                    held = said[session] = sum([idf for _, idf, counts in present if session in counts])
                 if held:
                     own = indexed[memory_id][0]
                     for term in own.keys() & wanted:  # what only this memory says of the session's, it does not lend
@@ -121,11 +120,8 @@ class SessionWords:
                             held -= idf
                     if held > ROUNDING * total:  # the rest of the session said some of the query's words
                         score *= 1 + scale * held
-            if len(best) < keep:
-                heapq.heappush(best, (score, memory_id))
-            elif score > best[0][0]:
-                heapq.heapreplace(best, (score, memory_id))
-        return {memory_id: score for score, memory_id in sorted(best, reverse=True)}
+            lifted[memory_id] = score
+        return lifted
 
     @staticmethod
     def most() -> float:
