@@ -231,3 +231,38 @@ def test_an_owners_vectors_follow_every_change_to_the_owner() -> None:
     expected = [[float(n)] * 4 for n in (0x0101, 0x0404, 0x0505, 0x0707)]  # each byte pair read as one float16
     assert [[float(x) for x in row[:4].view(np.uint16)] for row in vectors.matrix.astype("<f2")] == expected
     made.close()
+
+
+def test_a_memory_embedded_as_its_sentences_is_as_near_as_its_whole_lifted_toward_its_best_sentence() -> None:
+    import numpy as np
+
+    from proxy.memory.embeddings import PIECE_SHARE
+    from proxy.memory.ranking import MemoryIndex
+    from proxy.memory.records import Embedding, Memory
+
+    made = embeddings()
+    axes = np.eye(384, dtype=np.float32)
+    whole = (axes[0] + axes[1]) / np.sqrt(2)  # a turn that tells two things is halfway between them
+
+    def memory(n: int, *rows: np.ndarray[Any, Any]) -> Memory:
+        vector = np.stack(rows).astype("<f2").tobytes()
+        return Memory(id=f"m-{n}", text=f"memory {n}", embedding=Embedding(MODEL, vector))
+
+    index = MemoryIndex(
+        [memory(1, whole, axes[0], axes[1]), memory(2, axes[2]), memory(3, axes[1] * 0.6 + axes[3] * 0.8)]
+    )
+    query = axes[1]
+    near = made.bind(query).cosines(index, {}, keep=10)
+    assert near["m-1"] == pytest.approx(0.7071 + PIECE_SHARE * (1 - 0.7071), abs=1e-3)
+    assert near["m-2"] == pytest.approx(0.0, abs=1e-3)
+    assert near["m-3"] == pytest.approx(0.6, abs=1e-3)
+    index.drop("m-2")  # the matrix is rebuilt from the rows it had: each memory keeps its own
+    index.put(memory(4, axes[5], axes[1] * 0.8 + axes[6] * 0.6))
+    near = made.bind(query).cosines(index, {}, keep=10)
+    assert near == pytest.approx({"m-1": near["m-1"], "m-3": 0.6, "m-4": PIECE_SHARE * 0.8}, abs=1e-3)
+    assert [s.memory.id for s in made.bind(query).similar([index], limit=3, visible=lambda m: True)] == [
+        "m-1",
+        "m-3",
+        "m-4",
+    ]
+    made.close()
