@@ -212,7 +212,8 @@ class Embeddings:
             ends = [*known.starts[1:].tolist(), len(known.matrix)]
             before = {id(m): (s, e) for m, s, e in zip(known.memories, known.starts.tolist(), ends, strict=True)}
         memories, missing, fresh = [], [], []
-        spans: list[tuple[int, int] | None] = []  # each memory's rows in the last matrix, None: decoded anew
+        firsts: list[int] = []  # each memory's first row in the last matrix (-1: decoded anew)...
+        counts: list[int] = []  # ...and how many rows it has there (decoded anew: its bytes, in rows below)
         for memory in view:
             embedding = memory.embedding
             if not view.is_live(memory.id):
@@ -222,28 +223,27 @@ class Embeddings:
                 continue
             memories.append(memory)
             span = before.get(id(memory))  # the very same (frozen) record: its rows are still right
-            spans.append(span)
             if span is None:
                 fresh.append(embedding.vector)
+                firsts.append(-1)
+                counts.append(len(embedding.vector))
+            else:
+                firsts.append(span[0])
+                counts.append(span[1] - span[0])
         width = self.width or (known.matrix.shape[1] if before and known is not None else 0)
         width = width or (math.gcd(*(len(v) for v in fresh)) // 2 if fresh else 0)
         if not memories or not width or any(len(vector) % (2 * width) for vector in fresh):  # none, or resized
             return self._remember_vectors(view, _Vectors(view.version, [], np.zeros((0, 0), np.float32), missing))
         decoded = np.frombuffer(b"".join(fresh), dtype="<f2").reshape(-1, width).astype(np.float32)
         old = known.matrix if before and known is not None else np.zeros((0, width), np.float32)
-        index: list[int] = []
-        starts: list[int] = []
-        new_row, sizes = len(old), iter(fresh)
-        for span in spans:  # one gather from the old rows followed by the new ones, in the view's order
-            starts.append(len(index))
-            if span is None:
-                count = len(next(sizes)) // (2 * width)
-                span = (new_row, new_row + count)
-                new_row += count
-            index.extend(range(*span))
-        matrix = np.concatenate([old, decoded]).take(np.asarray(index, dtype=np.int64), axis=0)
-        made = _Vectors(view.version, memories, matrix, missing, np.asarray(starts, dtype=np.int64))
-        return self._remember_vectors(view, made)
+        first, count = np.asarray(firsts, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        new = first < 0
+        count[new] //= 2 * width
+        first[new] = len(old) + np.cumsum(count[new]) - count[new]  # the new rows follow the old ones
+        starts = np.cumsum(count) - count
+        rows = np.repeat(first - starts, count) + np.arange(int(count.sum()))  # one gather, in the view's order
+        matrix = np.concatenate([old, decoded]).take(rows, axis=0)
+        return self._remember_vectors(view, _Vectors(view.version, memories, matrix, missing, starts))
 
     def _remember_vectors(self, view: MemoryIndex, vectors: _Vectors) -> _Vectors:
         self._vectors[view] = vectors
