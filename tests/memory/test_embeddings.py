@@ -266,3 +266,25 @@ def test_a_memory_embedded_as_its_sentences_is_as_near_as_its_whole_lifted_towar
         "m-4",
     ]
     made.close()
+
+
+async def test_a_memory_that_tells_several_things_is_found_by_a_question_about_one_of_them() -> None:
+    from proxy.memory.ranking import MemoryIndex
+    from proxy.memory.records import Memory
+
+    made = embeddings()
+    texts = [
+        "Ada: The quarterly report went out on Monday after a long review with finance. My sister finally adopted a "
+        "golden retriever puppy called Biscuit. The office coffee machine is broken again.",
+        "Ada: My sister is visiting next month.",  # near the question as a whole, about neither dog nor adoption
+        "Ada: I walked past a pet shop full of puppies today.",
+    ]
+    vectors = await made.embed(texts)
+    index = MemoryIndex(
+        [Memory(id=f"m-{n}", text=t, embedding=v) for n, (t, v) in enumerate(zip(texts, vectors, strict=True))]
+    )
+    query = await made.query("What kind of dog did Ada's sister get?")
+    assert query is not None
+    nearest = made.bind(query).similar([index], limit=3, visible=lambda m: True)
+    assert nearest[0].memory.id == "m-0"  # its whole text alone is the least near of the three (0.48 against 0.57)
+    made.close()
