@@ -71,14 +71,16 @@ class _Vectors:
         if len(self.starts) != len(self.memories):
             self.starts = np.arange(len(self.memories), dtype=np.int64)
 
-    def similarity(self, vector: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """Each memory's cosine to ``vector``: the best of its pieces'."""
+    def similarity(self, vector: np.ndarray[Any, Any], *, whole: bool = False) -> np.ndarray[Any, Any]:
+        """Each memory's cosine to ``vector``: its whole text's lifted ``PIECE_SHARE`` of the way to its best
+        piece's, or (``whole``) its whole text's alone."""
         product = self.matrix @ vector
         if len(product) == len(self.memories):
             return product
-        best = np.maximum.reduceat(product, self.starts)
-        whole = product[self.starts]
-        return whole + PIECE_SHARE * (best - whole)
+        texts = product[self.starts]
+        if whole:
+            return texts
+        return texts + PIECE_SHARE * (np.maximum.reduceat(product, self.starts) - texts)
 
 
 class Embeddings:
@@ -261,14 +263,17 @@ class Bound:
         self.embeddings = embeddings
         self.vector = vector
 
-    def similar(self, views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool]) -> list[Scored]:
-        """The memories nearest the query, best first, scored by cosine similarity."""
+    def similar(
+        self, views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool], whole: bool = False
+    ) -> list[Scored]:
+        """The memories nearest the query, best first, scored by cosine similarity (``whole``: of their whole
+        texts alone, as merge on write compares a new memory with the ones it might update)."""
         found: list[Scored] = []
         for view in views:
             vectors = self.embeddings.vectors(view)
             if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
                 continue
-            similarity = vectors.similarity(self.vector)
+            similarity = vectors.similarity(self.vector, whole=whole)
             take = min(len(similarity), 2 * limit)
             top = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else range(len(similarity))
             hits = [Scored(vectors.memories[i], float(similarity[i])) for i in top]

@@ -265,6 +265,8 @@ def test_a_memory_embedded_as_its_sentences_is_as_near_as_its_whole_lifted_towar
         "m-3",
         "m-4",
     ]
+    whole = made.bind(query).similar([index], limit=3, visible=lambda m: True, whole=True)  # as merge on write reads
+    assert [(s.memory.id, round(s.score, 2)) for s in whole] == [("m-1", 0.71), ("m-3", 0.6), ("m-4", 0.0)]
     made.close()
 
 
