@@ -51,7 +51,6 @@ from public_data import Benchmark, Item, Question, load  # noqa: E402
 from bench.results_file import write_results  # noqa: E402
 from proxy.config import load_settings  # noqa: E402
 from proxy.memory.caller import Identity  # noqa: E402
-from proxy.memory.records import Embedding  # noqa: E402
 from proxy.memory.service import MemoryService  # noqa: E402
 from proxy.services import build_store  # noqa: E402
 
@@ -91,12 +90,10 @@ def cached_embeddings(cache: baselines.VectorCache) -> Any:
         def _load(self) -> Any:
             return cache
 
-        def _embed(self, texts: list[str]) -> list[Embedding]:
-            rows = cache.encode(texts).astype("<f2")
-            return [Embedding(self.model, row.tobytes()) for row in rows]
-
-        def _encode_query(self, text: str) -> np.ndarray[Any, Any]:
-            return cache.encode([text])[0]
+        def _encode(self, texts: list[str]) -> np.ndarray[Any, Any]:
+            rows = cache.encode(texts)
+            self.width = rows.shape[1]
+            return rows
 
     return Cached(MODEL, deadline_s=60.0, directory=Path("."))
 
