@@ -1,7 +1,8 @@
 """Recall on public long-conversation memory benchmarks, through memproxy's injection path and beside plain rankers.
 
-    python bench/retrieval/public.py --locomo PATH/locomo10.json [--longmemeval PATH/longmemeval_s.json]
-        [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR] [--approve-held]
+    python bench/retrieval/public.py --locomo PATH/locomo10.json [--realtalk PATH/REALTALK/data]
+        [--longmemeval PATH/longmemeval_s.json] [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR]
+        [--approve-held]
 
 The data is read from where you downloaded it, never from this repository (``public_data.py`` says how each set
 becomes memories and questions, and names the splits: tune on ``tune``, report ``held``). Each user's memories
@@ -237,6 +238,7 @@ def print_tables(name: str, results: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.json")
+    parser.add_argument("--realtalk", type=Path, help="REALTALK's data directory (its Chat_*.json files)")
     parser.add_argument("--longmemeval", type=Path, help="LongMemEval's longmemeval_s.json (or _oracle)")
     parser.add_argument("--split", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each benchmark's split")
@@ -252,12 +254,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
     args = parser.parse_args(argv)
-    if not (args.locomo or args.longmemeval):
-        parser.error("give --locomo and/or --longmemeval")
+    if not (args.locomo or args.realtalk or args.longmemeval):
+        parser.error("give --locomo, --realtalk and/or --longmemeval")
     cache = baselines.VectorCache(args.cache, MODEL) if args.embeddings else None
     results: dict[str, Any] = {}
     try:
-        for path in (args.locomo, args.longmemeval):
+        for path in (args.locomo, args.realtalk, args.longmemeval):
             if path is None:
                 continue
             if args.limit and args.split == "all":
