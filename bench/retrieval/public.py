@@ -1,7 +1,8 @@
 """Recall on public long-conversation memory benchmarks, through memproxy's injection path and beside plain rankers.
 
-    python bench/retrieval/public.py --locomo PATH/locomo10.json [--longmemeval PATH/longmemeval_s.json]
-        [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR] [--approve-held]
+    python bench/retrieval/public.py --locomo PATH/locomo10.json [--realtalk PATH/REALTALK/data]
+        [--longmemeval PATH/longmemeval_s.json] [--split tune|held|all] [--limit N] [--embeddings] [--cache DIR]
+        [--approve-held]
 
 The data is read from where you downloaded it, never from this repository (``public_data.py`` says how each set
 becomes memories and questions, and names the splits: tune on ``tune``, report ``held``). Each user's memories
@@ -51,7 +52,6 @@ from public_data import Benchmark, Item, Question, load  # noqa: E402
 from bench.results_file import write_results  # noqa: E402
 from proxy.config import load_settings  # noqa: E402
 from proxy.memory.caller import Identity  # noqa: E402
-from proxy.memory.records import Embedding  # noqa: E402
 from proxy.memory.service import MemoryService  # noqa: E402
 from proxy.services import build_store  # noqa: E402
 
@@ -91,12 +91,10 @@ def cached_embeddings(cache: baselines.VectorCache) -> Any:
         def _load(self) -> Any:
             return cache
 
-        def _embed(self, texts: list[str]) -> list[Embedding]:
-            rows = cache.encode(texts).astype("<f2")
-            return [Embedding(self.model, row.tobytes()) for row in rows]
-
-        def _encode_query(self, text: str) -> np.ndarray[Any, Any]:
-            return cache.encode([text])[0]
+        def _encode(self, texts: list[str]) -> np.ndarray[Any, Any]:
+            rows = cache.encode(texts)
+            self.width = rows.shape[1]
+            return rows
 
     return Cached(MODEL, deadline_s=60.0, directory=Path("."))
 
@@ -240,6 +238,7 @@ def print_tables(name: str, results: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.json")
+    parser.add_argument("--realtalk", type=Path, help="REALTALK's data directory (its Chat_*.json files)")
     parser.add_argument("--longmemeval", type=Path, help="LongMemEval's longmemeval_s.json (or _oracle)")
     parser.add_argument("--split", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each benchmark's split")
@@ -255,12 +254,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
     args = parser.parse_args(argv)
-    if not (args.locomo or args.longmemeval):
-        parser.error("give --locomo and/or --longmemeval")
+    if not (args.locomo or args.realtalk or args.longmemeval):
+        parser.error("give --locomo, --realtalk and/or --longmemeval")
     cache = baselines.VectorCache(args.cache, MODEL) if args.embeddings else None
     results: dict[str, Any] = {}
     try:
-        for path in (args.locomo, args.longmemeval):
+        for path in (args.locomo, args.realtalk, args.longmemeval):
             if path is None:
                 continue
             if args.limit and args.split == "all":

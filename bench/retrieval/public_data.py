@@ -1,4 +1,4 @@
-"""Public long-conversation memory benchmarks as memories and questions: LoCoMo and LongMemEval.
+"""Public long-conversation memory benchmarks as memories and questions: LoCoMo, REALTALK and LongMemEval.
 
 Read from files the user downloaded (never committed here):
 
@@ -7,14 +7,23 @@ Read from files the user downloaded (never committed here):
   caption of a photo the speaker shared, saved at its session's date (turns a second apart), in a memproxy session
   per dialog session. Questions of categories 1-4 (multi-hop, temporal, open-domain, single-hop; category 5, the
   adversarial one, has no evidence to find), each with the dialog turns holding its answer as evidence.
+- REALTALK (github:danny911kr/REALTALK, the ``data/Chat_*.json`` files; LoCoMo's authors' sequel): ten real
+  messaging-app chats between two people over 21 days (18-25 sessions, 410-1,548 messages each), in LoCoMo's shape
+  with each message's own time. A message is a memory as a LoCoMo turn is (``"<speaker>: <text>"``, a photo's
+  caption appended), saved at its time. Questions of categories 1-3, named as LoCoMo's (the paper's multi-hop,
+  temporal and commonsense ones), each with the messages holding its answer as evidence: their ids as
+  ``D<s>:<n>``, ranges (``D18:2-D18:6``) spelled out, ids of no message (deleted ones) dropped, and a question
+  left with none left out.
 - LongMemEval_S (github:xiaowu0162/LongMemEval, ``longmemeval_s.json``; a list of 500 questions, each with its
   own haystack of ~50 user-assistant sessions): each question is its own user, and each *user* turn of its
   haystack is stored, cut at sentence ends into pieces of at most ``MAX_TEXT_CHARS`` (a memory's limit). Evidence
   is the user turns marked ``has_answer``; a turn is found when any of its pieces is. Abstention questions and
   those whose evidence is only in assistant turns are left out (no stored memory holds it).
 
-Splits: LoCoMo conversations 0-4 are ``tune``, 5-9 ``held``; LongMemEval questions alternate in file order, even
-positions ``tune``, odd ``held``. Tune on ``tune``, report ``held``.
+Splits: LoCoMo conversations 0-4 are ``tune``, 5-9 ``held``; REALTALK chats alternate by their number, odd
+(``Chat_1``, 3, 5, 7, 9) ``tune`` and even ``held``, so that each split has two short chats and three long ones;
+LongMemEval questions alternate in file order, even positions ``tune``, odd ``held``. Tune on ``tune``, report
+``held``.
 """
 
 from __future__ import annotations
@@ -111,6 +120,62 @@ def _dia_id(text: str) -> str:
     return f"D{match.group(1)}:{int(match.group(2))}" if match else text.strip()
 
 
+def load_realtalk(chats: dict[str, dict[str, Any]]) -> Benchmark:
+    """``chats``: each file's stem (``Chat_1_Emi_Elise``) and its contents."""
+    items: list[Item] = []
+    questions: list[Question] = []
+    for user, chat in sorted(chats.items(), key=lambda kv: _chat_number(kv[0])):
+        turns: set[str] = set()
+        for key, value in chat.items():
+            if not (key.startswith("session_") and isinstance(value, list)):
+                continue
+            last = 0.0
+            for turn in value:
+                text = f"{turn['speaker']}: {turn.get('clean_text') or turn.get('text') or ''}"
+                if turn.get("blip_caption"):
+                    text += f" [shares a photo: {turn['blip_caption']}]"
+                last = max(_realtalk_date(str(turn["date_time"])), last + 0.001)  # saved order is the chat's
+                turn_id = f"{user}/{_dia_id(turn['dia_id'])}"
+                turns.add(turn_id)
+                for piece, part in enumerate(pieces(text)):
+                    items.append(Item(f"{turn_id}#{piece}", user, part, last, f"{user}/{key}", turn_id))
+        split = "tune" if _chat_number(user) % 2 else "held"
+        for index, qa in enumerate(chat.get("qa", [])):
+            category = LOCOMO_CATEGORIES.get(qa.get("category"))
+            if category is None:
+                continue
+            found = {f"{user}/{turn}" for text in qa.get("evidence", []) for turn in _evidence_span(str(text))}
+            evidence = frozenset(found & turns)
+            if evidence:
+                questions.append(Question(f"{user}/q{index}", user, str(qa["question"]), category, split, evidence))
+    return Benchmark("realtalk", items, questions)
+
+
+_SPAN = re.compile(r"D(\d+):(\d+)(?:\s*-\s*D?(\d+):(\d+))?")
+
+
+def _evidence_span(text: str) -> Iterator[str]:
+    """``D3:4``, ``D18:2-D18:6`` (every message between, in one session) or several of them in one string."""
+    for session, first, other, last in _SPAN.findall(text):
+        yield f"D{session}:{int(first)}"
+        if not last:
+            continue
+        if other == session:
+            yield from (f"D{session}:{n}" for n in range(int(first) + 1, int(last) + 1))
+        else:
+            yield f"D{other}:{int(last)}"
+
+
+def _chat_number(stem: str) -> int:
+    match = re.search(r"(\d+)", stem)
+    return int(match.group(1)) if match else 0
+
+
+def _realtalk_date(text: str) -> float:
+    """``29.12.2023, 00:51:12``."""
+    return datetime.strptime(text.strip(), "%d.%m.%Y, %H:%M:%S").replace(tzinfo=UTC).timestamp()
+
+
 def load_longmemeval(data: list[dict[str, Any]]) -> Benchmark:
     items: list[Item] = []
     questions: list[Question] = []
@@ -170,10 +235,14 @@ def pieces(text: str, size: int = MAX_TEXT_CHARS) -> Iterator[str]:
 
 
 def load(path: Path) -> Benchmark:
-    """Either benchmark, told apart by its shape."""
+    """Any of the three, told apart by its shape (REALTALK: its ``data`` directory, or one of its chats)."""
+    if path.is_dir():
+        return load_realtalk({p.stem: orjson.loads(p.read_bytes()) for p in sorted(path.glob("Chat_*.json"))})
     data: Any = orjson.loads(path.read_bytes())
+    if isinstance(data, dict) and "qa" in data and "session_1" in data:
+        return load_realtalk({path.stem: data})
     if isinstance(data, list) and data and "conversation" in data[0]:
         return load_locomo(data)
     if isinstance(data, list) and data and "haystack_sessions" in data[0]:
         return load_longmemeval(data)
-    raise SystemExit(f"{path}: neither LoCoMo's locomo10.json nor a LongMemEval file")
+    raise SystemExit(f"{path}: not LoCoMo's locomo10.json, REALTALK's data directory nor a LongMemEval file")

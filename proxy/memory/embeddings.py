@@ -10,7 +10,9 @@ the lexical path never loads numpy or the model. What runs where:
   when their owner is next read, and given their vectors on their current versions (``set_embeddings``);
 - a request's query is embedded in another worker thread (cached by text), with a deadline
   (``memory.embeddings.deadline_ms``): when the model is slow the request is ranked lexically, never held up;
-- each owner's vectors are a matrix kept per index version, so similarity over all of them is one product.
+- each owner's vectors are a matrix kept per index version, so similarity over all of them is one product; a
+  memory of several sentences has a row for each (:mod:`.embedding_pieces`), and its cosine is its whole text's
+  lifted ``PIECE_SHARE`` of the way to its best sentence's.
 
 The model runs with one BLAS thread per worker: on a small machine serving requests, more threads only wait
 for each other.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .embedding_model import SHORT_NAMES, check_installed, resolve_model
+from .embedding_pieces import pieces
 from .fusion import cosine, fuse_scores, rare_word_score
 from .ranking import MemoryIndex, Scored
 from .records import Embedding, Memory
@@ -46,21 +50,37 @@ QUERY_CACHE = 2048
 QUERY_CHARS = 2000  # the model reads 256 tokens at most: the start of a long message is what it sees
 PAIRED = 4  # fusion scores this many times the memories a ranking keeps, the best of either side, by both
 WRITE_BATCH = 64
+PIECE_SHARE = 0.7  # how far a memory's best sentence lifts its cosine from the whole text's toward its own
 
 
 @dataclass(slots=True)
 class _Vectors:
-    """One owner index's live memories with an embedding of this model, as rows of a matrix."""
+    """One owner index's live memories with an embedding of this model: their pieces' vectors as rows of a matrix,
+    a memory's rows together (``starts``: its first), so similarity over all of them is one product."""
 
     version: int
     memories: list[Memory]
     matrix: np.ndarray[Any, Any]
     missing: list[Memory] = field(default_factory=list)  # live, not embedded yet (or by another model)
-    rows: dict[str, int] = field(default_factory=dict)  # memory id -> its row
+    starts: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    rows: dict[str, int] = field(default_factory=dict)  # memory id -> its place in ``memories``
 
     def __post_init__(self) -> None:
         if not self.rows and self.memories:
             self.rows = {memory.id: row for row, memory in enumerate(self.memories)}
+        if len(self.starts) != len(self.memories):
+            self.starts = np.arange(len(self.memories), dtype=np.int64)
+
+    def similarity(self, vector: np.ndarray[Any, Any], *, whole: bool = False) -> np.ndarray[Any, Any]:
+        """Each memory's cosine to ``vector``: its whole text's lifted ``PIECE_SHARE`` of the way to its best
+        piece's, or (``whole``) its whole text's alone."""
+        product = self.matrix @ vector
+        if len(product) == len(self.memories):
+            return product
+        texts = product[self.starts]
+        if whole:
+            return texts
+        return texts + PIECE_SHARE * (np.maximum.reduceat(product, self.starts) - texts)
 
 
 class Embeddings:
@@ -76,6 +96,7 @@ class Embeddings:
         self._cache: OrderedDict[str, np.ndarray[Any, Any]] = OrderedDict()
         self._vectors: weakref.WeakKeyDictionary[MemoryIndex, _Vectors] = weakref.WeakKeyDictionary()
         self._filling: dict[Owner, asyncio.Task[None]] = {}
+        self.width = 0  # the model's vector size, once it has encoded anything
 
     async def start(self) -> None:
         """Load the model (a second or so), in a thread."""
@@ -100,16 +121,31 @@ class Embeddings:
         return out
 
     def _embed(self, texts: list[str]) -> list[Embedding]:
+        """Each text's pieces (:func:`~.embedding_pieces.pieces`) encoded in one batch, a memory's rows stored
+        one after another, its whole text first."""
+        split = [pieces(text) for text in texts]
+        rows = self._encode([piece for parts in split for piece in parts]).astype("<f2")
+        out, start = [], 0
+        for parts in split:
+            out.append(Embedding(self.model, rows[start : start + len(parts)].tobytes()))
+            start += len(parts)
+        return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray[Any, Any]:
         assert self.encoder is not None
-        rows = self.encoder.encode(texts).astype("<f2")
-        return [Embedding(self.model, row.tobytes()) for row in rows]
+        rows = self.encoder.encode(texts)
+        self.width = rows.shape[1]
+        return rows
 
     async def similarity(self, text: str, memories: Sequence[Memory]) -> list[float | None]:
-        """Cosine similarity of ``text`` to each memory (None: that memory has no embedding of this model yet).
+        """Cosine similarity of ``text`` to each memory's whole text (None: that memory has no embedding of this
+        model yet).
 
         For write quality: how near a new fact is to the memories it might update or duplicate."""
         [mine] = await self.embed([text])
-        return [cosine(mine, m.embedding) if m.embedding is not None else None for m in memories]
+        width = 2 * self.width
+        whole = [Embedding(m.embedding.model, m.embedding.vector[:width]) if m.embedding else None for m in memories]
+        return [cosine(Embedding(mine.model, mine.vector[:width]), e) if e is not None else None for e in whole]
 
     def backfill(self, store: MemoryStore, owner: Owner, view: MemoryIndex) -> None:
         """Embed, in the background, the owner's live memories that have no embedding of this model."""
@@ -154,8 +190,7 @@ class Embeddings:
             return None
 
     def _encode_query(self, text: str) -> np.ndarray[Any, Any]:
-        assert self.encoder is not None
-        return self.encoder.encode([text])[0]
+        return self._encode([text])[0]
 
     def _remember(self, text: str, done: asyncio.Future[np.ndarray[Any, Any]]) -> None:
         if done.cancelled() or done.exception() is not None:
@@ -174,8 +209,13 @@ class Embeddings:
         known = self._vectors.get(view)
         if known is not None and known.version == view.version:
             return known
-        before = {id(memory): row for row, memory in enumerate(known.memories)} if known is not None else {}
-        memories, sources, fresh, missing = [], [], [], []
+        before: dict[int, tuple[int, int]] = {}
+        if known is not None and len(known.matrix):
+            ends = [*known.starts[1:].tolist(), len(known.matrix)]
+            before = {id(m): (s, e) for m, s, e in zip(known.memories, known.starts.tolist(), ends, strict=True)}
+        memories, missing, fresh = [], [], []
+        firsts: list[int] = []  # each memory's first row in the last matrix (-1: decoded anew)...
+        counts: list[int] = []  # ...and how many rows it has there (decoded anew: its bytes, in rows below)
         for memory in view:
             embedding = memory.embedding
             if not view.is_live(memory.id):
@@ -184,21 +224,28 @@ class Embeddings:
                 missing.append(memory)
                 continue
             memories.append(memory)
-            row = before.get(id(memory), -1)  # the very same (frozen) record: its row is still right
-            sources.append(row)
-            if row < 0:
+            span = before.get(id(memory))  # the very same (frozen) record: its rows are still right
+            if span is None:
                 fresh.append(embedding.vector)
-        width = len(fresh[0]) // 2 if fresh else (known.matrix.shape[1] if known is not None else 0)
-        if any(len(vector) != 2 * width for vector in fresh):  # another size under the same name: embedded again
+                firsts.append(-1)
+                counts.append(len(embedding.vector))
+            else:
+                firsts.append(span[0])
+                counts.append(span[1] - span[0])
+        width = self.width or (known.matrix.shape[1] if before and known is not None else 0)
+        width = width or (math.gcd(*(len(v) for v in fresh)) // 2 if fresh else 0)
+        if not memories or not width or any(len(vector) % (2 * width) for vector in fresh):  # none, or resized
             return self._remember_vectors(view, _Vectors(view.version, [], np.zeros((0, 0), np.float32), missing))
-        decoded = np.frombuffer(b"".join(fresh), dtype="<f2").reshape(len(fresh), width).astype(np.float32)
-        if known is None or not known.memories:
-            matrix = decoded
-        else:  # one gather from the old rows followed by the new ones, then one gather into the view's order
-            rows = np.asarray(sources, dtype=np.int64)
-            rows[rows < 0] = len(known.memories) + np.arange(len(fresh))
-            matrix = np.concatenate([known.matrix, decoded]).take(rows, axis=0)
-        return self._remember_vectors(view, _Vectors(view.version, memories, matrix, missing))
+        decoded = np.frombuffer(b"".join(fresh), dtype="<f2").reshape(-1, width).astype(np.float32)
+        old = known.matrix if before and known is not None else np.zeros((0, width), np.float32)
+        first, count = np.asarray(firsts, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        new = first < 0
+        count[new] //= 2 * width
+        first[new] = len(old) + np.cumsum(count[new]) - count[new]  # the new rows follow the old ones
+        starts = np.cumsum(count) - count
+        rows = np.repeat(first - starts, count) + np.arange(int(count.sum()))  # one gather, in the view's order
+        matrix = np.concatenate([old, decoded]).take(rows, axis=0)
+        return self._remember_vectors(view, _Vectors(view.version, memories, matrix, missing, starts))
 
     def _remember_vectors(self, view: MemoryIndex, vectors: _Vectors) -> _Vectors:
         self._vectors[view] = vectors
@@ -216,14 +263,17 @@ class Bound:
         self.embeddings = embeddings
         self.vector = vector
 
-    def similar(self, views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool]) -> list[Scored]:
-        """The memories nearest the query, best first, scored by cosine similarity."""
+    def similar(
+        self, views: Sequence[MemoryIndex], *, limit: int, visible: Callable[[Memory], bool], whole: bool = False
+    ) -> list[Scored]:
+        """The memories nearest the query, best first, scored by cosine similarity (``whole``: of their whole
+        texts alone, as merge on write compares a new memory with the ones it might update)."""
         found: list[Scored] = []
         for view in views:
             vectors = self.embeddings.vectors(view)
             if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
                 continue
-            similarity = vectors.matrix @ self.vector
+            similarity = vectors.similarity(self.vector, whole=whole)
             take = min(len(similarity), 2 * limit)
             top = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else range(len(similarity))
             hits = [Scored(vectors.memories[i], float(similarity[i])) for i in top]
@@ -241,7 +291,7 @@ class Bound:
         vectors = self.embeddings.vectors(index)
         if not vectors.memories or vectors.matrix.shape[1] != self.vector.shape[0]:
             return {}
-        similarity = vectors.matrix @ self.vector
+        similarity = vectors.similarity(self.vector)
         wide = PAIRED * keep
         take = min(len(similarity), wide)
         nearest = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else range(len(similarity))

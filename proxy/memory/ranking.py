@@ -5,8 +5,9 @@ A first scorer counted shared words; conversational memories paraphrase, so this
 short and similar in length), tags and category as a second field, the month a memory was saved in as a third (a
 query naming that month lifts it; a day or period it names, "on 7 May 2023" or "last week", lifts those saved then:
 :mod:`.dates`), a question asking when lifting memories that say when, names and numbers in the query weighing
-double, a small recency prior and confidence weight, and related memories (same session, saved close in time)
-lending each other part of their score. A query's terms carry weights, so the conversation before a message can
+double, a small recency prior and confidence weight, related memories (same session, saved close in time)
+lending each other part of their score, and a memory lifted by the question's words the rest of its session says
+(:mod:`.session_words`). A query's terms carry weights, so the conversation before a message can
 count for less than the message (:mod:`.query`). The index is kept incrementally, one memory at a time: no
 per-request rebuild.
 """
@@ -26,6 +27,7 @@ import snowballstemmer
 
 from .dates import Span, read_time
 from .records import Memory
+from .session_words import SessionWords
 
 K1 = 1.2
 B = 0.15
@@ -362,6 +364,7 @@ class MemoryIndex:
         self._tags: dict[str, set[str]] = {}  # stemmed tag or category word -> memory ids
         self._doc_terms: dict[str, tuple[Counter[str], frozenset[str]]] = {}
         self._sessions: dict[str, set[str]] = {}
+        self._session_words = SessionWords()  # what each session says, its memories pooled
         self._related: dict[str, _Related] = {}  # memory id -> who it lends to
         self._orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # session -> its memories in order, until then
         self._months: dict[str, int] = {}  # memory id -> the month it was saved in (UTC)
@@ -543,9 +546,13 @@ class MemoryIndex:
         return scores
 
     def _best(self, scores: dict[str, float], query: Query, keep: int) -> dict[str, float]:
-        """The ``keep`` best scores once the months and days the query names lift the memories saved in them: only
-        the top and whatever the lift could raise into it are lifted."""
+        """The ``keep`` best scores once the months and days the query names lift the memories saved in them, and
+        what the rest of its session says lifts each (:mod:`.session_words`): only the top and whatever the lifts
+        could raise into it are lifted."""
         boost = query.most
+        sessions = len(self._session_words) > 1 and bool(query.terms)
+        if sessions:
+            boost *= self._session_words.most()
         if len(scores) > keep:
             floor = _nth_largest(scores.values(), keep) / boost
             scores = {memory_id: score for memory_id, score in scores.items() if score >= floor}
@@ -559,6 +566,9 @@ class MemoryIndex:
             if query.when:
                 timed, when_boost = self._timed, 1 + WHEN_WEIGHT
                 scores = {i: score * when_boost if i in timed else score for i, score in scores.items()}
+        if sessions:
+            weights = query.weights or (1.0,) * len(query.terms)
+            scores = self._session_words.lift(scores, query.terms, weights, self._memories, self._doc_terms, keep)
         if len(scores) > keep:
             scores = {memory_id: scores[memory_id] for memory_id in _largest(scores, keep)}
         return scores
@@ -665,6 +675,7 @@ class MemoryIndex:
             self._tags.setdefault(term, set()).add(memory.id)
         if memory.session is not None:
             self._sessions.setdefault(memory.session, set()).add(memory.id)
+            self._session_words.add(memory.session, words)
         self._months[memory.id] = saved_month(memory.created)
         if says_when(words):
             self._timed.add(memory.id)
@@ -691,6 +702,7 @@ class MemoryIndex:
         session = self._memories[memory_id].session
         if session is not None and session in self._sessions:
             self._sessions[session].discard(memory_id)
+            self._session_words.remove(session, words)
 
     def _weight(self, tf: int, length: int) -> float:
         return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / self._weighted_avg))

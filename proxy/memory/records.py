@@ -41,10 +41,12 @@ MEMORY_ID = re.compile(r"m-([0-9]{1,20})")  # ASCII digits only: "m-²" passes s
 
 @dataclass(frozen=True, slots=True)
 class Embedding:
-    """A memory's vector from ``memory.embeddings.model`` (:mod:`.embeddings`): unit length, float16 little-endian.
+    """A memory's vectors from ``memory.embeddings.model`` (:mod:`.embeddings`): unit length, float16 little-endian,
+    its whole text's first, then one per sentence when it has several (:mod:`.embedding_pieces`).
 
-    Stored with the memory as base64 (768 bytes for a 384-wide model, 1 KB on disk) and named by its model, so a
-    memory embedded by another model is embedded again rather than compared across models.
+    Stored with the memory as base64 (768 bytes a vector for a 384-wide model, 1 KB on disk) and named by its model,
+    so a memory embedded by another model is embedded again rather than compared across models. A memory embedded
+    as one vector before its sentences were (or with one sentence) reads as its whole text alone.
     """
 
     model: str

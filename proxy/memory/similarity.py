@@ -55,7 +55,7 @@ def embedded(embeddings: Embeddings) -> Similarity:
     async def similarity(text: str, view: MemoryIndex, *, now: float) -> tuple[Memory, float] | None:
         vector = await embeddings.query(text)
         if vector is not None:
-            nearest = embeddings.bind(vector).similar([view], limit=1, visible=_anywhere)
+            nearest = embeddings.bind(vector).similar([view], limit=1, visible=_anywhere, whole=True)
             if nearest:
                 return nearest[0].memory, calibrated(nearest[0].score)
         return await lexical(text, view, now=now)

@@ -231,3 +231,62 @@ def test_an_owners_vectors_follow_every_change_to_the_owner() -> None:
     expected = [[float(n)] * 4 for n in (0x0101, 0x0404, 0x0505, 0x0707)]  # each byte pair read as one float16
     assert [[float(x) for x in row[:4].view(np.uint16)] for row in vectors.matrix.astype("<f2")] == expected
     made.close()
+
+
+def test_a_memory_embedded_as_its_sentences_is_as_near_as_its_whole_lifted_toward_its_best_sentence() -> None:
+    import numpy as np
+
+    from proxy.memory.embeddings import PIECE_SHARE
+    from proxy.memory.ranking import MemoryIndex
+    from proxy.memory.records import Embedding, Memory
+
+    made = embeddings()
+    axes = np.eye(384, dtype=np.float32)
+    whole = (axes[0] + axes[1]) / np.sqrt(2)  # a turn that tells two things is halfway between them
+
+    def memory(n: int, *rows: np.ndarray[Any, Any]) -> Memory:
+        vector = np.stack(rows).astype("<f2").tobytes()
+        return Memory(id=f"m-{n}", text=f"memory {n}", embedding=Embedding(MODEL, vector))
+
+    index = MemoryIndex(
+        [memory(1, whole, axes[0], axes[1]), memory(2, axes[2]), memory(3, axes[1] * 0.6 + axes[3] * 0.8)]
+    )
+    query = axes[1]
+    near = made.bind(query).cosines(index, {}, keep=10)
+    assert near["m-1"] == pytest.approx(0.7071 + PIECE_SHARE * (1 - 0.7071), abs=1e-3)
+    assert near["m-2"] == pytest.approx(0.0, abs=1e-3)
+    assert near["m-3"] == pytest.approx(0.6, abs=1e-3)
+    index.drop("m-2")  # the matrix is rebuilt from the rows it had: each memory keeps its own
+    index.put(memory(4, axes[5], axes[1] * 0.8 + axes[6] * 0.6))
+    near = made.bind(query).cosines(index, {}, keep=10)
+    assert near == pytest.approx({"m-1": near["m-1"], "m-3": 0.6, "m-4": PIECE_SHARE * 0.8}, abs=1e-3)
+    assert [s.memory.id for s in made.bind(query).similar([index], limit=3, visible=lambda m: True)] == [
+        "m-1",
+        "m-3",
+        "m-4",
+    ]
+    whole = made.bind(query).similar([index], limit=3, visible=lambda m: True, whole=True)  # as merge on write reads
+    assert [(s.memory.id, round(s.score, 2)) for s in whole] == [("m-1", 0.71), ("m-3", 0.6), ("m-4", 0.0)]
+    made.close()
+
+
+async def test_a_memory_that_tells_several_things_is_found_by_a_question_about_one_of_them() -> None:
+    from proxy.memory.ranking import MemoryIndex
+    from proxy.memory.records import Memory
+
+    made = embeddings()
+    texts = [
+        "Ada: The quarterly report went out on Monday after a long review with finance. My sister finally adopted a "
+        "golden retriever puppy called Biscuit. The office coffee machine is broken again.",
+        "Ada: My sister is visiting next month.",  # near the question as a whole, about neither dog nor adoption
+        "Ada: I walked past a pet shop full of puppies today.",
+    ]
+    vectors = await made.embed(texts)
+    index = MemoryIndex(
+        [Memory(id=f"m-{n}", text=t, embedding=v) for n, (t, v) in enumerate(zip(texts, vectors, strict=True))]
+    )
+    query = await made.query("What kind of dog did Ada's sister get?")
+    assert query is not None
+    nearest = made.bind(query).similar([index], limit=3, visible=lambda m: True)
+    assert nearest[0].memory.id == "m-0"  # its whole text alone is the least near of the three (0.48 against 0.57)
+    made.close()
