@@ -29,7 +29,7 @@ MODEL = Path(__file__).with_name("credential_model.json.gz")
 
 LIKELY, SURE = 0.5, 0.9
 MASK = "[redacted]"  # what redaction leaves: no value
-LONGEST = 2000  # longer texts are documents, not a memory: the model was trained on sentences
+LONGEST = 600  # a memory holds at most 500 characters; a longer text (a log, a document) is not one: the model was trained on sentences
 
 # A value: a word of letters with digits or symbols in it, a run of 4+ digits (grouped or not), a quoted word.
 _MIXED = re.compile(
