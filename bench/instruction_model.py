@@ -4,10 +4,13 @@
     python bench/instruction_model.py             # cross-validate, report, write the model
     python bench/instruction_model.py --check     # report only
     python bench/instruction_model.py --hold-out fourth   # train without a split and report it
+    python bench/instruction_model.py --hold-out eighth --write /tmp/m.json.gz   # and keep that model
 
-Positives: every injection of the scanning corpus (tests/scanning/) and its write splits. Negatives: the benign
-texts and secrets of the same, the style preferences users give an assistant (tests/scanning/training/), and the
-memories and chat turns of our retrieval datasets (bench/retrieval/). A split named by ``--hold-out`` stays out of
+Positives: every injection of the scanning corpus (tests/scanning/) and its write splits (`seventh` and `eighth` since
+scan10: on leave-one-out they took `eighth`'s injections live on its blind day's scanner from 4 to 2, `seventh`'s
+stayed at 5). Negatives: the benign texts and secrets of the same, the style preferences users give an assistant
+(tests/scanning/training/), and the memories and chat turns of our retrieval datasets (bench/retrieval/), the turns
+also as a chat is stored ("<speaker>: <text>"). A split named by ``--hold-out`` stays out of
 training and is reported on its own: that is how a model is judged on texts it never saw.
 
 Five-fold cross-validation reports what the proxy's rule (`instructing.held`: sentences only, the model's
@@ -22,6 +25,7 @@ import gzip
 import json
 import re
 import sys
+from itertools import cycle
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,8 +36,8 @@ import instruction_templates as templates  # noqa: E402  (bench/, the script's o
 from proxy.scanning.instructing import MODEL, InstructionModel, held  # noqa: E402
 from tests.scanning.corpus import load  # noqa: E402
 
-SPLITS = ("tuned", "held_out", "second", "third", "fourth")  # trained on
-UNSEEN = ("fifth", "blind", "sixth", "seventh", "eighth")  # never trained on: reported
+SPLITS = ("tuned", "held_out", "second", "third", "fourth", "seventh", "eighth")  # trained on
+UNSEEN = ("fifth", "blind", "sixth")  # never trained on: reported
 SEED = 20261202
 
 
@@ -48,7 +52,7 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         negatives += load(f"writes/{split}/secrets")
         benign += load(f"writes/{split}/benign")  # many of them talk about injections: the hardest to tell apart
     preferences = benign + load("training/preferences") + templates.preferences() + templates.preferences_abroad()
-    preferences += templates.prompt_talk()
+    preferences += templates.prompt_talk() + templates.reading(6)
     positives += templates.disguised_orders() + templates.orders_abroad()
     # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_*classes.py)
     from tests import test_scanning as listed
@@ -65,11 +69,14 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         # as the model and extraction write them too: "The user is ...", where the dataset says "I'm ..."
         negatives += texts + [told for text in texts if (told := third_person(text)) != text]
     # and chat: what people and assistants say to each other is full of "you" and orders, and is not an injection
+    # as a chat's turns are stored too: "<speaker>: <text>", a name and a colon as a header has them
+    speakers = iter(cycle(("Maya", "Jon", "Priya", "Tom", "Gina", "Lars", "Ana", "Deborah", "Kenji", "Sam")))
     for line in (ROOT / "bench/retrieval/conversations/questions.jsonl").read_text().splitlines():
         if line.strip():
             question = json.loads(line)
-            negatives += [question["question"], *(turn["content"] for turn in question.get("context", ()))]
-    negatives += templates.chat()  # and what friends say to each other: "you", advice, no assistant
+            turns = [question["question"], *(turn["content"] for turn in question.get("context", ()))]
+            negatives += turns + [f"{next(speakers)}: {turn}" for turn in turns]
+    negatives += templates.chat(800)  # and what friends say to each other: "you", advice, no assistant
     return positives, negatives, preferences
 
 
@@ -139,6 +146,7 @@ def main() -> int:
     parser.add_argument("--c", type=float, default=4.0, help="inverse regularisation strength")
     parser.add_argument("--preference-weight", type=float, default=2.0, help="a preference counts as this many")
     parser.add_argument("--check", action="store_true", help="report, do not write the model")
+    parser.add_argument("--write", type=Path, default=MODEL, help="where to write the model")
     args = parser.parse_args()
 
     positives, negatives, preferences = corpus(set(args.hold_out))
@@ -161,8 +169,8 @@ def main() -> int:
     print(f"the proxy's scorer is within {drift:.1e} of scikit-learn's on every training text")
     assert drift < 1e-4, "proxy/scanning/instructing.py no longer reads a text as scikit-learn does"
     if not args.check:
-        MODEL.write_bytes(gzip.compress(json.dumps(exported, separators=(",", ":")).encode(), mtime=0))
-        print(f"wrote {MODEL.relative_to(ROOT)} ({MODEL.stat().st_size // 1024} KiB)")
+        args.write.write_bytes(gzip.compress(json.dumps(exported, separators=(",", ":")).encode(), mtime=0))
+        print(f"wrote {args.write} ({args.write.stat().st_size // 1024} KiB)")
     return 0
 
 

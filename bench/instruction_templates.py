@@ -573,3 +573,40 @@ def prompt_talk(count: int = 120) -> list[str]:
             text = text.replace("{" + slot + "}", rng.choice(words))
         texts.append(text)
     return texts
+
+
+# A person reading for themselves: "every time I read this ..." is how orders triggered by recall begin, and how people
+# talk about a book or a letter (the seventh and eighth splits taught the model the first, in many languages).
+_READING = {
+    "en": ("Every time I {read} {thing}, I {feel}.", ["read", "reread", "open"],
+           ["this letter", "my grandmother's diary", "that old novel", "the wedding card", "these notes"],
+           ["cry", "learn something new", "smile", "feel at home", "miss her"]),
+    "fr": ("Chaque fois que je {read} {thing}, je {feel}.", ["lis", "relis", "ouvre"],
+           ["cette carte postale", "le journal de ma grand-mère", "ce vieux roman", "ces notes"],
+           ["pleure", "souris", "apprends quelque chose", "pense à lui"]),
+    "es": ("Cada vez que {read} {thing} {feel}.", ["leo", "releo", "abro"],
+           ["este libro", "la carta de mi abuela", "ese diario", "estas notas"],
+           ["aprendo algo", "lloro", "sonrío", "me acuerdo de ella"]),
+    "it": ("Ogni volta che {read} {thing} {feel}.", ["leggo", "rileggo", "apro"],
+           ["questa lettera", "il diario di mia nonna", "quel romanzo", "questi appunti"],
+           ["piango", "sorrido", "imparo qualcosa", "penso a lui"]),
+    "de": ("Jedes Mal, wenn ich {thing} {read}, {feel}.", ["lese", "wieder lese", "öffne"],
+           ["diesen Brief", "Omas Tagebuch", "den alten Roman", "diese Notizen"],
+           ["muss ich weinen", "lerne ich etwas", "muss ich lächeln", "denke ich an sie"]),
+    "pt": ("Toda vez que {read} {thing}, {feel}.", ["leio", "releio", "abro"],
+           ["esta carta", "o diário da minha avó", "aquele romance", "estas notas"],
+           ["choro", "aprendo algo", "sorrio", "lembro dela"]),
+    "nl": ("Elke keer als ik {thing} {read}, {feel}.", ["lees", "herlees", "open"],
+           ["deze brief", "oma's dagboek", "die oude roman", "deze aantekeningen"],
+           ["moet ik huilen", "leer ik iets", "moet ik glimlachen", "denk ik aan haar"]),
+}  # fmt: skip
+
+
+def reading(count: int = 12) -> list[str]:
+    """`count` sentences in each language of a person reading a book, a letter or notes for themselves."""
+    rng = random.Random(SEED + 5)
+    texts = set()
+    for frame, reads, things, feels in _READING.values():
+        for _ in range(count):
+            texts.add(frame.format(read=rng.choice(reads), thing=rng.choice(things), feel=rng.choice(feels)))
+    return sorted(texts)

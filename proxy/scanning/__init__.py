@@ -15,6 +15,7 @@ id numbers, recovery codes), `documents` (a passport's machine-readable zone), `
 plugins), `secrets` (all of them in order of precedence), `rules` (the machinery they run on), `shapes` (is a value
 random, chosen, a placeholder?), `injections` (certain), `headers` ("System message:" and its kind, an injection with
 an order after it), `instructions` (suspect), `instructing` (a model of what orders to the assistant read like,
+suspect), `credentialing` (a model of what a credential given in prose reads like, for the classes no rule names,
 suspect). A foundation module: imports only the standard library, detect-secrets and python-stdnum, never another
 proxy package.
 """
@@ -25,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import headers, injections, instructing, instructions
+from . import credentialing, headers, injections, instructing, instructions
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
@@ -35,6 +36,7 @@ from .split import split_hits
 __all__ = ["Finding", "redact", "scan", "visible"]
 
 INSTRUCTING = "text reads like an instruction to the assistant (the instruction model) - held for review"
+CREDENTIALING = "text may give a credential in prose (the credential model) - held for review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,8 @@ def scan(text: str) -> Finding | None:
     """The worst problem that makes `text` unsafe to store as a memory, or None. Certain ones first (refused): a
     private key, a secret, an invisible character, a prompt injection; then suspect ones (held for review): what
     only looks like a secret, then an instruction to the assistant without the usual headers (`instructions`), then
-    a text the instruction model (`instructing`) reads as an order to the assistant."""
+    a text the instruction model (`instructing`) reads as an order to the assistant, then one the credential model
+    (`credentialing`) reads as a credential given in prose."""
     folded = aligned(text).text
     inner = list(decoded(folded))
     return decide(text, folded, inner, [_credential(view) for view in (folded, *inner)])
@@ -95,6 +98,8 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     judged = headers.body(injections.unquoted(text, folded))
     if instructing.instructs(judged) and not instructing.talks_about_prompts(text):
         return Finding("prompt_injection", INSTRUCTING, "suspect")
+    if credentialing.credential(folded):
+        return Finding("secret", CREDENTIALING, "suspect")
     return None
 
 
@@ -110,7 +115,18 @@ def redact(text: str) -> str:
         if masked_once == text or not _still_secret(masked_once):
             break
         text, masked_once = masked_once, _redact_once(masked_once)
-    return masked_once
+    return _redact_prose(masked_once)
+
+
+def _redact_prose(text: str) -> str:
+    """`text` with the values masked of a credential the credential model finds where the rules found none."""
+    if "{" in text:  # a tool call's arguments or JSON in history and transcripts: the model read sentences, not code
+        return text
+    view = aligned(text)
+    if not credentialing.credential(view.text):
+        return text
+    spans = credentialing.spans(view.text)
+    return mask_spans(text, spans if view.origin is None else [view.source_span(s, e) for s, e in spans])
 
 
 def _still_secret(text: str) -> bool:

@@ -17,9 +17,9 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,6 @@ def talks_about_prompts(text: str) -> bool:
     return _ABOUT_PROMPTS.search(text) is not None and _A_PIECE_OF_WRITING.search(text) is not None
 
 
-_RUNS_OF_SPACE = re.compile(r"\s\s+")
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
@@ -93,35 +92,51 @@ class _Part:
     features: dict[str, tuple[float, float]]  # n-gram -> (idf, weight)
 
     def score(self, text: str) -> float:
-        counts = Counter(g for g in self._grams(text) if g in self.features)
-        if not counts:
-            return 0.0
-        values = {g: (1.0 + math.log(n)) * self.features[g][0] for g, n in counts.items()}
-        norm = math.sqrt(sum(v * v for v in values.values()))
-        return sum(v * self.features[g][1] for g, v in values.items()) / norm
+        counts, features, total, norm = _counted(text, self.analyzer, self.low, self.high), self.features, 0.0, 0.0
+        for gram in counts.keys() & features.keys():  # in C: most of a text's n-grams are in neither model
+            idf, weight = features[gram]
+            count = counts[gram]
+            value = idf if count == 1 else (1.0 + math.log(count)) * idf
+            norm += value * value
+            total += value * weight
+        return total / math.sqrt(norm) if norm else 0.0
 
-    def _grams(self, text: str) -> Iterator[str]:
+    def _grams(self, text: str) -> list[str]:
+        """Every n-gram of `text`, in order (what scikit-learn's analyzer gives)."""
         if self.analyzer == "word":
             return _word_grams(_WORD.findall(text), self.low, self.high)
-        return _char_grams(_RUNS_OF_SPACE.sub(" ", text), self.low, self.high)
+        return [gram for word in text.split() for gram in _char_grams(word, self.low, self.high)]
 
 
-def _char_grams(text: str, low: int, high: int) -> Iterator[str]:
-    """scikit-learn's "char_wb": n-grams inside each word padded by a space; a word shorter than n counted once."""
-    for word in text.split():
-        padded = f" {word} "
-        for n in range(low, high + 1):
-            if len(padded) <= n:
-                yield padded
-                break
-            for start in range(len(padded) - n + 1):
-                yield padded[start : start + n]
+@lru_cache(maxsize=16)
+def _counted(text: str, analyzer: str, low: int, high: int) -> Counter[str]:
+    """Every n-gram of `text` and how often it occurs: kept for a few texts, since the instruction and credential
+    models (`credentialing`) read the same text with the same n-grams."""
+    if analyzer == "word":
+        return Counter(_word_grams(_WORD.findall(text), low, high))
+    return Counter(chain.from_iterable(_char_grams(word, low, high) for word in text.split()))
 
 
-def _word_grams(tokens: list[str], low: int, high: int) -> Iterator[str]:
+@lru_cache(maxsize=32768)
+def _char_grams(word: str, low: int, high: int) -> tuple[str, ...]:
+    """scikit-learn's "char_wb" for one word: its n-grams padded by a space, a word shorter than n counted once.
+    Kept per word: most words of a text are common ones, and slicing them anew is most of what a score costs."""
+    grams: list[str] = []
+    padded = f" {word} "
+    size = len(padded)
+    for n in range(low, high + 1):
+        if size <= n:
+            grams.append(padded)
+            break
+        grams += [padded[start : start + n] for start in range(size - n + 1)]
+    return tuple(grams)
+
+
+def _word_grams(tokens: list[str], low: int, high: int) -> list[str]:
+    grams: list[str] = []
     for n in range(low, min(high, len(tokens)) + 1):
-        for start in range(len(tokens) - n + 1):
-            yield " ".join(tokens[start : start + n])
+        grams += [" ".join(tokens[start : start + n]) for start in range(len(tokens) - n + 1)]
+    return grams
 
 
 @dataclass(frozen=True, slots=True)

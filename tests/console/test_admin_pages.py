@@ -39,7 +39,7 @@ async def signed_in(services: Services, browser_for: BrowserFor, user: str, kind
 
 async def some_of_everything(services: Services) -> None:
     await services.memory.add(ADA, {"text": "Ada's staging database is PostgreSQL 16"}, origin="api")
-    await services.memory.add(GRACE, {"text": "Grace's launch code is 4417"}, origin="api")
+    await services.memory.add(GRACE, {"text": "Grace's launch review is on Friday"}, origin="api")
     await services.memory.add(Identity("grace", "infra"), {"text": "Grace runs the infra workspace"}, origin="api")
     await services.memory.add(GRACE, {"text": "Held for Grace"}, origin="tool", session="g1", provenance=HELD)
 
@@ -59,7 +59,7 @@ async def test_an_admin_sees_every_user_with_counts_and_acts_for_any_of_them(
     acted = await admin.post("/ui/acting", {"user": "grace", "workspace": "default"})
     assert acted.status_code == 303
     memories = (await admin.get("/ui/memories")).text
-    assert "Grace&#39;s launch code is 4417" in memories and "Ada" not in memories.split("<main")[1]
+    assert "Grace&#39;s launch review is on Friday" in memories and "Ada" not in memories.split("<main")[1]
     review = (await admin.get("/ui/review")).text
     assert "Held for Grace" in review
     # the navigation counts everyone's held items for an admin; the queue is the one acted for

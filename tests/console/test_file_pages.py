@@ -160,7 +160,7 @@ async def test_another_users_files_are_unreachable_with_a_personal_key(
     keyed: Services, browser_for: BrowserFor
 ) -> None:
     await tool(
-        keyed, GRACE, {"command": "create", "path": "/memories/grace-only.md", "file_text": "Grace launch code 4417"}
+        keyed, GRACE, {"command": "create", "path": "/memories/grace-only.md", "file_text": "Grace launch notes 4"}
     )
     held = await tool(keyed, GRACE, {"command": "create", "path": "/memories/p.md", "file_text": "held"}, held=True)
     assert "held for the user's approval" in held
@@ -168,14 +168,14 @@ async def test_another_users_files_are_unreachable_with_a_personal_key(
     browser = await signed_in(keyed, browser_for, "ada")
     assert "grace-only" not in (await browser.get("/ui/files")).text
     guessed = await browser.get("/ui/files/grace-only.md")
-    assert guessed.status_code == 404 and "Grace launch code 4417" not in guessed.text
+    assert guessed.status_code == 404 and "Grace launch notes 4" not in guessed.text
     await browser.get("/ui/files")
     for form in ({"do": "save", "version": "1", "text": "ada wrote this"}, {"do": "delete", "version": "1"}):
         refused = await browser.post("/ui/files/grace-only.md", form)
         assert refused.status_code == 404
     for verb in ("approve", "reject"):
         assert (await browser.post(f"/ui/file-proposals/{proposal.id}/{verb}")).status_code == 404
-    assert (await keyed.files.read(GRACE, "grace-only.md")).text == "Grace launch code 4417"
+    assert (await keyed.files.read(GRACE, "grace-only.md")).text == "Grace launch notes 4"
     assert len(await keyed.files.proposals(GRACE)) == 1
     assert "held" not in (await browser.get("/ui/review")).text.split("<main", 1)[1].split("Nothing to review")[0]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from itertools import chain, islice
 from urllib.parse import unquote
 
-from proxy.scanning import REDACT_PASSES, Finding, context, credential, decide, providers, split
+from proxy.scanning import REDACT_PASSES, Finding, _redact_prose, context, credential, decide, providers, split
 from proxy.scanning.decoding import (
     _BASE64,
     _ENTITY,
@@ -145,7 +145,7 @@ def reference_redact(text: str) -> str:
         if masked_once == text or not _still_secret(masked_once):
             break
         text, masked_once = masked_once, _reference_redact_once(masked_once)
-    return masked_once
+    return _redact_prose(masked_once)  # then the credential model's values, as `redact` does (no rule of its own)
 
 
 def _still_secret(text: str) -> bool:

@@ -1,0 +1,172 @@
+"""Does a text give a credential in prose? A linear model over word and character n-grams, for the secrets no rule
+names (issue 37 point 4: each outside corpus brought a door code, a locker combination, an id number or a password
+in a sentence worded or written in a language nobody had foreseen, and each round of rules closed only the classes
+it read).
+
+What it catches is only ever held for a person to review, never refused, and only when the text also holds a value
+that could be the credential: a word mixing letters with digits or symbols, a run of four or more digits, a quoted
+word (at LIKELY); or, for a value of plain words ("the passphrase is purple monkey dishwasher"), a credential word in
+one of the languages the training had (at SURE). A value is never a template's stand-in or an example's, and the
+reason never shows it. `redact` masks the values (`spans`) of a text the model holds where the rules masked nothing
+it could find; a text with a mask in it is not held again, since what is left is the credential's context. Trained
+by ``bench/credential_model.py`` with scikit-learn, scored by `instructing`'s standard-library scorer (the n-grams a
+text shares with the instruction model are counted once); the weights load at the first scan that gets this far (a
+gzip of JSON beside this module). Only texts with a value or a credential word are scored: most chat has neither.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from .instructing import InstructionModel
+from .shapes import placeholder, talked_about
+
+MODEL = Path(__file__).with_name("credential_model.json.gz")
+
+LIKELY, SURE = 0.5, 0.9
+MASK = "[redacted]"  # what redaction leaves: no value
+LONGEST = 600  # a memory holds at most 500 characters; a longer text (a log, a document) is not one: the model was trained on sentences
+
+# A value: a word of letters with digits or symbols in it, a run of 4+ digits (grouped or not), a quoted word.
+_MIXED = re.compile(
+    r"(?<![\w/.@-])(?=[^\s]*[^\W\d_])(?=[^\s]*[\d#$%&*^~+=])[^\s\"'“”„«»「」\[\]]{5,}",
+)
+_DIGITS = re.compile(r"(?<![\w.])[#*]?\d(?:[ ./-]?\d){3,}[#*]?(?![\w.]\w)")
+_QUOTED = re.compile(
+    r"(?<!\w)\"[^\"\n]{2,40}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
+    r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
+)
+_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_NOT_LETTER = re.compile(r"[\d#$%&*^~+=]")  # not "_": "api_key" is a name
+# What every value has one of (a digit, a symbol, a quote; a single quote opens after a space or a bracket), and
+# what every credential word holds: most texts have neither, and are not scored.
+_MAYBE_VALUE = re.compile(r"[\d#$%&*^~+=_\"“”„«»「]")
+_OPENING = (" '", "\t'", "\n'", "('", "['", "{'")
+# "pass" and "pin" begin a word or follow a hyphen: "passion" and "happiness" are common
+_STEMS = (
+    " pass", "-pass", "_pass", " pin", "-pin", "_pin", "code", "codic", "codig", "códig", "kod", "kód", "comb",
+    "login", "creden", "secret", "token", "seed", "recover", "kennw", "zugang", "mdp", "identif", "contras", "clave",
+    "parola", "senha", "wachtw", "senord", "adgang", "salasan", "hasł", "hasl", "heslo", "jelsz", "ifre", "пароль",
+    "код", "пин",
+)  # fmt: skip
+_STEMS_INSIDE = ("暗証", "パスワード", "密码", "口令", "暗号", "비밀번호", "비번", "암호")
+_TRIM = ".,;:!?)]}>'\"”»」"
+# Words for what a credential opens, in the languages of the training texts: a plain-word value needs one of them.
+_CREDENTIAL_WORD = re.compile(
+    r"(?<![^\s_-])(?:pass(?:word|phrase|code|wort|wd|ord\w*)?|pins?)\b"  # after a space or a hyphen, as `_STEMS`
+    r"|\b(?:(?:door|gate|entry|alarm|lock|safe)?codes?|combination|login|credentials?|secret|token|seed|recovery"
+    r"|kennwort|zugangsdaten|mot de passe|mdp|digicode|identifiants|contrase[ñn]a|clave|c[oó]digo|parola d'ordine"
+    r"|credenziali|codice|senha|palavra-passe|wachtwoord|l[öo]senord\w*|adgangskode\w*|salasana\w*|has[łl]o|heslo"
+    r"|jelsz\w*|[şs]ifre\w*|kod\w*|kód\w*)\b"
+    r"|пароль|код|пин|暗証|パスワード|密码|口令|暗号|비밀번호|비번|암호",
+    re.IGNORECASE,
+)
+
+
+# Between a credential word and its value: a few words naming whose it is, then "is" or a colon.
+_SAYS = re.compile(r"[^.,;:=()\n]{0,40}?(?:\s(?:is|ist|est|es|è|é|er|är|lautet|sind|era|was)\s|[:=：]|は|是|는)\s*")
+
+
+_ASSIGNED = re.compile(r"[=:]")
+_ROUND = re.compile(r"[1-9]0{3,}")  # "token: 4000", "10000 steps": an amount
+_PORT = re.compile(r"\bports?\s*:?\s*$", re.IGNORECASE)  # "runs on port 8005": a port number opens nothing
+
+
+def _shown(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is no value: what redaction left, a template's stand-in ("your_key_here",
+    "{{ vault_db_password }}", "changeme"), or a value in a sentence that shows an example."""
+    value = text[start:end].strip(" \"'“”„«»「」")
+    assigned = _ASSIGNED.split(value)[-1]  # "password=${DB_PASSWORD}": the value after the name
+    return (
+        MASK in value
+        or placeholder(value)
+        or placeholder(assigned)
+        or "://" in value  # a link (a password in one is the rules')
+        or _ROUND.fullmatch(value) is not None
+        or _PORT.search(text, max(0, start - 12), start) is not None
+        or talked_about(text, start, end)
+    )
+
+
+def values(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that could be a credential's value (what a hold by the model masks)."""
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if not _shown(text, m.start() + 1, m.end() - 1)]
+    for pattern in (_MIXED, _DIGITS):
+        for m in pattern.finditer(text):
+            start, end = m.start(), m.end()
+            while end > start and text[end - 1] in _TRIM:
+                end -= 1
+            if end - start < 4 or any(s <= start < e for s, e in spans):
+                continue
+            if pattern is _DIGITS and _ADDRESS.fullmatch(text, start, end):  # an IP address, not a code
+                continue
+            if _shown(text, start, end):
+                continue
+            if pattern is _DIGITS or _NOT_LETTER.search(text, start, end):  # still a digit or symbol once trimmed
+                spans.append((start, end))
+    return sorted(spans)
+
+
+def _plain_value(text: str) -> tuple[int, int] | None:
+    """For a value of plain words: what follows the last credential word's "is" or colon, to the clause's end."""
+    found = None
+    for word in _CREDENTIAL_WORD.finditer(text):
+        found = word
+    if found is None:
+        return None
+    after = _SAYS.match(text, found.end())
+    if after is None:
+        return None
+    start = after.end()
+    end = re.search(r"[.,;(\n]|$", text[start:])
+    stop = start + (end.start() if end else len(text) - start)
+    if stop - start < 3 or MASK in text[start:stop]:
+        return None
+    return start, stop
+
+
+@cache
+def model() -> InstructionModel:
+    return InstructionModel.load(json.loads(gzip.decompress(MODEL.read_bytes())))
+
+
+def held(text: str, likelihood: float) -> bool:
+    """The rule, for a text the model gives `likelihood`: likely with a value in it, or sure with a credential word
+    and a plain-word value after it."""
+    if likelihood >= LIKELY and values(text):
+        return True
+    return likelihood >= SURE and _plain_value(text) is not None
+
+
+def _may_have_value(text: str) -> bool:
+    """Whether `text` may hold a value (`values`): cheaper than the patterns, and never wrong when it says no."""
+    return _MAYBE_VALUE.search(text) is not None or text.startswith("'") or any(o in text for o in _OPENING)
+
+
+def _may_have_word(text: str) -> bool:
+    """Whether `text` may hold a credential word (`_CREDENTIAL_WORD`), likewise."""
+    lowered = f" {text.lower()}"
+    return any(stem in lowered for stem in _STEMS) or any(stem in text for stem in _STEMS_INSIDE)
+
+
+def credential(text: str) -> bool:
+    """True when `text` reads like a credential given in prose (held for review, never refused). The same rule as
+    `held`, with the model scored only for a text that has a value or a credential word and a value after it."""
+    if len(text) > LONGEST or MASK in text:  # redacted already: what is left is the context, not the credential
+        return False
+    if _may_have_value(text) and values(text):
+        return model().probability(text) >= LIKELY
+    return _may_have_word(text) and _plain_value(text) is not None and model().probability(text) >= SURE
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """What to mask in `text`, which the model holds: its values, else the plain-word value after its credential
+    word."""
+    if found := values(text):
+        return found
+    plain = _plain_value(text)
+    return [plain] if plain else []
