@@ -26,7 +26,20 @@ from proxy.scanning import scan
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests/scanning"
-SPLITS = ("tuned", "held_out", "second", "third", "fourth", "fifth", "blind", "sixth", "seventh", "eighth")
+SPLITS = (
+    "tuned",
+    "held_out",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "blind",
+    "sixth",
+    "seventh",
+    "eighth",
+    "tenth",
+    "eleventh",
+)
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")
 

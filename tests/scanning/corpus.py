@@ -70,7 +70,20 @@ def score(kind_of: Kind, visible: Callable[[str], str] = lambda text: text) -> S
 
 # -- the write decisions (tests/scanning/writes/): refused, held for review, or stored live ------------------------
 
-SPLITS = ("tuned", "held_out", "second", "third", "fourth", "fifth", "blind", "sixth", "seventh", "eighth")
+SPLITS = (
+    "tuned",
+    "held_out",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "blind",
+    "sixth",
+    "seventh",
+    "eighth",
+    "tenth",
+    "eleventh",
+)
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"
 
