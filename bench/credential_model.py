@@ -49,8 +49,8 @@ ROUNDS = {
 def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
     """Credentials, the other texts, and the benign texts and near misses among them (weighted up: the corpus's
     benign texts are the ones nearest a secret, and holding them is the mistake a user sees)."""
-    positives = load("secrets") + templates.credentials()
-    negatives = load("injections") + load("training/preferences") + templates.near_misses()
+    positives = load("secrets") + templates.credentials() + templates.used()
+    negatives = load("injections") + load("training/preferences") + templates.near_misses() + templates.used_not()
     benign = load("benign")
     for split in SPLITS:
         if split not in hold_out:

@@ -219,6 +219,15 @@ _THINGS: dict[str, list[tuple[str, str]]] = {
         ("token", "personal access token"),
         ("seed", "seed phrase"),
         ("seed", "wallet recovery words"),
+        # codes that let someone take a child, void a sale or collect a parcel
+        ("pin", "pickup code at the nursery"),
+        ("pin", "manager override on the till"),
+        ("pin", "staff override code"),
+        ("pin", "collection PIN for the parcel locker"),
+        ("pin", "four digits for the debit card"),
+        ("pin", "disarm code"),
+        ("password", "family Netflix"),
+        ("password", "Apple ID"),
     ],
     "de": [
         ("password", "WLAN-Passwort"),
@@ -241,6 +250,7 @@ _THINGS: dict[str, list[tuple[str, str]]] = {
         ("codes", "Backup-Codes"),
         ("token", "2FA-Geheimnis"),
         ("seed", "Seed-Phrase"),
+        ("pin", "Abholcode für die Kita"),
     ],
     "fr": [
         ("password", "mot de passe du wifi"),
@@ -391,6 +401,9 @@ _GIVEN: dict[str, list[str]] = {
         'New {thing} after the reset: "{value}"',
         "{thing} is '{value}' until March",
         "Use {value} as the {thing} when logging in from the hotel",
+        "{who} uses the same {thing} for everything: {value}",
+        "{thing} - {value}, like the year",
+        "The {thing} are {value}",
     ],
     "de": [
         "Das {thing} ist {value}",
@@ -506,6 +519,10 @@ _NOT_SECRET = [
     "Reading 'Project Hail Mary' for the {year} book club",
     "Pre-order code for the concert arrives by mail on {year}-{mm2}-{n2}",
     "Package {track} is held at customs",
+    "DHL Sendungsnummer {n6}{n6}{n4}: Paket mit den Büchern",
+    "Tracking {n6}{n6} for the parcel from the shop, it arrives Friday",
+    "{company} delivers until {hh}:{mm}, phone 0{n2} {n4} {n4}",
+    "Pickup from the Packstation {n3}, the parcel is there till Monday",
     "Mi pedido {n6} llega el martes",
     "Der Zug {fl} fährt um {hh}:{mm} ab",
     "Ma commande {n6} arrive jeudi",
@@ -571,6 +588,167 @@ _NOT_SECRET = [
 ]
 
 
+# -- credentials given by use, not by name: what opens what, a code just sent, an account beside its password ----------
+# (each outside corpus held secrets with no "is" and no credential word: a keypad "punched in", a cabinet that "opens
+# with" four digits, a code a bank "just texted", an IMAP login followed by a dash and the password)
+
+_LOCKS = {
+    "en": [
+        "the side door",
+        "the gate",
+        "the alarm panel",
+        "the key box",
+        "the locker",
+        "the medicine cabinet",
+        "the server room",
+        "the bike shed",
+        "the front door",
+        "the safe",
+        "the garage",
+        "the parcel locker",
+        "the storage unit",
+        "the back office",
+        "the lockbox by the porch",
+        "the staff room",
+    ],
+    "de": ["die Haustür", "das Tor", "die Alarmanlage", "der Schlüsselkasten", "der Spind", "die Garage", "der Keller"],
+    "fr": ["la porte", "le portail", "l'alarme", "la boîte à clés", "le casier", "le garage", "le local vélos"],
+    "es": ["la puerta", "el portal", "la alarma", "la caja de llaves", "la taquilla", "el garaje"],
+    "it": ["il portone", "il cancello", "l'allarme", "la cassetta delle chiavi", "l'armadietto"],
+    "nl": ["de voordeur", "het hek", "het alarm", "het sleutelkastje", "de fietsenstalling"],
+    "pt": ["o portão", "a porta", "o alarme", "o cofre", "o armário"],
+    "pl": ["furtka", "drzwi", "alarm", "skrytka na klucze", "szafka"],
+}
+_USED = {
+    "en": [
+        "Punch in {value} on the keypad by {lock}",
+        "{lock} opens with {value}, then press ENTER",
+        "To get into {lock}, key in {value} and wait for the beep",
+        "{who} can get in with {value} while we're away",
+        "Gave {who} the code for {lock}, it's {value}, valid until Sunday",
+        "You've got 30 seconds after opening {lock} to type {value}",
+        "{lock}: {value} then the green button",
+        "For {lock} just tap {value}, the housekeeper knows",
+        "{lock} takes {value} - {who} changes it monthly",
+        "Dial {value} on {lock}",
+    ],
+    "de": ["{lock} geht mit {value} auf", "Für {lock} einfach {value} eintippen", "{lock} öffnet sich mit {value}"],
+    "fr": ["{lock} s'ouvre avec {value}", "Tape {value} pour {lock}", "Pour {lock}, compose {value}"],
+    "es": ["{lock} se abre con {value}", "Marca {value} en {lock}", "Para {lock} teclea {value}"],
+    "it": ["{lock} si apre con {value}", "Digita {value} per {lock}"],
+    "nl": ["{lock} gaat open met {value}", "Toets {value} in bij {lock}"],
+    "pt": ["{lock} abre com {value}", "Digita {value} para {lock}"],
+    "pl": ["{lock} otwiera się kodem {value}", "Wpisz {value} przy {lock}"],
+}
+_SENDERS = ["The bank", "Revolut", "Monzo", "PayPal", "Google", "The DMV portal", "Her mobile carrier", "Steam", "N26"]
+_SENT = {
+    "en": [
+        "{sender} just texted {otp}, use it to approve the new phone",
+        "{sender} sent the code {otp}; it expires in ten minutes",
+        "Verification code from {sender}: {otp}",
+        "The SMS code is {otp}, use it to confirm the payment",
+        "{sender} code {otp} - type it in before it times out",
+        "Got {otp} by text from {sender} for the login",
+    ],
+    "de": ["{sender} hat gerade {otp} geschickt, für die Überweisung", "Bestätigungscode von {sender}: {otp}"],
+    "fr": ["{sender} vient d'envoyer {otp} pour valider le virement", "Code reçu par SMS de {sender} : {otp}"],
+    "es": ["{sender} acaba de mandar {otp} para la transferencia", "Código por SMS de {sender}: {otp}"],
+}
+_ACCOUNTS = [
+    "IMAP for hello@{slug}.studio",
+    "the shop's Shopify admin",
+    "FTP at ftp.{slug}.net",
+    "the Synology at home",
+    "the router admin page",
+    "{who}'s Netflix",
+    "the office printer's web panel",
+    "the staff network {ssid}",
+    "SMTP relay for {slug}.io",
+    "the old Gmail",
+    "the Steam account",
+    "the family iCloud",
+]
+_PAIRED = [
+    "{account} - {password}",
+    "{account}: {user} / {password}",
+    "{account}, user {user}, {password}",
+    "Login for {account} is {user} with {password}",
+    "{account} -> {user} / {password}",
+    "Wi-Fi {ssid}, key {password}",
+    "Network {ssid} (not the guest one), WPA key {password}",
+    "SSID {ssid} / {password}",
+    "{account} uses {password} since the reset",
+    "For {account} I just use {password}",
+    "I use {password} for {account}, same as the old laptop",
+    "{account}? Same as always: {password}",
+    "{account} still takes the old one, {password}",
+]
+
+# The same words with nothing secret in them: the keypad broken, the door opened by a badge, a message about a
+# parcel, a menu to press through, a room, a score, an error code.
+_USED_NOT = [
+    "Punch in at 9 on Mondays, the shift starts at 9:15",
+    "{lock} opens at {hh}:{mm} on weekdays",
+    "{lock} opens with a badge; ask {who} for one at reception",
+    "The keypad at {lock} is broken, use the front entrance",
+    "{sender} texted that the new card arrives on the {n2}th",
+    "{sender} sent a reminder about the {n4} EUR payment due on the {n2}th",
+    "Call 0800 {n3} {n3} and press 1 for billing, then 3",
+    "Press 2 for English, then enter the order number {n6}",
+    "Room {n4} at the hotel, breakfast from {hh}:{mm}",
+    "Scored {n4} in the arcade, {who} got {n3}",
+    "Error code 0x8007{n4} when the update runs",
+    "The alarm goes off at {hh}:{mm}; {lock} is locked at night",
+    "{who} texted {n2} photos of the flat",
+    "Bus {n4} leaves from stop {n2} at {hh}:{mm}",
+    "Wi-Fi {ssid} is the guest network; the password is on the card at the desk",
+    "{account} is where the invoices go; the login is in the vault",
+    "Key box at {lock} holds the spare, {who} has the code",
+    "The gate code changes on the 1st; the landlord texts it",
+    "Tracking number {n6}{n4}, {sender} says it ships Friday",
+    "{sender} flagged a payment of {n3} EUR as suspicious, called them back",
+]
+
+
+def used(count: int = 900) -> list[str]:
+    """`count` credentials given by use: a code keyed in, a code just sent, an account followed by its password."""
+    rng = random.Random(SEED + 2)
+    texts = []
+    for i in range(count):
+        fill = _filler(rng)
+        if i % 3 == 0:
+            lang = rng.choice([lang for lang in _USED for _ in range(4 if lang == "en" else 1)])
+            value = rng.choice([_pin, _pin, _combination])(rng)
+            text = rng.choice(_USED[lang]).format(lock=rng.choice(_LOCKS[lang]), value=value, who=rng.choice(_NAMES))
+        elif i % 3 == 1:
+            lang = rng.choice([lang for lang in _SENT for _ in range(3 if lang == "en" else 1)])
+            digits = "".join(rng.choice(string.digits) for _ in range(6))
+            otp = rng.choice([digits, f"{digits[:3]} {digits[3:]}", f"{digits[:3]}-{digits[3:]}", f"G-{digits}"])
+            senders = _SENDERS if lang == "en" else [s for s in _SENDERS if not s[0].isupper() or " " not in s]
+            text = rng.choice(_SENT[lang]).format(sender=rng.choice(senders), otp=otp)
+        else:
+            account = rng.choice(_ACCOUNTS).format(slug=fill["slug"], who=rng.choice(_NAMES), ssid=fill["ssid"])
+            text = rng.choice(_PAIRED).format(
+                account=account, ssid=fill["ssid"], user=fill["name"], password=_password(rng)
+            )
+        texts.append(text[:1].upper() + text[1:] + rng.choice(["", ".", ".", "!"]))
+    return texts
+
+
+def used_not(count: int = 900) -> list[str]:
+    """`count` texts in the same words as `used` with no credential in them."""
+    rng = random.Random(SEED + 3)
+    texts = []
+    for _ in range(count):
+        fill = _filler(rng)
+        account = rng.choice(_ACCOUNTS).format(slug=fill["slug"], who=rng.choice(_NAMES), ssid=fill["ssid"])
+        text = rng.choice(_USED_NOT).format(
+            lock=rng.choice(_LOCKS["en"]), sender=rng.choice(_SENDERS), account=account, who=rng.choice(_NAMES), **fill
+        )
+        texts.append(text[:1].upper() + text[1:] + rng.choice(["", ".", ".", "!"]))
+    return texts
+
+
 def _filler(rng: random.Random) -> dict[str, str]:
     def d(n: int) -> str:
         return "".join(rng.choice(string.digits) for _ in range(n))
@@ -580,6 +758,8 @@ def _filler(rng: random.Random) -> dict[str, str]:
         "n4": d(4),
         "n5": d(5),
         "n6": d(6),
+        "n3": d(3),
+        "ssid": rng.choice(["BistroAmalfi_STAFF", "Vodafone-7F2A", "FRITZ!Box 7590 KX", "eduroam", "Casa_Moreno"]),
         "year": str(rng.randint(1990, 2027)),
         "hh": f"{rng.randint(5, 22):02d}",
         "mm": f"{rng.choice([0, 15, 30, 45, 5, 50]):02d}",

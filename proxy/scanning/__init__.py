@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
 
-from . import credentialing, headers, injections, instructing, instructions
+from . import credentialing, headers, injections, instructing, instructions, wallets
 from .decoding import base64_texts, decoded
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
@@ -66,7 +66,7 @@ def _credential(folded: str) -> Finding | None:
     view = gated(folded)
     if PRIVATE_KEY.opens(view) and PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
-    return credential(chain(hits(folded, view), split_hits(folded, view)))
+    return credential(chain(hits(folded, view), split_hits(folded, view), wallets.hits(folded)))
 
 
 def scan(text: str) -> Finding | None:
@@ -119,7 +119,10 @@ def redact(text: str) -> str:
 
 
 def _redact_prose(text: str) -> str:
-    """`text` with the values masked of a credential the credential model finds where the rules found none."""
+    """`text` with the values masked of a credential the credential model finds where the rules found none, and of a
+    recovery phrase (`wallets`)."""
+    if len(text) <= wallets.LONGEST and (phrases := [(hit.start, hit.end) for hit in wallets.hits(text)]):
+        text = mask_spans(text, phrases)
     if "{" in text:  # a tool call's arguments or JSON in history and transcripts: the model read sentences, not code
         return text
     view = aligned(text)

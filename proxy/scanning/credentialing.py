@@ -76,6 +76,18 @@ _SAYS = re.compile(r"[^.,;:=()\n]{0,40}?(?:\s(?:is|ist|est|es|è|é|er|är|laute
 _ASSIGNED = re.compile(r"[=:]")
 _ROUND = re.compile(r"[1-9]0{3,}")  # "token: 4000", "10000 steps": an amount
 _PORT = re.compile(r"\bports?\s*:?\s*$", re.IGNORECASE)  # "runs on port 8005": a port number opens nothing
+# a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number: they open nothing
+_CALLED = re.compile(
+    r"(?:\b(?:phone|tel|telephone|call|ring|fax|whatsapp|mobile|cell|hotline|tracking|sendungsnummer|suivi"
+    r"|seguimiento|tracciamento|zending)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
+    re.IGNORECASE,
+)
+# a measure: "hold it for 30-60 seconds", "1500-2000 kcal", "2019-2023 seasons" are no code
+_MEASURE = re.compile(
+    r"\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|times|reps|steps|kcal|calories"
+    r"|words|pages|people|points|km|kg|lbs?|miles?|m|cm|mm|ml|%|€|\$|eur|usd|gbp|euros?|dollars?|pounds?)\b",
+    re.IGNORECASE,
+)
 
 
 def _shown(text: str, start: int, end: int) -> bool:
@@ -90,6 +102,8 @@ def _shown(text: str, start: int, end: int) -> bool:
         or "://" in value  # a link (a password in one is the rules')
         or _ROUND.fullmatch(value) is not None
         or _PORT.search(text, max(0, start - 12), start) is not None
+        or _CALLED.search(text, max(0, start - 24), start) is not None
+        or _MEASURE.match(text, end) is not None
         or talked_about(text, start, end)
     )
 

@@ -182,7 +182,8 @@ def _is_an_answer(m: re.Match[str]) -> bool:
 
 
 _ONLY_ASKED = re.compile(
-    r"maiden|security|secret|memorable|grew[ \t]+up|childhood|m[äa]dchenname|jeune[ \t]+fille|soltera|solteira"
+    r"maiden|security|secret|memorable|verification|agreed|shared"
+    r"|grew[ \t]+up|childhood|m[äa]dchenname|jeune[ \t]+fille|soltera|solteira"
     r"|meisjesnaam|panie[ńn]skie",
     re.I,
 )
@@ -198,12 +199,13 @@ _NOT_AN_ANSWER = re.compile(r"(?:unknown|none|n/?a|not[ \t]+set|blank|empty|the[
 _SECURITY_QUESTIONS = (
     r"(?:mother'?s?|mom'?s?|mum'?s?)[ \t]+maiden[ \t]+name|maiden[ \t]+name|(?:name[ \t]+of[ \t]+(?:my|your"
     r"|the)[ \t]+)?"
-    r"first[ \t]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+name)?"
+    r"first[ \t-]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+(?:name|one))?"
     r"|(?:childhood|elementary|primary)[ \t]+(?:best[ \t]+friend|nickname|street|hero|school|home)"
     r"|street[ \t]+(?:i|you|he|she|they)[ \t]+grew[ \t]+up[ \t]+on|(?:city|town)[ \t]+(?:where[ \t]+)?"
     r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)"
     r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
     r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
+    r"|verification[ \t]+(?:phrase|word|answer)|(?:agreed|shared)[ \t]+(?:code[ \t]+word|passphrase|safe[ \t]+word)"
     # a maiden name in German, French, Spanish, Portuguese, Dutch and Polish
     r"|m[äa]dchenname|nom[ \t]+de[ \t]+jeune[ \t]+fille|apellido[ \t]+de[ \t]+soltera|nome[ \t]+de[ \t]+solteira"
     r"|meisjesnaam|nazwisko[ \t]+panie[ńn]skie"
@@ -211,7 +213,10 @@ _SECURITY_QUESTIONS = (
 # What follows each gate word in a match (`rules.Rule`): "first pet", "maiden name", "grew up on", "born".
 _SECURITY_SIEVES = (
     ("maiden", r"maiden[ \t]+name"),
-    ("first", r"first[ \t]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)"),
+    ("first", r"first[ \t-]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)"),
+    ("verification", r"verification[ \t]+(?:phrase|word|answer)"),
+    ("agreed", r"agreed[ \t]+(?:code|pass|safe)"),
+    ("shared", r"shared[ \t]+(?:code|pass|safe)"),
     *(
         (word, word + r"[ \t]+(?:best|nickname|street|hero|school|home)")
         for word in ("childhood", "elementary", "primary")
@@ -226,7 +231,7 @@ _SECURITY_SIEVES = (
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
-                  "solteira", "meisjesnaam", "panie")  # fmt: skip
+                  "solteira", "meisjesnaam", "panie", "verification", "agreed", "shared")  # fmt: skip
 _SESSION_NAMES = (
     r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
@@ -586,8 +591,13 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'mother's maiden name "Okonkwo"', "first pet: Biscuit": a security question's answer logs anyone in
         "a security answer",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})[)\"”']?(?i:{_FILLER})(?:[ \t]+(?:is|was|are"
+            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})[)\"”']?(?i:{_FILLER})"
+            r"(?:[ \t]+(?:we|I|you|they|she|he)[ \t]+(?:agreed(?:[ \t]+on)?|set(?:[ \t]+up)?|chose|picked))?"
+            r"(?:[ \t]+(?:is|was|are"
             rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*[:=-][ \t]*"
+            # or an aside that gives it: "memorable answer, which is Penzance", "(maiden name) - she answered Okonkwo"
+            r"|[ \t]*[,;–—-]?[ \t]*(?:which[ \t]+(?:is|was)|it'?s|(?:she|he|I|they|we)[ \t]+(?:answered|put|said|gave"
+            r"|chose|used))[ \t]+"
             r"|[ \t]+(?=[\"'“])"
             # or a bare space before a name that a comma or a full stop ends, as a list of answers has it: "mother's
             # maiden name Okonkwo, first pet Biscuit"
@@ -657,4 +667,29 @@ NAMED: tuple[Rule, ...] = (
         ),
     ),
     *PGPASS,
+    Rule(  # "Shared Recruiter seat: talent@brightpath.io, Hire-More-2026": an account's email, then what it takes
+        "a password",
+        re.compile(
+            r"(?P<keep>[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+            r"(?:[ \t]*(?:[,/|;]|[ \t]-)[ \t]*(?:(?:it'?s|pw|pwd|pass)[ \t]*:?[ \t]+)?"
+            r"|[ \t]+(?:and[ \t]+)?(?:it'?s|pw|pwd|pass|the[ \t]+pass(?:word)?[ \t]+is)[ \t]*:?[ \t]+))"
+            r"(?P<secret>[^\s,;@\"'()]{8,40})"
+        ),
+        lambda m: "." not in m["secret"].rstrip(".") and _is_password_shaped(m),
+        gate=("@",),
+        suspect=True,
+    ),
+    Rule(  # "hot wallet (the one Metamask imported): 0x38ac...053": a wallet's private key, named
+        "a private key",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:wallet|private[ \t]+key|priv[ \t]*key|metamask|signer|keystore)\b[^\n]{0,60}?"
+            r"(?:[:=]|\bis)[ \t]*[\"'`]?)(?P<secret>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-zA-Z])",
+            re.IGNORECASE,
+        ),
+        gate=("wallet", "private", "priv", "metamask", "signer", "keystore"),
+        sieves=tuple(
+            (w, w + r"[^\n]{0,80}?[0-9a-f]{64}")
+            for w in ("wallet", "private", "priv", "metamask", "signer", "keystore")
+        ),
+    ),
 )

@@ -24,6 +24,14 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         r"|o[ \t]+|a[ \t]+|de[ \t]+)?(?:assistant\w*|assistent\w*|asistente|asystent\w*|ассистент\w*|помощник\w*"
         r"|ai|ki|ia|model\w*|модел\w*|bot|бот\w*|llm)[\])]?[ \t]*:",
     ),
+    # "Editor's note for the research bot:", "Instructions to any summarising agent:": a note to the model reading
+    _shape(
+        "a note to the assistant",
+        ("note", "notice", "instruction", "memo", "reminder", "message"),
+        r"(?:^|[\n.!?][ \t]*)[\[(]?(?:[a-z']+[ \t]+)?(?:note|notice|instructions?|memo|reminder|message)"
+        r"[ \t]+(?:for|to)[ \t]+(?:the|any|all|every|our)[ \t]+(?:[a-z-]+[ \t]+)?"
+        r"(?:bot|assistant|ai|agent|model|llm|copilot)s?[\])]?[ \t]*:",
+    ),
 )
 
 # A note addressed to whatever model or agent reads the text, in the forms the `abroad` shapes miss: agents named

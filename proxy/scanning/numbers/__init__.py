@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..rules import Rule
 from .banking import BANKING
 from .cards import CARDS
-from .codes import CJK_PIN, CODES, CODES_ABROAD, LOCKS, LOCKS_ABROAD, TYPED_CODE
+from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, LOCKS, LOCKS_ABROAD, SENT_CODE, TYPED_CODE
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
 
@@ -30,6 +30,8 @@ NUMBERS: tuple[Rule, ...] = (
     CODES,
     CODES_ABROAD,
     TYPED_CODE,
+    SENT_CODE,
+    DIAL,
     LOCKS,
     LOCKS_ABROAD,
     CJK_PIN,

@@ -36,10 +36,18 @@ _OWN = re.compile(
 )
 
 
+# A company by its legal form, as it writes it (in capitals where a lower-case word would be a common one: "as", "ab")
+_COMPANY = re.compile(
+    r"\b(?:ApS|A/S|AB|AS|ASA|Oy|Oyj|AG|KG|SE|NV|N\.V\.|BVBA|SA|S\.A\.|SAS|SpA|S\.p\.A\.|Srl|Lda|Kft"
+    r"|s\.r\.o\.|Pty|LLP|UG|GbR|e\.K\.)(?![\w/])"
+)
+
+
 def _a_payees(m: re.Match[str]) -> bool:
-    """Whether the IBAN `m` found is a business's to be paid: an invoice or a supplier named, nothing of an account
-    of one's own."""
-    return _PAYEE.search(m.string) is not None and _OWN.search(m.string) is None
+    """Whether the IBAN `m` found is a business's to be paid: an invoice, a supplier or a company named, nothing of
+    an account of one's own."""
+    named = _PAYEE.search(m.string) is not None or _COMPANY.search(m.string) is not None
+    return named and _OWN.search(m.string) is None
 
 
 def _account(m: re.Match[str]) -> bool:

@@ -13,14 +13,18 @@ _CODE_NAMES = (
     r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
     r"|card[ \t]+security[ \t]+code|security[ \t]+code"
     r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
-    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock)(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
+    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock"
+    # codes that let someone take a child, void a sale, collect a parcel or silence an alarm
+    r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic)"
+    r"(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
     r"|remote|entry|access|keypad|panel|door|gate|unlock|security))?[ \t]+codes?"
     r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
-    r"combination|combo|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
+    r"combination|combo|(?:manager|supervisor|till|register|void)[ \t]+override(?:[ \t]+(?:code|pin))?"
+    r"|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
     r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
     r"[^\n.]{0,30}?"
 )
-_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock")
+_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock", "override")
 # The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
@@ -51,7 +55,7 @@ CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
     # digits, or digits around a letter as buildings number their doors ("31B47"), or a dial's turns
-    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
     r"|right)[ \t]+\d{1,2}){2,3}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _not_a_count,
@@ -71,7 +75,8 @@ CODES_ABROAD = _named(
 _LOCKS = (
     r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
-    r"|side[ \t]+door|gate|intercom|buzzer)"
+    r"|side[ \t]+door|gate|intercom|buzzer|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
+    r"|cash[ \t]+box|strong[ \t]?box|drawer)"
 )
 _LOCK_CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
@@ -83,7 +88,7 @@ _LOCK_CONNECTOR = (
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
 _CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
-              "buzzer", "box")  # fmt: skip
+              "buzzer", "box", "cabinet", "cupboard", "drawer")  # fmt: skip
 # Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
 # line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
 _LOCK_SIEVES = tuple(
@@ -118,13 +123,53 @@ TYPED_CODE = Rule(
     min_digits=3,
 )
 
+# A one-time code as it arrives: "the pharmacy just texted 482913 to confirm", "Revolut sent me the code 739 204".
+# Six digits (or two groups of three), after "texted", or after "sent" with whom to or the word "code"; a round
+# number ("sent 250 000") is an amount. Suspect: a code that has expired is harmless, one that has not is not.
+_SENT_CODE = (
+    r"(?P<keep>(?<![a-z])(?:(?:texted|sms'?e?d)(?:[ \t]+(?:me|us|her|him|them|you))?(?:[ \t]+(?:the|a|my|her|his|our"
+    r"|your)(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode))?|(?:sent|messaged)(?:[ \t]+(?:me|us|her|him|them|you))?"
+    r"(?:[ \t]+(?:the|a|my|her|his|our|your))?(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode))[ \t]*:?[ \t]+)"
+    r"(?P<secret>[0-9]{3}[ \t-]?[0-9]{3}|[a-z]-[0-9]{6})(?![ \t]*(?:\d|[.,]\d))"
+)
+_SENT_GATE = ("texted", "sms", "sent", "messaged")
+SENT_CODE = Rule(
+    "a one-time code",
+    bounded(_SENT_CODE + _END, re.I),
+    lambda m: not m["secret"].endswith("000") and _not_a_count(m),
+    gate=_SENT_GATE,
+    sieves=tuple((word, word + r"[^\n]{0,60}?\d{3}") for word in _SENT_GATE),
+    min_digits=6,
+    suspect=True,
+)
+
+# A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7". Three
+# turns at least, both ways, with a dial's words between a turn and its number (never "exit" or "junction").
+_TURN = (
+    r"(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)"
+    r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|stop(?:ping)?|at|on)){0,3}"
+    r"[ \t]+[0-9]{1,2}(?:[ \t]+(?:once|twice|times))?"
+)
+DIAL = Rule(
+    "a PIN or an access code",
+    bounded(
+        rf"(?P<keep>)(?P<secret>(?<![a-z]){_TURN}(?:[ \t]*[,;][ \t]*(?:then[ \t]+)?(?:turn[ \t]+)?{_TURN}){{2,5}})",
+        re.I,
+    ),
+    lambda m: len({turn[:4] for turn in re.findall(r"right|left|coun|anti|cloc", m["secret"].lower())}) > 1,
+    gate=("right", "left", "clockwise"),
+    sieves=tuple((word, word + r"[^\n]{0,80}?\d") for word in ("right", "left", "clockwise")),
+    min_digits=3,
+    suspect=True,
+)
+
 # A lock named in another language, then what it does with the code: "la alarma se desactiva con 7-3-9-1", "le coffre
 # s'ouvre avec 2280", "l'allarme si disattiva con 4410", "o alarme desliga com 1234", "de kluis gaat open met 5519",
 # "die Alarmanlage wird mit 4711 deaktiviert". The verb says the digits are the code: refused.
 _LOCKS_ABROAD = (
     r"(?:alarma|alarme|allarme|alarm(?:anlage)?|caja[ \t]+fuerte|cofre|cassaforte|coffre(?:-fort)?|tresor|safe|kluis"
     r"|candado|cadenas|lucchetto|cadeado|hangslot|vorh[äa]ngeschloss|schloss|puerta|porte|porta|portail|portal"
-    r"|port[ãa]o|port[óo]n|portone|cancello|deur|poort|t[üu]r|tor|garaje|garagem|garage)"
+    r"|port[ãa]o|port[óo]n|portone|cancello|deur|poort|(?:[a-zäöü]{3,12})?(?:t[üu]r|tor)|garaje|garagem|garage)"
 )
 _OPENS_WITH = (
     r"(?:(?:se|si|s'|wordt|gaat)[ \t]*)?(?:desactiva|desconecta|desarma|abre|activa|d[ée]sactive|d[ée]sarme|ouvre"
@@ -138,7 +183,7 @@ LOCKS_ABROAD = Rule(
     bounded(
         rf"(?P<keep>(?<![a-z]){_LOCKS_ABROAD}\b[^\n.;]{{0,50}}?(?:{_OPENS_WITH}|\bmit[ \t]+(?:(?:dem|der)[ \t]+)?"
         rf"(?:code[ \t]+|pin[ \t]+)?(?=[0-9#*][0-9 \t*#.–-]{{2,20}}[ \t]+(?:deaktiviert|entsch[äa]rft|ge[öo]ffnet"
-        rf"|entsperrt|aufgeschlossen|ausgeschaltet)\b)))(?P<secret>{_CODE_VALUE}){_END}",
+        rf"|entsperrt|aufgeschlossen|ausgeschaltet|auf)\b)))(?P<secret>{_CODE_VALUE}){_END}",
         re.I,
     ),
     gate=_LOCK_VERB_GATE,

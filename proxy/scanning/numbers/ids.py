@@ -270,6 +270,26 @@ MY_NUMBER = (
            _stdnum_check("jp.in_", valid=False), connector=_MY_NUMBER_CONNECTOR, suspect=True),
 )  # fmt: skip
 
+# A US Medicare number (MBI), named: eleven characters in the shape CMS fixed, letters but S, L, O, I, B and Z, perhaps
+# as 4-3-4 ("4TN7-PK2-RX58"); not CMS's own example, 1EG4-TE5-MK73.
+_MBI_LETTER = "AC-HJKMNP-RT-Y"
+_MBI = re.compile(rf"[1-9][{_MBI_LETTER}][{_MBI_LETTER}0-9][0-9]-?[{_MBI_LETTER}][{_MBI_LETTER}0-9][0-9]-?"
+                  rf"[{_MBI_LETTER}]{{2}}[0-9]{{2}}")  # fmt: skip
+
+
+def _mbi(m: re.Match[str]) -> bool:
+    value = m["secret"].upper()
+    return _MBI.fullmatch(value) is not None and value.replace("-", "") != "1EG4TE5MK73"
+
+
+MEDICARE = _named(
+    "a Medicare number",
+    r"medicare(?:[ \t]+(?:beneficiary[ \t]+identifier|number|no\.?|id|card(?:[ \t]+number)?|mbi))?|mbi",
+    r"\d[a-z][a-z0-9]\d-?[a-z][a-z0-9]\d-?[a-z]{2}\d{2}",
+    ("medicare", "mbi"),
+    _mbi,
+)
+
 IDS: tuple[Rule, ...] = (
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn),
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn_suspect, suspect=True),
@@ -283,6 +303,7 @@ IDS: tuple[Rule, ...] = (
     ),
     *_id_rules(),
     *MY_NUMBER,
+    MEDICARE,
     *(
         dataclasses.replace(rule, sieves=_ID_SIEVES)
         for rule in (

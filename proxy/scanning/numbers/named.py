@@ -63,6 +63,8 @@ _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"
     r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?[ \t]+"
     r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
+    # an aside that gives it: "the phone PIN, which is 4417", "a guest code, it's 884213", "the PIN - it's 0912"
+    r"|[ \t]*[,;–—-][ \t]*(?:which[ \t]+(?:is|was)|that'?s|it'?s|it[ \t]+is)[ \t]+"
     r"|[ \t]+)"
 )
 # the value ends there: not "1.26.4", "3108a" or "4821-5"; a comma before words in a script without spaces is a

@@ -1,0 +1,64 @@
+"""A wallet's recovery phrase written with no name: twelve words or more, every one from BIP-39's English list.
+
+That list has no "the", "and", "is" or "to", so prose never runs twelve of its words; a named phrase ("seed phrase:
+...") is the rules' (`numbers.recovery`). Certain when the words pass the phrase's checksum (a real wallet's do),
+suspect when they do not (a typo'd real one, or one made up). Not a `Rule`: a rule without a gate word must need a
+digit or a long run of key characters to be shut in a quiet text, and a phrase has neither; so `scan` asks here for
+every text, and `redact` for a text of `LONGEST` characters at most (a run of words costs a regex step per word).
+The list and the check are the `mnemonic` package's (BIP-39's reference implementation), imported on the first text
+with such a run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from .rules import Hit
+
+LABEL = "a recovery phrase"
+LONGEST = 2000
+_WORDS_IN_A_PHRASE = (24, 21, 18, 15, 12)
+_RUN = re.compile(r"(?<![a-z'-])[a-z]{3,8}(?:(?:[ \t]*[,;]?[ \t]+|[ \t]*\n[ \t]*)[a-z]{3,8}){11,}(?![a-z'-])")
+_WORD = re.compile(r"[a-z]+")
+
+
+@cache
+def _english() -> tuple[frozenset[str], Any]:
+    from mnemonic import Mnemonic
+
+    english = Mnemonic("english")
+    return frozenset(english.wordlist), english
+
+
+def _phrases(text: str, start: int, end: int) -> Iterator[tuple[int, int, list[str]]]:
+    """The runs of twelve BIP-39 words or more in `text[start:end]`, with their spans."""
+    words, _ = _english()
+    run: list[re.Match[str]] = []
+    for word in [*_WORD.finditer(text, start, end), None]:
+        if word is not None and word[0] in words:
+            run.append(word)
+            continue
+        if len(run) >= 12:
+            yield run[0].start(), run[-1].end(), [m[0] for m in run]
+        run = []
+
+
+def _checksummed(words: list[str]) -> bool:
+    _, english = _english()
+    return any(
+        english.check(" ".join(words[start : start + size]))
+        for size in _WORDS_IN_A_PHRASE
+        for start in range(len(words) - size + 1)
+    )
+
+
+def hits(text: str) -> Iterator[Hit]:
+    """Each recovery phrase in `text`: certain when its checksum passes, else suspect."""
+    if text.count(" ") + text.count("\n") < 11:
+        return
+    for run in _RUN.finditer(text):
+        for start, end, words in _phrases(text, *run.span()):
+            yield Hit(LABEL, start, end, suspect=not _checksummed(words))
