@@ -610,6 +610,9 @@ _LOCKS = {
         "the back office",
         "the lockbox by the porch",
         "the staff room",
+        "the voicemail",
+        "the hotline voicemail",
+        "the care home side entrance",
     ],
     "de": ["die Haustür", "das Tor", "die Alarmanlage", "der Schlüsselkasten", "der Spind", "die Garage", "der Keller"],
     "fr": ["la porte", "le portail", "l'alarme", "la boîte à clés", "le casier", "le garage", "le local vélos"],
@@ -631,6 +634,8 @@ _USED = {
         "For {lock} just tap {value}, the housekeeper knows",
         "{lock} takes {value} - {who} changes it monthly",
         "Dial {value} on {lock}",
+        "{lock}: ring in, then {value} to hear the messages",
+        "To get in {lock} after 8pm, key in {value}",
     ],
     "de": ["{lock} geht mit {value} auf", "Für {lock} einfach {value} eintippen", "{lock} öffnet sich mit {value}"],
     "fr": ["{lock} s'ouvre avec {value}", "Tape {value} pour {lock}", "Pour {lock}, compose {value}"],
@@ -663,6 +668,8 @@ _ACCOUNTS = [
     "{who}'s Netflix",
     "the office printer's web panel",
     "the staff network {ssid}",
+    "the practice rota system",
+    "the coaches' shared drive",
     "SMTP relay for {slug}.io",
     "the old Gmail",
     "the Steam account",
@@ -682,6 +689,8 @@ _PAIRED = [
     "I use {password} for {account}, same as the old laptop",
     "{account}? Same as always: {password}",
     "{account} still takes the old one, {password}",
+    "{account} is {who}'s birth year, then the club's name, then an exclamation mark (so {password})",
+    "{account}: the usual word plus the year, i.e. {password}",
 ]
 
 # The same words with nothing secret in them: the keypad broken, the door opened by a badge, a message about a
@@ -728,8 +737,10 @@ def used(count: int = 900) -> list[str]:
             text = rng.choice(_SENT[lang]).format(sender=rng.choice(senders), otp=otp)
         else:
             account = rng.choice(_ACCOUNTS).format(slug=fill["slug"], who=rng.choice(_NAMES), ssid=fill["ssid"])
+            name = fill["name"]
+            user = rng.choice([name, f"{name[0]}.{rng.choice(_WORDS)}", f"{name}_{rng.choice(_WORDS)}", "admin"])
             text = rng.choice(_PAIRED).format(
-                account=account, ssid=fill["ssid"], user=fill["name"], password=_password(rng)
+                account=account, ssid=fill["ssid"], user=user, who=rng.choice(_NAMES), password=_password(rng)
             )
         texts.append(text[:1].upper() + text[1:] + rng.choice(["", ".", ".", "!"]))
     return texts

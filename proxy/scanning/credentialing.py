@@ -37,12 +37,17 @@ LONGEST = 600
 _MIXED = re.compile(
     r"(?<![\w/.@-])(?=[^\s]*[^\W\d_])(?=[^\s]*[\d#$%&*^~+=])[^\s\"'“”„«»「」\[\]]{5,}",
 )
+# Kana, ideographs and Hangul: a text in Japanese, Chinese or Korean has no spaces, and a "word" of it with a digit
+# is a sentence ("母は週3回デイサービスに通っている"), not a value (which is ASCII in those texts: "暗証番号は4821")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _DIGITS = re.compile(r"(?<![\w.])[#*]?\d(?:[ ./-]?\d){3,}[#*]?(?![\w.]\w)")
 _QUOTED = re.compile(
     r"(?<!\w)\"[^\"\n]{2,40}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
     r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
 )
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+# An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
 _NOT_LETTER = re.compile(r"[\d#$%&*^~+=]")  # not "_": "api_key" is a name
 # What every value has one of (a digit, a symbol, a quote; a single quote opens after a space or a bracket), and
 # what every credential word holds: most texts have neither, and are not scored.
@@ -76,10 +81,12 @@ _SAYS = re.compile(r"[^.,;:=()\n]{0,40}?(?:\s(?:is|ist|est|es|è|é|er|är|laute
 _ASSIGNED = re.compile(r"[=:]")
 _ROUND = re.compile(r"[1-9]0{3,}")  # "token: 4000", "10000 steps": an amount
 _PORT = re.compile(r"\bports?\s*:?\s*$", re.IGNORECASE)  # "runs on port 8005": a port number opens nothing
-# a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number: they open nothing
+# a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number, an invoice's or an order's
+# reference: they open nothing
 _CALLED = re.compile(
     r"(?:\b(?:phone|tel|telephone|call|ring|fax|whatsapp|mobile|cell|hotline|tracking|sendungsnummer|suivi"
-    r"|seguimiento|tracciamento|zending)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
+    r"|seguimiento|tracciamento|zending|reference|ref|invoice|order|ticket|case|booking|receipt|rechnung|facture"
+    r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
     re.IGNORECASE,
 )
 # a measure: "hold it for 30-60 seconds", "1500-2000 kcal", "2019-2023 seasons" are no code
@@ -111,6 +118,7 @@ def _shown(text: str, start: int, end: int) -> bool:
 def values(text: str) -> list[tuple[int, int]]:
     """The spans of `text` that could be a credential's value (what a hold by the model masks)."""
     spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if not _shown(text, m.start() + 1, m.end() - 1)]
+    ibans = [m.span() for m in _IBAN.finditer(text)] if "IBAN" in text.upper() else []
     for pattern in (_MIXED, _DIGITS):
         for m in pattern.finditer(text):
             start, end = m.start(), m.end()
@@ -120,7 +128,11 @@ def values(text: str) -> list[tuple[int, int]]:
                 continue
             if pattern is _DIGITS and _ADDRESS.fullmatch(text, start, end):  # an IP address, not a code
                 continue
+            if any(low <= start < high for low, high in ibans):
+                continue
             if _shown(text, start, end):
+                continue
+            if pattern is _MIXED and _CJK.search(text, start, end):
                 continue
             if pattern is _DIGITS or _NOT_LETTER.search(text, start, end):  # still a digit or symbol once trimmed
                 spans.append((start, end))

@@ -103,10 +103,15 @@ def public_key(text: str, start: int) -> bool:
     return opened >= 0 and text.find("-----END PGP PUBLIC KEY BLOCK-----", opened, start) < 0
 
 
+# jwt.io's sample token ({"sub":"1234567890","name":"John Doe",...}, signed with the key the page shows): its payload
+# and its signature are in every tutorial, and open nothing
+_JWT_IO_SAMPLE = ("eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIi", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+
+
 def example(value: str) -> bool:
     """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY", or a
     stand-in a template prints ("ghp_000...", "sk_test_replace_me")."""
-    return "EXAMPLE" in value or stand_in(value)
+    return "EXAMPLE" in value or stand_in(value) or any(sample in value for sample in _JWT_IO_SAMPLE)
 
 
 def _is_aws_key(m: re.Match[str]) -> bool:
@@ -258,6 +263,7 @@ PREFIXED: tuple[Rule, ...] = (
     Rule(
         "a JWT",
         re.compile(rf"\b(?P<keep>eyJ)(?P<secret>{_KEY_CHARS}{{8,}}\.{_KEY_CHARS}{{8,}}\.{_KEY_CHARS}*)"),
+        lambda m: not example(m["secret"]),
         gate=("eyj",),
     ),
     Rule(

@@ -27,7 +27,7 @@ from . import cjk
 from .abroad import ABROAD
 from .addressed import AGENTS, MENTIONED, SYSTEM_NOTES
 from .english import ENGLISH
-from .forwarding import standing_forward
+from .forwarding import data_to_an_address, standing_forward
 from .recall import RECALL_ABROAD
 from .shape import _ORDER, _S, Shape
 
@@ -79,7 +79,7 @@ def find(folded: str) -> str | None:
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
-    if "@" in folded and standing_forward(plain(folded)):
+    if "@" in folded and (standing_forward(seen := plain(folded)) or data_to_an_address(seen)):
         return "an exfiltration instruction"
     if not folded.isascii() and cjk.SCRIPT.search(folded):
         seen = plain(folded)

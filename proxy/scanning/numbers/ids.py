@@ -148,7 +148,7 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("a tax number", r"nip|numer[ \t]+identyfikacji[ \t]+podatkowej",
      r"\d{3}-?\d{3}-?\d{2}-?\d{2}|\d{3}-?\d{2}-?\d{2}-?\d{3}", ("nip", "identyfikacji"), "pl.nip"),
     ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal|contribuinte",
-     r"\d{9}", ("nif", "identifica", "contribuinte"), "pt.nif"),
+     r"\d{3}[ ]?\d{3}[ ]?\d{3}", ("nif", "identifica", "contribuinte"), "pt.nif"),
     ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
      r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
     # Hungary's social security number (TAJ) and tax id (adóazonosító jel): python-stdnum checks neither
