@@ -719,13 +719,43 @@ _USED_NOT = [
 ]
 
 
-def used(count: int = 900) -> list[str]:
-    """`count` credentials given by use: a code keyed in, a code just sent, an account followed by its password."""
+# How a chosen password or code is made, said before the value itself ("the dog's name backwards, Rolyat88")
+_RECIPES = [
+    "the dog's name backwards",
+    "my birthday backwards",
+    "his daughter's name with the year she was born and a bang",
+    "the cat's name with a capital and an exclamation mark",
+    "the street we grew up on plus the house number",
+    "her maiden name then the year we married",
+    "the usual one with the month at the end",
+]
+_RECIPE_FRAMES = [
+    "{account} is {recipe}, so {password}",
+    "{account}: {recipe} - {password}",
+    "For {account} it's {recipe}: {password}",
+    "{account} with his email and {recipe}, {password}",
+    "{lock} is {recipe} - {pin}. Don't let me forget",
+    "{lock} code is {recipe}, so {pin}",
+]
+
+
+def used(count: int = 1200) -> list[str]:
+    """`count` credentials given by use: a code keyed in, a code just sent, an account followed by its password, a
+    password or code after how it was made."""
     rng = random.Random(SEED + 2)
     texts = []
     for i in range(count):
         fill = _filler(rng)
-        if i % 3 == 0:
+        if i % 4 == 3:
+            account = rng.choice(_ACCOUNTS).format(slug=fill["slug"], who=rng.choice(_NAMES), ssid=fill["ssid"])
+            text = rng.choice(_RECIPE_FRAMES).format(
+                account=account,
+                recipe=rng.choice(_RECIPES),
+                password=_password(rng),
+                lock=rng.choice(_LOCKS["en"]),
+                pin=_pin(rng),
+            )
+        elif i % 3 == 0:
             lang = rng.choice([lang for lang in _USED for _ in range(4 if lang == "en" else 1)])
             value = rng.choice([_pin, _pin, _combination])(rng)
             text = rng.choice(_USED[lang]).format(lock=rng.choice(_LOCKS[lang]), value=value, who=rng.choice(_NAMES))

@@ -237,7 +237,8 @@ _PHRASE = re.compile(  # led by the quote (a character class the engine looks fo
 # What names the thing a word after it is the name of: a network, a host, a box ("ssh into web01").
 _NAMED = re.compile(
     r"(?<![a-z])(?:called|named|ssid|network|name|into|to|on|at|from|host(?:name)?|server|box|machine|vm|node"
-    r"|under|entry|item|labell?ed|titled|filed[ \t]+as|saved[ \t]+as)"  # a password manager's entry: "under 'NAS'"
+    # a password manager's entry or vault: "under 'NAS'", "the vault 'Flat 3B'"
+    r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as)"
     r"[ \t]*[:=]?[ \t]*[\"'`«]?$"
 )
 

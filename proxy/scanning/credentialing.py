@@ -89,6 +89,12 @@ _CALLED = re.compile(
     r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
     re.IGNORECASE,
 )
+# a postcode, a few words after its name: "Kod pocztowy akademika to 30-059", "PLZ der Praxis: 80331"
+_POSTCODE = re.compile(
+    r"\b(?:post[ \t]?code|zip(?:[ \t]?code)?|plz|postleitzahl|code[ \t]+postal|c[óo]digo[ \t]+postal|cap|pocztowy"
+    r"|postnummer|postcode)\b(?:\s+\S+){0,3}?\s*[:=]?\s*$",
+    re.IGNORECASE,
+)
 # a measure: "hold it for 30-60 seconds", "1500-2000 kcal", "2019-2023 seasons" are no code
 _MEASURE = re.compile(
     r"\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|times|reps|steps|kcal|calories"
@@ -110,6 +116,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _ROUND.fullmatch(value) is not None
         or _PORT.search(text, max(0, start - 12), start) is not None
         or _CALLED.search(text, max(0, start - 24), start) is not None
+        or _POSTCODE.search(text, max(0, start - 40), start) is not None
         or _MEASURE.match(text, end) is not None
         or talked_about(text, start, end)
     )

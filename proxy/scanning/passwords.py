@@ -78,6 +78,12 @@ def _is_password_shaped(m: re.Match[str]) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and chosen_password(value)
 
 
+# A file's or a site's name is no user name: "notes.txt, Draft2", "example.com / Page2"
+_A_FILE = re.compile(
+    r"\.(?:txt|md|py|js|ts|json|ya?ml|csv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|zip|html?|log|sh|ini|cfg|toml|com|org|net"
+    r"|io|dev|app|co|de|fr|uk|eu|gov|edu)\b",
+    re.I,
+)
 _A_NAME = re.compile(
     r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$", re.I
 )
@@ -677,6 +683,18 @@ NAMED: tuple[Rule, ...] = (
         ),
         lambda m: "." not in m["secret"].rstrip(".") and _is_password_shaped(m),
         gate=("@",),
+        suspect=True,
+    ),
+    Rule(  # "ParentPay for dinner money - j.obrien, Tipperary1979": a user name as logins have them, then a password
+        "a password",
+        re.compile(
+            r"(?<![\w.@/-])(?P<keep>(?!e\.g|i\.e)[a-z][a-z0-9]*\.[a-z][a-z0-9]*(?:[._][a-z0-9]+)*"
+            r"[ \t]*(?:,|/|\|)[ \t]*)"
+            r"(?P<secret>[^\s,;@\"'()/]{6,40})"
+        ),
+        lambda m: _A_FILE.search(m["keep"]) is None and _is_password_shaped(m) and "." not in m["secret"].rstrip("."),
+        gate=(".",),
+        sieves=((".", r"\.[a-z0-9]+[ \t]*[,/|][ \t]*[^\s]*\d"),),
         suspect=True,
     ),
     Rule(  # "hot wallet (the one Metamask imported): 0x38ac...053": a wallet's private key, named

@@ -79,7 +79,9 @@ def find(folded: str) -> str | None:
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
-    if "@" in folded and (standing_forward(seen := plain(folded)) or data_to_an_address(seen)):
+    if "@" in folded and standing_forward(seen := plain(folded)):
+        return "an exfiltration instruction"
+    if ("@" in folded or "+" in folded) and data_to_an_address(plain(folded)):
         return "an exfiltration instruction"
     if not folded.isascii() and cjk.SCRIPT.search(folded):
         seen = plain(folded)

@@ -59,17 +59,19 @@ _ASKED = re.compile(
     r"\b(?:could|can|would|will)[ \t]+you\b|\bplease\b|\bkindly\b|\bmake[ \t]+sure[ \t]+(?:to|you)\b", re.I
 )
 _PASSING = re.compile(
-    r"\b(?:pass|include|add|attach|send|forward|share|cc|bcc|copy|paste|put|mention|relay|sync)\b", re.I
+    r"\b(?:pass|include|add|attach|send|forward|share|cc|bcc|copy|paste|put|mention|relay|sync|text|sms|message)\b",
+    re.I,
 )
 _PERSONAL = re.compile(
     r"\b(?:(?:home|delivery|postal|billing|saved)[ \t]+address(?:es)?|card[ \t]+(?:details|number)s?"
     r"|phone[ \t]+numbers?|passport|date[ \t]+of[ \t]+birth|bank[ \t]+details|iban|passwords?|medical|diagnos\w+"
     r"|prescriptions?"
-    r"|contacts?[ \t]+list|rota|schedule|location|(?:her|his|their|the[ \t]+user'?s|the[ \t]+client'?s)[ \t]+"
-    r"(?:details|data|info\w*|records?|history|messages|emails|files))\b",
+    r"|contacts?[ \t]+list|rota|schedule|location|(?:her|his|their|the[ \t]+\w+(?:'s|s'))[ \t]+(?:[a-z]+[ \t]+)?"
+    r"(?:details|data|info\w*|records?|history|messages|emails|files|notes|names|addresses|numbers|chats|photos"
+    r"|contacts))\b",
     re.I,
 )
-_TO_AN_ADDRESS = re.compile(r"[\w.+-]+@[\w-]{2,}")
+_TO_AN_ADDRESS = re.compile(r"[\w.+-]+@[\w-]{2,}|\+[1-9][0-9 ()-]{7,}[0-9]")
 _MINE = re.compile(r"\b(?:my|our)[ \t]+(?:\w+[ \t]+)?$", re.I)
 
 

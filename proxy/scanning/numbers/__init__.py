@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..rules import Rule
 from .banking import BANKING
 from .cards import CARDS
-from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, LOCKS, LOCKS_ABROAD, SENT_CODE, TYPED_CODE
+from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, LOCKS, LOCKS_ABROAD, SENT_CODE, SET_CODE, TYPED_CODE
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
 
@@ -31,6 +31,7 @@ NUMBERS: tuple[Rule, ...] = (
     CODES_ABROAD,
     TYPED_CODE,
     SENT_CODE,
+    SET_CODE,
     DIAL,
     LOCKS,
     LOCKS_ABROAD,

@@ -75,13 +75,16 @@ CODES_ABROAD = _named(
 _LOCKS = (
     r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
-    r"|side[ \t]+door|gate|intercom|buzzer|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
+    r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office)[ \t]+door|gate|intercom|buzzer"
+    r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
     r"|cash[ \t]+box|strong[ \t]?box|drawer)"
 )
 _LOCK_CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
     r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
-    r"|armed))[ \t]+with)[ \t]+)"
+    r"|armed))[ \t]+(?:with|on))[ \t]+"
+    # or a comma or a dash, before digits in a keypad's groups or with a star or a hash: "key box, 2-9-0-6", "- 1473*"
+    r"|[ \t]*(?:,|[ \t][–—-])[ \t]*(?=[#*]?[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{4,8}[#*]|[#*][0-9]))"
     # "Our house alarm: code 5160", "the lockbox is PIN 2468"
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
 )
@@ -143,17 +146,39 @@ SENT_CODE = Rule(
     suspect=True,
 )
 
-# A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7". Three
-# turns at least, both ways, with a dial's words between a turn and its number (never "exit" or "junction").
+# A lock set to a code, the verb first: "I set the room safe to 1 9 0 8", "changed the padlock to 0722".
+SET_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:set|changed|reset)[ \t]+(?:the|my|our|his|her|their)[ \t]+(?:[a-z]+[ \t]+){0,2}?"
+        + _LOCKS
+        + r"[ \t]+to[ \t]+)(?P<secret>"
+        + _CODE_VALUE
+        + ")"
+        + _END,
+        re.I,
+    ),
+    _not_a_count,
+    gate=("set", "changed", "reset"),
+    sieves=tuple((word, word + r"[ \t][^\n]{0,60}?[ \t]to[ \t]{1,8}[#*]?\d") for word in ("set", "changed", "reset")),
+    min_digits=3,
+    suspect=True,
+)
+
+# A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7", or "27
+# left, 4 right, 33 left". Three turns at least, both ways, with a dial's words between a turn and its number (never
+# "exit" or "junction").
 _TURN = (
     r"(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)"
     r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|stop(?:ping)?|at|on)){0,3}"
     r"[ \t]+[0-9]{1,2}(?:[ \t]+(?:once|twice|times))?"
 )
+_NUMBER_TURN = r"[0-9]{1,2}[ \t]+(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)\b"
 DIAL = Rule(
     "a PIN or an access code",
     bounded(
-        rf"(?P<keep>)(?P<secret>(?<![a-z]){_TURN}(?:[ \t]*[,;][ \t]*(?:then[ \t]+)?(?:turn[ \t]+)?{_TURN}){{2,5}})",
+        rf"(?P<keep>)(?P<secret>(?<![a-z]){_TURN}(?:[ \t]*[,;][ \t]*(?:then[ \t]+)?(?:turn[ \t]+)?{_TURN}){{2,5}}"
+        rf"|(?<![0-9]){_NUMBER_TURN}(?:[ \t]*[,;][ \t]*(?:then[ \t]+)?{_NUMBER_TURN}){{2,5}})",
         re.I,
     ),
     lambda m: len({turn[:4] for turn in re.findall(r"right|left|coun|anti|cloc", m["secret"].lower())}) > 1,

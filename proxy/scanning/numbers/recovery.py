@@ -75,7 +75,7 @@ SEED_PHRASE = Rule(
     bounded(
         r"(?P<keep>(?<![a-z])(?:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+"
         r"(?:phrase|words|sentence)"
-        r"|mnemonic|seed)[^\n:=]{0,40}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
+        r"|mnemonic|seed)[^\n:=]{0,80}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
         r"(?P<secret>[a-z]{3,8}(?:[ \t,]+[a-z]{3,8}){11,23})(?![a-z])",
         re.IGNORECASE,
     ),
@@ -83,7 +83,7 @@ SEED_PHRASE = Rule(
     sieves=tuple(
         (
             word,
-            re.escape(word) + r"[^\n]{0,100}?[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}",
+            re.escape(word) + r"[^\n]{0,140}?[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}",
         )
         for word in ("seed", "mnemonic", "recovery", "backup", "wallet")
     ),
