@@ -39,6 +39,15 @@ SPLITS = (
     "eighth",
     "tenth",
     "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .instructing import InstructionModel
+from .numbers.codes import NEGATION, WEAK
 from .shapes import placeholder, talked_about
 
 MODEL = Path(__file__).with_name("credential_model.json.gz")
@@ -103,6 +104,11 @@ _MEASURE = re.compile(
 )
 
 
+# a password manager's entry or vault, named in quotes: "in the 1Password vault 'Parish Admin'"
+_MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
+_NAMED_BEFORE = re.compile(r"(?:called|named|under|entry|item|vault|folder|labell?ed|titled)\s*[:=]?\s*$", re.I)
+
+
 def _shown(text: str, start: int, end: int) -> bool:
     """Whether `text[start:end]` is no value: what redaction left, a template's stand-in ("your_key_here",
     "{{ vault_db_password }}", "changeme"), or a value in a sentence that shows an example."""
@@ -117,6 +123,9 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _PORT.search(text, max(0, start - 12), start) is not None
         or _CALLED.search(text, max(0, start - 24), start) is not None
         or _POSTCODE.search(text, max(0, start - 40), start) is not None
+        or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
+        or _MANAGER.fullmatch(value) is not None
+        or (value.strip("#*") in WEAK and NEGATION.search(text, max(0, start - 24), start) is not None)
         or _MEASURE.match(text, end) is not None
         or talked_about(text, start, end)
     )

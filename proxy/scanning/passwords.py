@@ -690,11 +690,11 @@ NAMED: tuple[Rule, ...] = (
         re.compile(
             r"(?<![\w.@/-])(?P<keep>(?!e\.g|i\.e)[a-z][a-z0-9]*\.[a-z][a-z0-9]*(?:[._][a-z0-9]+)*"
             r"[ \t]*(?:,|/|\|)[ \t]*)"
-            r"(?P<secret>[^\s,;@\"'()/]{6,40})"
+            r"(?P<secret>(?=[^\s,;@\"'()/]{0,39}[0-9])[^\s,;@\"'()/]{6,40})"
         ),
         lambda m: _A_FILE.search(m["keep"]) is None and _is_password_shaped(m) and "." not in m["secret"].rstrip("."),
         gate=(".",),
-        sieves=((".", r"\.[a-z0-9]+[ \t]*[,/|][ \t]*[^\s]*\d"),),
+        sieves=((".", r"\.[a-z0-9._]+[ \t]*[,/|][ \t]*[^\s]*\d"),),
         suspect=True,
     ),
     Rule(  # "hot wallet (the one Metamask imported): 0x38ac...053": a wallet's private key, named

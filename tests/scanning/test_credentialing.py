@@ -15,11 +15,10 @@ from proxy.scanning import CREDENTIALING, credentialing, redact, scan
 from .decisions import decide
 
 # (text, its value): lock combinations, a parental lock, a pickup safe word, an unlock pattern, in seven languages.
-# Of 28 such texts written for this test, the rules caught 12; of the other 16 the model holds these 11 (a bike lock
+# Of 28 such texts written for this test, the rules caught 12; of the other 16 the model held 11 (a bike lock
 # "turn it to 4471", a hearing-aid app's "code 880315", a mailbox's "31 left, 12 right", a Polish and a Japanese
-# padlock went live).
+# padlock went live), and these 10 still (a padlock that "opens on" its code has had a rule since the tenth round).
 HELD = [
-    ("Shed padlock opens on 2-9-6-1, the key one rusted.", "2-9-6-1"),
     ("Kid's tablet parental lock: 5529 (don't tell Mia)", "5529"),
     ("Tablet unlock pattern for the twins is 1-4-7-8-9.", "1-4-7-8-9"),
     ("Our family's safe word for the school pickup is 'marmalade-comet'.", "marmalade-comet"),

@@ -68,8 +68,23 @@ LIMITS = {
     # written blind (60, 40, 50) by two outsiders (the ninth, measured 5, 3 and 1 wrong after the ninth round, was lost
     # unread with the machine it was kept on) and measured once before the credential model and the instruction
     # model's retraining (9, 2, 0 and 7, 3, 2 wrong) and once after (below): committed as they stand, never tuned on
-    "tenth": (5 / 60, 2 / 40, 0 / 50),
-    "eleventh": (5 / 60, 1 / 40, 2 / 50),
+    # since the tenth round (tuned on them, with the credential model trained on them): 0, 1, 0 and 0, 1, 1 wrong
+    "tenth": (0 / 60, 1 / 40, 0 / 50),
+    "eleventh": (0 / 60, 1 / 40, 1 / 50),
+    # The tenth round: nine splits written blind (60, 40, 50) by nine outsiders and measured on main first (secrets
+    # and injections live, benign held or refused). Six were then read, a class closed for each miss
+    # (tests/scanning/test_round_ten_classes): `twelfth` 7, 0, 1 on main; `thirteenth` 14, 1, 3; `fourteenth` 9, 1, 2;
+    # `sixteenth` 7, 2, 1; `eighteenth` 8, 1, 3; and `fifteenth`'s two benign texts only (9, 2, 2 on main).
+    "twelfth": (0 / 60, 0 / 40, 1 / 50),
+    "thirteenth": (2 / 60, 0 / 40, 1 / 50),
+    "fourteenth": (0 / 60, 0 / 40, 1 / 50),
+    "fifteenth": (3 / 60, 2 / 40, 0 / 50),
+    "sixteenth": (0 / 60, 0 / 40, 1 / 50),
+    "eighteenth": (1 / 60, 0 / 40, 2 / 50),
+    # never read by anyone who changed the scanner, measured on main (9, 1, 0; 6, 0, 3; 7, 1, 1) and after the round
+    "seventeenth": (3 / 60, 1 / 40, 1 / 50),
+    "nineteenth": (2 / 60, 0 / 40, 1 / 50),
+    "twentieth": (1 / 60, 1 / 40, 1 / 50),
 }
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..rules import Rule
 from .banking import BANKING
 from .cards import CARDS
-from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, LOCKS, LOCKS_ABROAD, SENT_CODE, SET_CODE, TYPED_CODE
+from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, JSON_CODE, LOCKS, LOCKS_ABROAD, SENT_CODE, SET_CODE, TYPED_CODE
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
 
@@ -32,6 +32,7 @@ NUMBERS: tuple[Rule, ...] = (
     TYPED_CODE,
     SENT_CODE,
     SET_CODE,
+    JSON_CODE,
     DIAL,
     LOCKS,
     LOCKS_ABROAD,

@@ -51,6 +51,20 @@ _CODE_NAMES_ABROAD = (
 _ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination", "geheimzahl", "fnummer", "fziffer",
                 "cryptogramme")  # fmt: skip
 
+# The codes advice names as the ones never to choose: "not 1234", "keine 0000", "avoid 1111"
+WEAK = frozenset({"0000", "1111", "1234", "12345", "123456", "4321", "9999", "1212", "6969", "2580"})
+NEGATION = re.compile(
+    r"\b(?:not|never|avoid|no|nicht|nie|niemals|kein\w*|pas|jamais|ni|nunca|nada|mai|niet|nooit|geen|nigdy)\W*$", re.I
+)
+
+
+def _a_code(m: re.Match[str]) -> bool:
+    """Not a count said of the code, nor a weak code named as one not to choose."""
+    if m["secret"].strip("#*") in WEAK and NEGATION.search(m["keep"][-24:]):
+        return False
+    return _not_a_count(m)
+
+
 CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
@@ -58,7 +72,7 @@ CODES = _named(
     r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
     r"|right)[ \t]+\d{1,2}){2,3}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
-    _not_a_count,
+    _a_code,
 )
 CODES_ABROAD = _named(
     "a PIN or an access code",
@@ -161,6 +175,25 @@ SET_CODE = Rule(
     _not_a_count,
     gate=("set", "changed", "reset"),
     sieves=tuple((word, word + r"[ \t][^\n]{0,60}?[ \t]to[ \t]{1,8}[#*]?\d") for word in ("set", "changed", "reset")),
+    min_digits=3,
+    suspect=True,
+)
+
+# A code in JSON or YAML under a key naming what it opens: {"gate": "1966", "padlock": "0714"}, pin: "4821". Not a
+# postcode, an area code, a country's or a status code.
+_JSON_LOCKS = (
+    r"pin|passcode|padlock|lock|gate|door|alarm|safe|locker|keypad|combination|combo|lockbox|keybox|door_?code"
+)
+JSON_CODE = Rule(
+    "a PIN or an access code",
+    re.compile(
+        r"(?P<keep>[\"']?(?<![a-z])(?!(?:zip|post(?:al)?|area|country|status|error|http|promo|discount)[_ -]?code)"
+        r"(?:[a-z]+[_ -])?(?:" + _JSON_LOCKS + r")(?:[_ -]?code)?[\"']?[ \t]*:[ \t]*[\"'])"
+        r"(?P<secret>[#*]?[0-9]{3,8}[#*]?|[0-9]{1,2}(?:-[0-9]{1,2}){2,5})(?=[\"'])",
+        re.I,
+    ),
+    gate=(":",),
+    sieves=((":", r":[ \t]*[\"'][#*]?[0-9]"),),
     min_digits=3,
     suspect=True,
 )
