@@ -168,7 +168,7 @@ def _plain_value(text: str) -> tuple[int, int] | None:
     start = after.end()
     end = re.search(r"[.,;(\n]|$", text[start:])
     stop = start + (end.start() if end else len(text) - start)
-    if stop - start < 3 or MASK in text[start:stop]:
+    if stop - start < 3 or MASK in text[start:stop] or _shown(text, start, stop):
         return None
     return start, stop
 
