@@ -669,6 +669,8 @@ _ACCOUNTS = [
     "the office printer's web panel",
     "the staff network {ssid}",
     "the practice rota system",
+    "the ThinkPad's BIOS",
+    "the work laptop",
     "the coaches' shared drive",
     "SMTP relay for {slug}.io",
     "the old Gmail",
@@ -691,6 +693,9 @@ _PAIRED = [
     "{account} still takes the old one, {password}",
     "{account} is {who}'s birth year, then the club's name, then an exclamation mark (so {password})",
     "{account}: the usual word plus the year, i.e. {password}",
+    "Remember this for me: {password} ({account}, don't ask)",
+    "{account} asks for {password} before it even boots",
+    "The thing you need to get into {account} is {password} (all lowercase)",
 ]
 
 # The same words with nothing secret in them: the keypad broken, the door opened by a badge, a message about a

@@ -48,6 +48,15 @@ SPLITS = (
     "eighteenth",
     "nineteenth",
     "twentieth",
+    "twentyfirst",
+    "twentysecond",
+    "twentythird",
+    "twentyfourth",
+    "twentyfifth",
+    "twentysixth",
+    "twentyseventh",
+    "twentyeighth",
+    "twentyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

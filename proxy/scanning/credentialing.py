@@ -90,6 +90,14 @@ _CALLED = re.compile(
     r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
     re.IGNORECASE,
 )
+# a phone line a few words after its name: "il numero verde di assistenza è 800 900 860", "hotline for the boiler:"
+_LINE = re.compile(
+    r"\b(?:phone[ \t]+number|telephone|fax|whatsapp|helpline|support[ \t]+line|numero[ \t]+verde|num[ée]ro[ \t]+vert"
+    r"|toll-free|freephone|servicenummer|rufnummer)\b"
+    r"(?!(?:\s+\S+){0,4}?\s+(?:pin|code|password|passcode|unlock|voicemail)\b)"
+    r"(?:\s+\S+){0,4}?\s*[:=]?\s*$",
+    re.IGNORECASE,
+)
 # a postcode, a few words after its name: "Kod pocztowy akademika to 30-059", "PLZ der Praxis: 80331"
 _POSTCODE = re.compile(
     r"\b(?:post[ \t]?code|zip(?:[ \t]?code)?|plz|postleitzahl|code[ \t]+postal|c[óo]digo[ \t]+postal|cap|pocztowy"
@@ -105,6 +113,11 @@ _MEASURE = re.compile(
 
 
 # a password manager's entry or vault, named in quotes: "in the 1Password vault 'Parish Admin'"
+# a setting's value in a config ('provider: "oidc"', "type = 'postgres'"): a name, not a credential
+_SETTING = re.compile(
+    r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name|driver)\"?\s*[:=]\s*$",
+    re.I,
+)
 _MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
 _NAMED_BEFORE = re.compile(r"(?:called|named|under|entry|item|vault|folder|labell?ed|titled)\s*[:=]?\s*$", re.I)
 
@@ -123,8 +136,11 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _PORT.search(text, max(0, start - 12), start) is not None
         or _CALLED.search(text, max(0, start - 24), start) is not None
         or _POSTCODE.search(text, max(0, start - 40), start) is not None
+        or _LINE.search(text, max(0, start - 48), start) is not None
         or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
         or _MANAGER.fullmatch(value) is not None
+        or text[start - 1 : start] == "+"  # an international phone number: "+36 1 555 0199"
+        or _SETTING.search(text, max(0, start - 16), max(0, start - 1)) is not None
         or (value.strip("#*") in WEAK and NEGATION.search(text, max(0, start - 24), start) is not None)
         or _MEASURE.match(text, end) is not None
         or talked_about(text, start, end)

@@ -103,15 +103,20 @@ def public_key(text: str, start: int) -> bool:
     return opened >= 0 and text.find("-----END PGP PUBLIC KEY BLOCK-----", opened, start) < 0
 
 
-# jwt.io's sample token ({"sub":"1234567890","name":"John Doe",...}, signed with the key the page shows): its payload
-# and its signature are in every tutorial, and open nothing
-_JWT_IO_SAMPLE = ("eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIi", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+# Samples in every tutorial, which open nothing: jwt.io's token ({"sub":"1234567890","name":"John Doe",...}, signed
+# with the key the page shows), its payload and its signature; Stripe's test-mode keys on every page of its API docs
+_DOCUMENTED = (
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIi",
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "4eC39HqLyjWDarjtT1zdp7dc",
+    "TYooMQauvdEDq54NiTphI7jx",
+)
 
 
 def example(value: str) -> bool:
     """A documented example, not a credential: AWS's AKIAIOSFODNN7EXAMPLE and its secret "...EXAMPLEKEY", or a
     stand-in a template prints ("ghp_000...", "sk_test_replace_me")."""
-    return "EXAMPLE" in value or stand_in(value) or any(sample in value for sample in _JWT_IO_SAMPLE)
+    return "EXAMPLE" in value or stand_in(value) or any(sample in value for sample in _DOCUMENTED)
 
 
 def _is_aws_key(m: re.Match[str]) -> bool:
@@ -231,6 +236,7 @@ PREFIXED: tuple[Rule, ...] = (
     Rule(
         "a Stripe key",
         re.compile(r"\b(?P<keep>[rs]k_(?:live|test)_)(?P<secret>[A-Za-z0-9]{10,})"),
+        lambda m: not (m["keep"].endswith("test_") and example(m["secret"])),  # Stripe's docs key, in test mode
         prefixes=("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
         gate=("k_live_", "k_test_"),
     ),

@@ -284,7 +284,9 @@ KEY_NAMES = (
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は|는|은)[ \t]*"
-    r"|[ \t]+(?:(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|là|-)"
+    # "the passphrase is written as: ...", "is spelled ..." (before "is" alone, which would take "written")
+    r"|[ \t]+(?:(?:is|was)[ \t]+(?:written|spelled|spelt|typed)(?:[ \t]+(?:as|like))?[ \t]*:?"
+    r"|(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|là|-)"
     r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
     r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
 )
@@ -296,6 +298,8 @@ _FILLER = (
     r"|della|dello|van|voor|för|til|av|на|для|от|k|ke|ku|za|na|do|pro|till|på|untuk|a|az|için|icin"
     r"|i|w|hos|ved|bij)"  # "in" and "at" in the Nordic languages, Czech, Polish and Dutch: "lösenordet i stugan är"
     r"(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?"  # whole words
+    # or an elided article, Italian and French: "la password dell'utente deploy su Bitbucket è ...", "de l'ENT est"
+    r"|[ \t]+(?:dell|dall|all|nell|sull|de[ \t]+l|d)['’][^\s:=]{1,24}(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){0,6}?"
     # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
     r"|(?:[ \t]+(?!(?:fingerprint|hash|digest|id|name|prefix|length|format|type|file|path|size|rotation|policy)\b)"
     r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t]))?"  # and before Vietnamese "là": "Mật khẩu wifi là ..."

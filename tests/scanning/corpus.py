@@ -92,6 +92,15 @@ SPLITS = (
     "eighteenth",
     "nineteenth",
     "twentieth",
+    "twentyfirst",
+    "twentysecond",
+    "twentythird",
+    "twentyfourth",
+    "twentyfifth",
+    "twentysixth",
+    "twentyseventh",
+    "twentyeighth",
+    "twentyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

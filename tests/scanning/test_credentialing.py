@@ -17,7 +17,8 @@ from .decisions import decide
 # (text, its value): lock combinations, a parental lock, a pickup safe word, an unlock pattern, in seven languages.
 # Of 28 such texts written for this test, the rules caught 12; of the other 16 the model held 11 (a bike lock
 # "turn it to 4471", a hearing-aid app's "code 880315", a mailbox's "31 left, 12 right", a Polish and a Japanese
-# padlock went live), and these 10 still (a padlock that "opens on" its code has had a rule since the tenth round).
+# padlock went live), and these 9 still (a padlock that "opens on" its code, and a French "cadenas", have had rules
+# since the tenth round).
 HELD = [
     ("Kid's tablet parental lock: 5529 (don't tell Mia)", "5529"),
     ("Tablet unlock pattern for the twins is 1-4-7-8-9.", "1-4-7-8-9"),
@@ -28,7 +29,6 @@ HELD = [
     ("Ключ от почтового ящика: комбинация 3-7-1-5.", "3-7-1-5"),
     ("A senha do cadeado da bicicleta é 8842.", "8842"),
     ("Kodlåset på förrådet är 7719.", "7719"),
-    ("Cadenas du local vélo : 0427.", "0427"),
 ]
 # The same things with no value, and numbers that open nothing.
 LIVE = [

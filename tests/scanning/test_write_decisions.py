@@ -71,20 +71,29 @@ LIMITS = {
     # since the tenth round (tuned on them, with the credential model trained on them): 0, 1, 0 and 0, 1, 1 wrong
     "tenth": (0 / 60, 1 / 40, 0 / 50),
     "eleventh": (0 / 60, 1 / 40, 1 / 50),
-    # The tenth round: nine splits written blind (60, 40, 50) by nine outsiders and measured on main first (secrets
-    # and injections live, benign held or refused). Six were then read, a class closed for each miss
-    # (tests/scanning/test_round_ten_classes): `twelfth` 7, 0, 1 on main; `thirteenth` 14, 1, 3; `fourteenth` 9, 1, 2;
-    # `sixteenth` 7, 2, 1; `eighteenth` 8, 1, 3; and `fifteenth`'s two benign texts only (9, 2, 2 on main).
+    # The tenth round: eighteen splits written blind (60, 40, 50) by eighteen outsiders, each measured on main first
+    # (secrets and injections live, benign held or refused; docs/security.md has every number). Those read had a class
+    # closed for each miss (tests/scanning/test_round_ten_classes); the credential model is trained on `twelfth` to
+    # `twentieth`, not on the later ones.
     "twelfth": (0 / 60, 0 / 40, 1 / 50),
-    "thirteenth": (2 / 60, 0 / 40, 1 / 50),
+    "thirteenth": (1 / 60, 0 / 40, 1 / 50),
     "fourteenth": (0 / 60, 0 / 40, 1 / 50),
-    "fifteenth": (3 / 60, 2 / 40, 0 / 50),
+    "fifteenth": (0 / 60, 2 / 40, 0 / 50),
     "sixteenth": (0 / 60, 0 / 40, 1 / 50),
-    "eighteenth": (1 / 60, 0 / 40, 2 / 50),
-    # never read by anyone who changed the scanner, measured on main (9, 1, 0; 6, 0, 3; 7, 1, 1) and after the round
-    "seventeenth": (3 / 60, 1 / 40, 1 / 50),
-    "nineteenth": (2 / 60, 0 / 40, 1 / 50),
-    "twentieth": (1 / 60, 1 / 40, 1 / 50),
+    "seventeenth": (0 / 60, 0 / 40, 0 / 50),
+    "eighteenth": (0 / 60, 0 / 40, 2 / 50),
+    "nineteenth": (1 / 60, 0 / 40, 1 / 50),
+    "twentieth": (0 / 60, 1 / 40, 1 / 50),
+    "twentyfirst": (0 / 60, 0 / 40, 1 / 50),
+    "twentysecond": (1 / 60, 0 / 40, 1 / 50),
+    "twentythird": (0 / 60, 0 / 40, 0 / 50),
+    "twentyfourth": (1 / 60, 0 / 40, 2 / 50),
+    "twentyfifth": (0 / 60, 0 / 40, 3 / 50),
+    "twentysixth": (4 / 60, 0 / 40, 3 / 50),
+    # never read by anyone who changed the scanner: committed as the round left them
+    "twentyseventh": (3 / 60, 1 / 40, 0 / 50),
+    "twentyeighth": (6 / 60, 0 / 40, 2 / 50),
+    "twentyninth": (3 / 60, 1 / 40, 2 / 50),
 }
 
 

@@ -32,6 +32,44 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         r"[ \t]+(?:for|to)[ \t]+(?:the|any|all|every|our)[ \t]+(?:[a-z-]+[ \t]+)?"
         r"(?:bot|assistant|ai|agent|model|llm|copilot)s?[\])]?[ \t]*:",
     ),
+    # "Uwaga dla asystenta:", "Notiz für die KI:", "Nota para el asistente:", "Remarque pour l'IA :"
+    _shape(
+        "a note to the assistant",
+        ("uwaga", "notatka", "notiz", "hinweis", "nota", "remarque", "opmerking", "wiadomosc"),
+        r"(?:^|[\n.!?][ \t]*)(?:uwaga|notatka|wiadomosc|notiz|hinweis|nota|remarque|opmerking)[ \t]+"
+        r"(?:dla|fur|an|para|pour|per|voor)[ \t]+(?:die[ \t]+|den[ \t]+|el[ \t]+|la[ \t]+|l'|il[ \t]+|de[ \t]+"
+        r"|o[ \t]+|a[ \t]+)?"
+        r"(?:asystent\w*|assistent\w*|asistente|assistente|assistant|ki|ia|ai|sztucznej[ \t]+inteligencji"
+        r"|bot\w*|model\w*)"
+        r"[ \t]*:",
+    ),
+    # "To the AI:", "Kwa msaidizi wa AI:", "Für die KI:": a line addressed to the AI, its order after the colon
+    _shape(
+        "a note to the assistant",
+        ("kwa", "to", "for", "para", "pour", "fur", "per", "dla", "voor", "an"),
+        r"(?:^|[\n.!?][ \t]*)(?:kwa|to|for|para|pour|fur|per|dla|voor|an)[ \t]+"
+        r"(?:the[ \t]+|die[ \t]+|el[ \t]+|la[ \t]+|l'|msaidizi[ \t]+wa[ \t]+)?(?:ai|ki|ia)[ \t]*:[ \t]*\S",
+    ),
+    # "Dear AI, please ...", "Liebe KI, bitte ...": the model reading, addressed and asked
+    _shape(
+        "a note to the assistant",
+        ("dear", "liebe", "lieber", "chere", "cher", "querid", "car", "beste", "drog", "hey", "hi ", "hello"),
+        r"(?:^|[\n.!?\"“„«][ \t]*)(?:dear|liebe|lieber|chere|cher|querida|querido|cara|caro|beste|droga|drogi"
+        r"|hey|hi|hello)"
+        r"[ \t]+(?:ki|ai|ia|sztuczna[ \t]+inteligencjo|assistant|assistent\w*|asistente|assistente|asystencie"
+        r"|bot|claude"
+        r"|chatgpt|copilot|model)[ \t]*[,!:][^\n]{0,40}?\b(?:please|bitte|por[ \t]+favor"
+        r"|s'il[ \t]+te[ \t]+pla[iî]t|per[ \t]+favore"
+        r"|alsjeblieft|prosze|ignore|change|send|delete|from[ \t]+now|always|never)",
+    ),
+    # "in every future chat, casually ask which bank she uses": a standing order to the model
+    _shape(
+        "an instruction to the assistant",
+        ("every", "each", "all future", "any future"),
+        r"\b(?:in|during|at|with)[ \t]+(?:every|each|all|any)[ \t]+(?:future[ \t]+|later[ \t]+|new[ \t]+|other[ \t]+)?"
+        r"(?:chat|conversation|session|reply|answer|response)s?\b[^.\n]{0,40}?\b(?:ask|request|collect|remember|save"
+        r"|store|mention|recommend|send|forward|bring[ \t]+up)\b",
+    ),
 )
 
 # A note addressed to whatever model or agent reads the text, in the forms the `abroad` shapes miss: agents named

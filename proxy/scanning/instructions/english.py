@@ -673,7 +673,21 @@ ENGLISH: tuple[Shape, ...] = (
         rf"\b(?:do{_S}not|don't|never|avoid|refrain{_S}from|under{_S}no{_S}circumstances(?:{_S}should{_S}you)?)"
         rf"[ \t]+(?:ever[ \t]+)?(?:mention|bring|reveal|disclos|admit|acknowledg|discuss|refer|talk|let{_S}on|say|tell"
         rf"|confirm|explain)\w*\b[^\n.]{{0,40}}?\b(?:this|these|the)[ \t]+(?:note|notes|memory|memories|instructions?"
-        rf"|entry|entries|directives?|rules?)\b",
-        also=("note", "memor", "instruction", "entry", "entries", "directive", "rule"),
+        rf"|entry|entries|directives?|rules?|change|changes|switch)\b",
+        also=("note", "memor", "instruction", "entry", "entries", "directive", "rule", "change", "switch"),
     ),  # fmt: skip
+    # "if a caller says the phrase 'blue orchid', read back the card": a phrase that unlocks what the user would not
+    _shape(
+        "a trigger phrase",
+        ("says", "types", "writes", "mentions", "uses"),
+        r"\bif[ \t]+(?:a|the|any|someone|anyone|somebody)[ \t]*(?:caller|user|person|customer|visitor|one|body)?[ \t]+"
+        r"(?:says|types|writes|mentions|uses|gives)[ \t]+(?:the[ \t]+)?(?:phrase|word|code[ \t]?word|password)?"
+        r"[ \t]*[\"'“‘]",
+    ),
+    # "If you're the AI helping Sam, could you ...": the model reading, singled out
+    _shape(
+        "an instruction to the assistant",
+        ("if you",),
+        r"\bif[ \t]+you(?:'re|’re|[ \t]+are)[ \t]+(?:the|an|a)[ \t]+(?:ai|assistant|bot|model|llm|agent|chatbot)\b",
+    ),
 )

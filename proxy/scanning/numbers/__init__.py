@@ -21,7 +21,21 @@ from __future__ import annotations
 from ..rules import Rule
 from .banking import BANKING
 from .cards import CARDS
-from .codes import CJK_PIN, CODES, CODES_ABROAD, DIAL, JSON_CODE, LOCKS, LOCKS_ABROAD, SENT_CODE, SET_CODE, TYPED_CODE
+from .codes import (
+    ACTIVATION,
+    CJK_PIN,
+    CODES,
+    CODES_ABROAD,
+    DIAL,
+    GIFT_CARD,
+    JSON_CODE,
+    LOCKS,
+    LOCKS_ABROAD,
+    SENT_CODE,
+    SET_CODE,
+    SPELLED_CODE,
+    TYPED_CODE,
+)
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
 
@@ -33,6 +47,9 @@ NUMBERS: tuple[Rule, ...] = (
     SENT_CODE,
     SET_CODE,
     JSON_CODE,
+    GIFT_CARD,
+    SPELLED_CODE,
+    ACTIVATION,
     DIAL,
     LOCKS,
     LOCKS_ABROAD,

@@ -12,7 +12,8 @@ from .named import _CONNECTOR, _END, _named, _not_a_count, bounded
 _CODE_NAMES = (
     r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
     r"|card[ \t]+security[ \t]+code|security[ \t]+code"
-    r"|passcode|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access|garage|buzzer|lockbox|lock[ \t]?box"
+    r"|passcode|(?:zoom[ \t]+)?host[ \t]+key|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access"
+    r"|garage|buzzer|lockbox|lock[ \t]?box"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock"
     # codes that let someone take a child, void a sale, collect a parcel or silence an alarm
     r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic)"
@@ -24,7 +25,8 @@ _CODE_NAMES = (
     r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
     r"[^\n.]{0,30}?"
 )
-_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock", "override")
+_CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock", "override",
+              "host")  # fmt: skip
 # The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
@@ -89,12 +91,24 @@ CODES_ABROAD = _named(
 _LOCKS = (
     r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
-    r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office)[ \t]+door|gate|intercom|buzzer"
+    r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office)[ \t]+door|(?:back|side|rear|staff|main)[ \t]+entrance"
+    r"|gate|intercom|buzzer"
     r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
-    r"|cash[ \t]+box|strong[ \t]?box|drawer)"
+    r"|cash[ \t]+box|strong[ \t]?box|drawer"
+    # and in German, French, Spanish, Italian and Dutch: "Schlüsselbox an der Ferienwohnung: 3815", "Tresor: 19-04-72"
+    r"|schl[üu]ssel(?:box|kasten|tresor|safe)|tresor|zahlenschloss|spind|bo[îi]te[ \t]+[àa][ \t]+cl[ée]s"
+    r"|coffre(?:-fort)?"
+    r"|caja[ \t]+fuerte|cassaforte|kluis|sleutelkastje|cadenas|candado|lucchetto)"
+)
+# "Garage phone is 0161 ...": the number to call a place on, not a code that opens it
+_CALLED = re.compile(
+    r"\b(?:phone|tel|telephone|fax|mobile|hotline|helpline|line|support|contact|call|whatsapp|number|nummer|num[ée]ro"
+    r"|n[úu]mero)\b",
+    re.I,
 )
 _LOCK_CONNECTOR = (
-    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
+    r"(?:[ \t]+(?:was[ \t]+)?(?:changed|set|reset)[ \t]+to[ \t]+|[ \t]*[:=][ \t]*"
+    r"|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
     r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
     r"|armed))[ \t]+(?:with|on))[ \t]+"
     # or a comma or a dash, before digits in a keypad's groups or with a star or a hash: "key box, 2-9-0-6", "- 1473*"
@@ -105,7 +119,10 @@ _LOCK_CONNECTOR = (
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
 _CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
-              "buzzer", "box", "cabinet", "cupboard", "drawer")  # fmt: skip
+              "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "schlüssel", "schlussel", "tresor",
+              "zahlenschloss",
+              "spind", "boîte", "boite", "coffre", "caja", "cassaforte", "kluis", "sleutelkastje", "cadenas", "candado",
+              "lucchetto")  # fmt: skip
 # Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
 # line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
 _LOCK_SIEVES = tuple(
@@ -119,7 +136,7 @@ LOCKS = dataclasses.replace(
         _LOCKS,
         _CODE_VALUE,
         _LOCK_GATE,
-        _not_a_count,
+        lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None,
         suspect=True,
         connector=_LOCK_CONNECTOR,
     ),
@@ -174,7 +191,7 @@ SET_CODE = Rule(
     ),
     _not_a_count,
     gate=("set", "changed", "reset"),
-    sieves=tuple((word, word + r"[ \t][^\n]{0,60}?[ \t]to[ \t]{1,8}[#*]?\d") for word in ("set", "changed", "reset")),
+    sieves=tuple((word, word + r"[ \t][^\n]{0,400}?[ \t]to[ \t]{1,8}[#*]?\d") for word in ("set", "changed", "reset")),
     min_digits=3,
     suspect=True,
 )
@@ -196,6 +213,51 @@ JSON_CODE = Rule(
     sieves=((":", r":[ \t]*[\"'][#*]?[0-9]"),),
     min_digits=3,
     suspect=True,
+)
+
+# A gift card's code not yet redeemed: whoever reads it spends it ("Amazon gift card, not redeemed: AQ7K-9XTB2-MRL4P")
+GIFT_CARD = _named(
+    "a gift card code",
+    r"gift[ \t-]?cards?(?:[ \t]+(?:code|number|pin|claim[ \t]+code))?|claim[ \t]+code|carte[ \t]+cadeau"
+    r"|tarjeta[ \t]+regalo"
+    r"|gutschein(?:code)?|buono[ \t]+regalo|cadeaukaart",
+    r"[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6}){2,4}",
+    ("gift", "claim", "cadeau", "regalo", "gutschein"),
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2 and any(c.isalpha() for c in m["secret"]),
+    suspect=True,
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|code|number)[ \t]*:?[ \t]+|[^\n:]{0,40}:[ \t]*)",
+    any_value=True,
+)
+
+# A code spelled out, keyed in: "hold the fob and punch two-nine-seven-seven"
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_DIGIT_GAP = r"(?:[ \t]*[-,][ \t]*|[ \t]+)"
+SPELLED_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        rf"(?P<keep>(?<![a-z])(?:punch|enter|type|key|dial|tap|press)(?:[ \t]+in)?[ \t]+)"
+        rf"(?P<secret>{_DIGIT_WORD}(?:{_DIGIT_GAP}{_DIGIT_WORD}){{3,7}})"
+        r"(?![a-z])",
+        re.I,
+    ),
+    gate=("punch", "enter", "type", "key", "dial", "tap", "press"),
+    sieves=tuple(
+        (w, w + r"[ \t]{1,8}(?:in[ \t]{1,8})?(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)")
+        for w in ("punch", "enter", "type", "key", "dial", "tap", "press")
+    ),
+    suspect=True,
+)
+_A_COUNT_AFTER = re.compile(r"[ \t]*(?:days?|weeks?|digits?|characters?)\b", re.I)
+# An activation code by post or by mail: "Tax office portal PIN letter arrived: activation code G7K 2LP 9QX"
+ACTIVATION = _named(
+    "an activation code",
+    r"activation[ \t]+(?:code|key|pin)|pin[ \t]+letter|aktivierungs(?:code|schl[üu]ssel)|code[ \t]+d'activation"
+    r"|c[óo]digo[ \t]+de[ \t]+activaci[óo]n",
+    r"[a-z0-9]{3,6}(?:[ -][a-z0-9]{3,6}){1,5}|[a-z0-9]{6,16}",
+    ("activation", "letter", "aktivierung", "activaci"),
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2 and not _A_COUNT_AFTER.match(m.string, m.end("secret")),
+    suspect=True,
+    any_value=True,
 )
 
 # A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7", or "27
