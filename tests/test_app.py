@@ -137,6 +137,18 @@ async def test_malformed_requests_are_a_400_and_never_reach_the_upstream(client,
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("kind", [[], {}, [["text"]]])
+async def test_a_content_part_whose_type_is_no_string_is_relayed_never_a_500(client, upstream, kind) -> None:
+    """The client's mistake is the upstream's to judge: memproxy relays it (here the fake upstream accepts it)."""
+    completion = {"id": "c", "object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}  # fmt: skip
+    route = upstream.post(f"{BASE}/chat/completions").respond(200, json=completion)
+    body = {"model": "m", "messages": [{"role": "user", "content": [{"type": kind}]}]}
+    response = await client.post("/v1/chat/completions", json=body, headers={"x-memory-user": "ada"})
+    assert response.status_code == 200 and route.called
+
+
+@pytest.mark.anyio
 async def test_a_body_over_the_limit_is_a_413(client, upstream) -> None:
     route = upstream.post(f"{BASE}/chat/completions").respond(200, json={})
     big = CHAT | {"messages": [{"role": "user", "content": "x" * 5000}]}

@@ -78,7 +78,7 @@ class ClientMarks:
             # Only the client's context: an instruction, not a user turn. What it says stays (a Codex conversation
             # opens with its directory: two in different directories are two sessions).
             return _without_markers(content), "system" if role == "user" else role
-        if len(kept) == 1 and isinstance(kept[0], dict) and kept[0].get("type") in TEXT_PARTS:
+        if len(kept) == 1 and isinstance(kept[0], dict) and str(kept[0].get("type")) in TEXT_PARTS:
             text = kept[0].get("text")
             if isinstance(text, str):
                 return text, role

@@ -91,7 +91,7 @@ def brought(blocks: Any) -> tuple[str, ...]:
     the MCP connector's ``mcp_tool_use``), their results, and any block this proxy does not know."""
     names: list[str] = []
     for block in blocks:
-        if not isinstance(block, dict) or block.get("type") in OWN_BLOCKS:
+        if not isinstance(block, dict) or str(block.get("type")) in OWN_BLOCKS:
             continue
         call = chat_call(block)
         names.append(str(call["function"]["name"]) if call is not None else result_name(block.get("type")))

@@ -68,7 +68,7 @@ def hop_turn(items: Sequence[dict[str, Any]], hidden: frozenset[str], response: 
             mine.append(Call(call_id, item["name"], arguments if isinstance(arguments, str) else "{}"))
             order.append(call_id)
             continue
-        if item.get("type") in CLIENT_CALLS:
+        if str(item.get("type")) in CLIENT_CALLS:  # a list for a type is the client's mistake, not a 500
             relayed += 1
             if isinstance(call_id, str):
                 order.append(call_id)

@@ -149,7 +149,11 @@ def _shown(text: str, start: int, end: int) -> bool:
 
 def values(text: str) -> list[tuple[int, int]]:
     """The spans of `text` that could be a credential's value (what a hold by the model masks)."""
-    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if not _shown(text, m.start() + 1, m.end() - 1)]
+    spans = [
+        (m.start(), m.end())
+        for m in _QUOTED.finditer(text)
+        if not _shown(text, m.start() + 1, m.end() - 1) and (_NOT_LETTER.search(m[0]) or _CREDENTIAL_WORD.search(text))
+    ]  # a quoted word of letters is a value only where a credential word names one: "alert('memory')" is code
     ibans = [m.span() for m in _IBAN.finditer(text)] if "IBAN" in text.upper() else []
     for pattern in (_MIXED, _DIGITS):
         for m in pattern.finditer(text):
