@@ -46,6 +46,7 @@ _QUOTED = re.compile(
     r"(?<!\w)\"[^\"\n]{2,40}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
     r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
 )
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:\s[^\W\d_]+)*")  # letters and spaces only: "memory", "Kanzlei NAS"
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 # An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
@@ -152,7 +153,8 @@ def values(text: str) -> list[tuple[int, int]]:
     spans = [
         (m.start(), m.end())
         for m in _QUOTED.finditer(text)
-        if not _shown(text, m.start() + 1, m.end() - 1) and (_NOT_LETTER.search(m[0]) or _CREDENTIAL_WORD.search(text))
+        if not _shown(text, m.start() + 1, m.end() - 1)
+        and (not _PLAIN_WORDS.fullmatch(m[0][1:-1]) or _CREDENTIAL_WORD.search(text))
     ]  # a quoted word of letters is a value only where a credential word names one: "alert('memory')" is code
     ibans = [m.span() for m in _IBAN.finditer(text)] if "IBAN" in text.upper() else []
     for pattern in (_MIXED, _DIGITS):
