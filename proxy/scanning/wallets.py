@@ -4,9 +4,9 @@ That list has no "the", "and", "is" or "to", so prose never runs twelve of its w
 ...") is the rules' (`numbers.recovery`). Certain when the words pass the phrase's checksum (a real wallet's do),
 suspect when they do not (a typo'd real one, or one made up). Not a `Rule`: a rule without a gate word must need a
 digit or a long run of key characters to be shut in a quiet text, and a phrase has neither; so `scan` asks here for
-every text, and `redact` for a text of `LONGEST` characters at most (a run of words costs a regex step per word).
-The list and the check are the `mnemonic` package's (BIP-39's reference implementation), imported on the first text
-with such a run.
+every text, and `redact` for a text of `LONGEST` characters at most (a set lookup a word, `_may_hold`, before any
+regex). The list and the check are the `mnemonic` package's (BIP-39's reference implementation), imported on the
+first text of twelve words or more.
 """
 
 from __future__ import annotations
