@@ -239,7 +239,7 @@ _NAMED = re.compile(
     r"(?<![a-z])(?:called|named|ssid|network|name|into|to|on|at|from|host(?:name)?|server|box|machine|vm|node"
     # a password manager's entry or vault: "under 'NAS'", "the vault 'Flat 3B'"
     r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as)"
-    r"[ \t]*[:=]?[ \t]*[\"'`«]?$"
+    r"(?:[ \t]+(?:the|a|an|my|our|their|its))?[ \t]*[:=]?[ \t]*[\"'`«]?$"  # "under the 'Research Infra' vault"
 )
 
 

@@ -50,6 +50,7 @@ _PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:\s[^\W\d_]+)*")  # letters and spaces on
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 # An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
+_IBAN_START = re.compile(r"[A-Z][A-Z]\d\d")
 _NOT_LETTER = re.compile(r"[\d#$%&*^~+=]")  # not "_": "api_key" is a name
 # What every value has one of (a digit, a symbol, a quote; a single quote opens after a space or a bracket), and
 # what every credential word holds: most texts have neither, and are not scored.
@@ -83,6 +84,25 @@ _SAYS = re.compile(r"[^.,;:=()\n]{0,40}?(?:\s(?:is|ist|est|es|è|é|er|är|laute
 _ASSIGNED = re.compile(r"[=:]")
 _ROUND = re.compile(r"[1-9]0{3,}")  # "token: 4000", "10000 steps": an amount
 _PORT = re.compile(r"\bports?\s*:?\s*$", re.IGNORECASE)  # "runs on port 8005": a port number opens nothing
+# a year after a word of time ("desde 2022", "dopo l'infarto del 2023", "since 2019"): a date, not a PIN ("her PIN is
+# 1985" has none)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_WHEN = re.compile(
+    r"\b(?:since|in|from|until|till|by|of|circa|desde|del|de|en|em|dal|dall'|nel|dopo|seit|im|bis|depuis|sinds"
+    r"|od|do|w|roku|année|año|ano|anno|jahr)\s*$",
+    re.IGNORECASE,
+)
+# a landline as it is written at home ("0113 245 7788", "02 40 89 12 34"), an ISO date or time, a JSON number
+_PHONE_SHAPE = re.compile(r"0\d{2,4}[ -]\d{3}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
+_JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
+# a value said to be no password: "è il livello, non una password", "not a password, just the course code"
+_NOT_A_PASSWORD = re.compile(
+    r"\b(?:not|non|no|nicht|kein|pas|n'est|ni|nao|não|niet|geen|nie)\s+(?:(?:a|an|una|uno|un|une|ein|eine|um|uma"
+    r"|een|el|la|il)\s+)?(?:password|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|has[łl]o|secret"
+    r"|pin)\b",
+    re.IGNORECASE,
+)
 # a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number, an invoice's or an order's
 # reference: they open nothing
 _CALLED = re.compile(
@@ -119,6 +139,11 @@ _SETTING = re.compile(
     r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name|driver)\"?\s*[:=]\s*$",
     re.I,
 )
+# what a screen shows: 'the panel shows "CODE INVALID - 3 ATTEMPTS"', 'error: "E-42"'
+_DISPLAYED = re.compile(
+    r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning|message)\s*[:=]?\s*[\"'“„«]?$",
+    re.I,
+)
 _MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
 _NAMED_BEFORE = re.compile(r"(?:called|named|under|entry|item|vault|folder|labell?ed|titled)\s*[:=]?\s*$", re.I)
 
@@ -142,27 +167,34 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _MANAGER.fullmatch(value) is not None
         or text[start - 1 : start] == "+"  # an international phone number: "+36 1 555 0199"
         or _SETTING.search(text, max(0, start - 16), max(0, start - 1)) is not None
+        or _DISPLAYED.search(text, max(0, start - 24), start) is not None
         or (value.strip("#*") in WEAK and NEGATION.search(text, max(0, start - 24), start) is not None)
         or _MEASURE.match(text, end) is not None
+        or (_YEAR.fullmatch(value) is not None and _WHEN.search(text, max(0, start - 16), start) is not None)
+        or _PHONE_SHAPE.fullmatch(value) is not None
+        or _TIMESTAMP.fullmatch(value) is not None
+        or _JSON_NUMBER.fullmatch(value) is not None
         or talked_about(text, start, end)
     )
 
 
 def values(text: str) -> list[tuple[int, int]]:
     """The spans of `text` that could be a credential's value (what a hold by the model masks)."""
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
     spans = [
-        (m.start(), m.end())
-        for m in _QUOTED.finditer(text)
-        if not _shown(text, m.start() + 1, m.end() - 1)
-        and (not _PLAIN_WORDS.fullmatch(m[0][1:-1]) or _CREDENTIAL_WORD.search(text))
+        (start, end)
+        for start, end in quoted
+        if not _shown(text, start + 1, end - 1)
+        and (not _PLAIN_WORDS.fullmatch(text[start + 1 : end - 1]) or _CREDENTIAL_WORD.search(text))
     ]  # a quoted word of letters is a value only where a credential word names one: "alert('memory')" is code
-    ibans = [m.span() for m in _IBAN.finditer(text)] if "IBAN" in text.upper() else []
+    # named or not, an IBAN is the IBAN rules' to judge (and has two capitals and two digits: most texts have none)
+    ibans = [m.span() for m in _IBAN.finditer(text)] if _IBAN_START.search(text) else []
     for pattern in (_MIXED, _DIGITS):
         for m in pattern.finditer(text):
             start, end = m.start(), m.end()
             while end > start and text[end - 1] in _TRIM:
                 end -= 1
-            if end - start < 4 or any(s <= start < e for s, e in spans):
+            if end - start < 4 or any(s <= start < e for s, e in quoted):  # a quote is judged whole
                 continue
             if pattern is _DIGITS and _ADDRESS.fullmatch(text, start, end):  # an IP address, not a code
                 continue
@@ -225,8 +257,13 @@ def credential(text: str) -> bool:
     if len(text) > LONGEST or MASK in text:  # redacted already: what is left is the context, not the credential
         return False
     if _may_have_value(text) and values(text):
-        return model().probability(text) >= LIKELY
-    return _may_have_word(text) and _plain_value(text) is not None and model().probability(text) >= SURE
+        return not _NOT_A_PASSWORD.search(text) and model().probability(text) >= LIKELY
+    return (
+        _may_have_word(text)
+        and _plain_value(text) is not None
+        and not _NOT_A_PASSWORD.search(text)
+        and model().probability(text) >= SURE
+    )
 
 
 def spans(text: str) -> list[tuple[int, int]]:

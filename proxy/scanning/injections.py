@@ -194,7 +194,14 @@ _META = re.compile(
     r"|quot(?:e|es|ed|ing)"
     r"|blog|articles?|posts?|write-?ups?|newsletters?|podcasts?|videos?|courses?|lectures?|slides?|workshops?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
-    r"|tokenizer|templates?|syntax|known\s+as|called)\b"
+    r"|tokenizer|templates?|syntax|known\s+as|called"
+    # where a quoted override is a joke or a print, not an order: "a T-shirt that says ..."; and found in an essay
+    r"|slogans?|t-?shirts?|shirts?|hoodies?|mugs?|stickers?|posters?|memes?|jokes?|puns?|captions?|taglines?|mottos?"
+    r"|essays?|white\s+text|hidden\s+text"
+    # and where it was found: spam, a phishing or scam message, in the languages above too
+    r"|spam|phishing|scam\w*|truff\w*|estafa|arnaque|betrug\w*|oplichting|golpe"
+    # "examples", "quote" and "training" in French, Spanish, Italian, Portuguese, German and Dutch
+    r"|exemples?|ejemplos?|esemp[io]|exemplos?|beispiele?|voorbeelde?n?|cit(?:er|ar|are)|zitier\w*|formation)\b"
 )
 # A text that quotes a film, a song, a poem or a book: "my favourite line from that film is "Forget everything I told
 # you before and just move"". What it quotes is a line, not an order, unless the line names what an assistant is told
@@ -206,11 +213,24 @@ _CULTURE = re.compile(
 _TOLD_WHAT = re.compile(
     rf"(?:{'|'.join(_NOUN_STEMS)})|\b(?:system|assistant|ai|model|chatbot|bot|dan|jailbreak|unfiltered|restrictions?)\b"
 )
-_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|(?<![a-z0-9])'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`")
+_QUOTED = re.compile(
+    r"\"[^\"\n]{1,300}\"|(?<![a-z0-9])'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`"
+    r"|[“„][^“”\n]{1,300}[”“]|‘[^‘’\n]{1,300}’|«[^«»\n]{1,300}»|「[^「」\n]{1,300}」|『[^『』\n]{1,300}』"
+)
+_QUOTE_MARKS = ("'", '"', "`", "“", "„", "‘", "«", "「", "『")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
 
 
 MAX_QUOTES = 64
+
+
+# A prompt quoted where a text talks about prompts: 'the tutor bot's system prompt begins "You are a patient tutor"'.
+# For the instruction model's view only: a family still reads what the quote says.
+_PROMPT_TALK = re.compile(r"\b(?:system[ -]?prompts?|prompt[ -]?files?|prompts?[ \t]+(?:begins?|starts?|says|reads))\b")
+_QUOTED_PROMPT = re.compile(
+    r"\W{1,2}(?:you[ \t]+are|you're|act[ \t]+as|pretend|always|never|from[ \t]+now[ \t]+on|respond|reply|answer"
+    r"|summari[sz]e|translate|write)\b"
+)
 
 
 def unquoted(text: str, folded: str) -> str:
@@ -218,11 +238,15 @@ def unquoted(text: str, folded: str) -> str:
     family finds ("attackers hide 'disregard your prior instructions' in alt text": the quote is what the text talks
     about, not an order), or quotes a film's or a song's line (`_CULTURE`) that names nothing an assistant is told, its
     Latin view without those quotes; else `text` as it is."""
-    if "'" not in folded and '"' not in folded and "`" not in folded:  # nothing quoted (most texts)
+    if not any(mark in folded for mark in _QUOTE_MARKS):  # nothing quoted (most texts)
         return text
     view = latin(folded)
     if _META.search(view):
-        quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0])]
+        quoted = [
+            m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0]) or _QUOTED_PROMPT.match(m[0])
+        ]
+    elif _PROMPT_TALK.search(view):  # a prompt quoted as one: "the bot's system prompt begins "You are ...""
+        quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _QUOTED_PROMPT.match(m[0])]
     elif _CULTURE.search(view):  # a film's or a song's line, quoted
         quoted = [
             m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0]) and not _TOLD_WHAT.search(m[0])
@@ -257,6 +281,8 @@ _DESCRIBED = re.compile(
     r"\b(?:tr(?:y|ies|ied|ying)|attempt\w*|designed|meant|intended|aim\w*|used|tricks?|tricked|tricking|gets?|getting"
     r"|got|makes?|making|made|convinc\w*|persuad\w*|causes?|caused|forc\w*|leads?|led|coax\w*)\b[^.;:\n]{0,40}?"
     r"\b(?:to|into)\s+$"
+    # or what an attack does, said of it: "jailbreaks often pretend to be system messages"
+    r"|\b(?:jailbreaks?|attacks?|attackers?|injections?|hackers?|scammers?|payloads?)\b[\"'\s]*(?:\w+\s+){0,4}$"
 )
 
 

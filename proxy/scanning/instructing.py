@@ -32,9 +32,10 @@ LIKELY, SURE = 0.5, 0.9
 _ORDER_CUE = re.compile(
     r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all|from now on|do not"
     r"|don't|instructions?|assistant|ai|model|llm|bot|agent|claude|gpt|chatgpt|system|prompt|ignore|call|run"
-    r"|execute|send|forward|reply|respond|answer|tell|say|mention|include|append|recommend"
-    # the same in the languages the corpus has most: you, must, always, never, every, assistant
-    r"|du|dich|dir|sie|ihr|tu|toi|vous|usted|ustedes|voc[eê]|jij|je|musst|m[uü]ssen|sollst|dois|doit|devez|debes"
+    r"|execute|send|forward|reply|respond|answer|tell|say|ask|mention|include|append|recommend"
+    # the same in the languages the corpus has most: you, must, always, never, every, assistant (never German "sie" and
+    # "ihr": she, they and her as often as a formal "you")
+    r"|du|dich|dir|tu|toi|vous|usted|ustedes|voc[eê]|jij|je|musst|m[uü]ssen|sollst|dois|doit|devez|debes"
     r"|debe|deve|devi|devo|moet|immer|nie|niemals|jede[nmrs]?|toujours|jamais|chaque|siempre|nunca|cada|sempre"
     r"|mai|ogni|altijd|nooit|elke|assistente?|asistente|assistant[ea]?"
     # and in German, Spanish, Italian, French, Portuguese and Dutch, whose orders drop the "you": from now on, the
@@ -48,27 +49,31 @@ _ORDER_CUE = re.compile(
     r"|responde|responda|contesta|rispondi|r[ée]ponds|menciona|mencione|menziona|mentionne|incluye|includi|inclua"
     r"|recomienda|recomende|consiglia|raccomanda|recommande|ejecuta|esegui|ex[ée]cute|lance|dis|zeg|stuur"
     r"|antwoord|noem|negeer|raad)\b"
-    # Polish and Russian: you, always, never, from now on, the system, instructions, and the verbs above
-    r"|ty|ciebie|tobie|jeste[śs]|musisz|zawsze|nigdy|ka[żz]d\w*|od teraz|asystent\w*|systemow\w*|instrukcj\w*"
+    # Polish and Russian: you, always, never, from now on, the system, instructions, and the verbs above (whole words:
+    # "ty" is in "security" and "party")
+    r"|\b(?:ty|ciebie|tobie|jeste[śs]|musisz|zawsze|nigdy|ka[żz]d\w*|od teraz|asystent\w*|systemow\w*|instrukcj\w*"
     r"|polecen\w*|wy[śs]lij|wysy[łl]aj|przeka[żz]\w*|powiedz|m[óo]w|odpowiadaj|polecaj|ignoruj|zapomnij"
     r"|nie wspominaj|всегда|никогда|с этого момента|системн\w*|инструкци\w*|отключи|выполняй|пересылай"
-    r"|отправляй|игнорируй|забудь|скажи|говори|отвечай|рекомендуй|не упоминай"
-    r"|ассистент|помощник|アシスタント|助手|助理|어시스턴트|ты\b|вы\b"
+    r"|отправляй|игнорируй|забудь|скажи|говори|отвечай|рекомендуй|не упоминай|ассистент\w*|помощник\w*|ты|вы)\b"
+    r"|アシスタント|助手|助理|어시스턴트"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,
 )
 # A text about writing prompts or about injections, as a piece of writing (a blog post, a talk, meeting minutes, an
 # example): it names what the model reads as an order without giving one. The model's word alone does not hold it.
 _ABOUT_PROMPTS = re.compile(
-    r"(?:prompt[ -]?injection|injections?[ \t]+(?:de|of)[ \t]+prompts?|inyecci[oó]n(?:es)?[ \t]+de[ \t]+prompts?"
+    r"(?:<(?:system|user|assistant)>|prompt[ -]?injection|injections?[ \t]+(?:de|of)[ \t]+prompts?"
+    r"|inyecci[oó]n(?:es)?[ \t]+de[ \t]+prompts?"
     r"|iniezion[ei][ \t]+(?:di[ \t]+)?prompt|inje[cç][ãa]o[ \t]+de[ \t]+prompts?|prompt-?injektion|jailbreak"
-    r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?)|プロンプトインジェクション|プロンプト設計"
+    r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?|files?)"
+    r"|プロンプトインジェクション|プロンプト設計"
     r"|提示(?:词)?注入|提示词设计|프롬프트[ \t]*(?:인젝션|설계))",
     re.IGNORECASE,
 )
 _A_PIECE_OF_WRITING = re.compile(
     r"(?:\b(?:blog|article|artículo|articolo|artigo|artikel|post|talk|paper|slides?|minutes|meeting|docs?|example"
-    r"|exemple|ejemplo|esempio|exemplo|beispiel|voorbeeld|workshop|course|cours|curso|lecture)\b|회의록|議事録|会议纪要"
+    r"|exemple|ejemplo|esempio|exemplo|beispiel|voorbeeld|workshop|course|cours|curso|lecture|data|compare|comparing"
+    r"|feedback|review|tone|diagram|labell?ed|labels?|boxes)\b|회의록|議事録|会议纪要"
     r"|会議|会议|記事|文章|예시|例)",
     re.IGNORECASE,
 )

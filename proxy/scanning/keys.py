@@ -104,12 +104,16 @@ def public_key(text: str, start: int) -> bool:
 
 
 # Samples in every tutorial, which open nothing: jwt.io's token ({"sub":"1234567890","name":"John Doe",...}, signed
-# with the key the page shows), its payload and its signature; Stripe's test-mode keys on every page of its API docs
+# with the key the page shows), its payload and its signature; Stripe's test-mode keys on every page of its API docs;
+# reCAPTCHA's test keys
 _DOCUMENTED = (
     "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIi",
     "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
     "4eC39HqLyjWDarjtT1zdp7dc",
     "TYooMQauvdEDq54NiTphI7jx",
+    # reCAPTCHA's test keys, which always pass (Google's FAQ)
+    "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+    "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
 )
 
 
@@ -226,6 +230,12 @@ PREFIXED: tuple[Rule, ...] = (
         "a shared access signature",
         re.compile(r"(?P<keep>[?&]sig=)(?P<secret>[A-Za-z0-9%+/=_-]{30,})"),
         gate=("sig=",),
+    ),
+    Rule(  # Mapbox: "sk." a secret token, "tk." a temporary one ("pk." is public, made to be shipped in web pages)
+        "a Mapbox token",
+        re.compile(rf"\b(?P<keep>[st]k\.)(?P<secret>eyJ{_KEY_CHARS}{{20,}}\.{_KEY_CHARS}{{10,}})"),
+        prefixes=("sk.eyJ", "tk.eyJ"),
+        gate=("k.eyj",),
     ),
     Rule(
         "a Google API key",

@@ -68,8 +68,16 @@ _NOT_A_PHRASE = re.compile(
 
 
 def _is_two_words(m: re.Match[str]) -> bool:
-    """Two words in quotes said to be the password, not a state or a message ("not set", "too short")."""
-    return not _NOT_A_PHRASE.match(m["secret"]) and not placeholder(m["secret"].replace(" ", "_"))
+    """Two words in quotes said to be the password, not a state or a message ("not set", "too short"), nor the name
+    of a password manager's vault ('in 1Password under the "Research Infra" vault')."""
+    return (
+        not _NOT_A_PHRASE.match(m["secret"])
+        and not placeholder(m["secret"].replace(" ", "_"))
+        and not _IN_A_MANAGER.search(m["keep"])
+    )
+
+
+_IN_A_MANAGER = re.compile(r"1password|bitwarden|keepass\w*|lastpass|dashlane|keeper|\bvault\b", re.I)
 
 
 def _is_password_shaped(m: re.Match[str]) -> bool:
@@ -265,7 +273,11 @@ _CREDENTIALS_ABROAD = (
 _CREDENTIALS_GATE = ("identifiant", "daten", "credencia", "credenzia", "inlogg", "loginoplys", "innlogging",
                      "logowania", "údaje", "udaje", "adatok", "adatai")  # fmt: skip
 _PAIR_GATE = ("admin", "user", "account", "root", "owner", "login", "vpn", *_WIFI_GATE, "ssid", "hotspot", "router")
-_LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", "opened", "decrypt")
+_LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", "opened", "decrypt",
+              # the same in Portuguese, Spanish, Italian, French, German, Dutch and Polish: "o cofre abre com ..."
+              "abre", "protegid", "protett", "protég", "proteg", "geschützt", "geschutzt", "gesichert", "verschl",
+              "cifrad", "cifrat", "criptat", "versleuteld", "beveiligd", "zabezpieczon", "chronion")  # fmt: skip
+_LOCK_WITH = r"(?:with|com|con|avec|par|mit|met|z)"
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
@@ -277,6 +289,8 @@ PASSWORD_WORDS = (
     r"|l[öo]senordet|l[öo]senord|kodeordet"  # "the password" is a suffix in Danish, Norwegian and Swedish
     r"|סיסמ[הא]|كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|m[ậa]t[ \t]+kh[ẩa]u|kata[ \t]+sandi|รหัสผ่าน|비번"
     r"|palabra[ \t]+clave|code[ \t]?word|kodeord|palavra-passe|mot[ \t]+de[ \t]+code|losungswort"
+    # Japanese "pass" for a password, before "is" and not a path ("パス" is both)
+    r"|パス(?=[ \t]*は[ \t]*(?![a-z]:\\)[^\s/\\~.])"
 )
 KEY_NAMES = (
     r"token|secret|(?:api|access|secret|private|priv|auth|service|account|db|database|client|signing|encryption"
@@ -287,7 +301,9 @@ _CONNECTOR = (
     # "the passphrase is written as: ...", "is spelled ..." (before "is" alone, which would take "written")
     r"|[ \t]+(?:(?:is|was)[ \t]+(?:written|spelled|spelt|typed)(?:[ \t]+(?:as|like))?[ \t]*:?"
     r"|(?:is|was|are|ist|lautet|war|est|c'est|était|etait|es|era|é|è|er|är|jest|je|on|este|adalah|là|-)"
-    r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?(?:[ \t]+to)?"
+    # "is set to", never "is to 8-year-olds"
+    r"(?:[ \t]+(?:now|still|set|changed|reset|updated|jetzt|nun|maintenant|ahora|agora|ora))?"
+    r"(?:(?<=set|ged|ted)[ \t]+to)?"
     r"|(?:changed|set|reset|updated)[ \t]+to)[ \t]+)"
 )
 # What may stand between "password" and "is": a phrase saying whose password it is ("for the staging DB", "on the
@@ -302,7 +318,9 @@ _FILLER = (
     r"|[ \t]+(?:dell|dall|all|nell|sull|de[ \t]+l|d)['’][^\s:=]{1,24}(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){0,6}?"
     # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
     r"|(?:[ \t]+(?!(?:fingerprint|hash|digest|id|name|prefix|length|format|type|file|path|size|rotation|policy)\b)"
-    r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t]))?"  # and before Vietnamese "là": "Mật khẩu wifi là ..."
+    r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t])"  # and before Vietnamese "là": "Mật khẩu wifi là ..."
+    # or Vietnamese words up to "là", whose the password is: "Mật khẩu cổng thông tin sinh viên của em là ..."
+    r"|(?:[ \t]+[^\s:=]{1,12}){1,8}?(?=[ \t]+là[ \t]))?"
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
@@ -313,7 +331,7 @@ _PASSWORD_GATE = (
     "pass", "mdp", "contrase", "senha", "clave", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
     "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "heslo", "jelsz", "lozink", "geslo", "slapta",
     "parool", "salasana", "adgangskode", "senord", "סיסמ", "كلمة", "पासवर्ड", "khẩu", "khau", "sandi", "รหัสผ่าน",
-    "palabra", "codeword", "kodeord", "palavra-passe", "losungswort", "비번",
+    "palabra", "codeword", "kodeord", "palavra-passe", "losungswort", "비번", "パス",
 )  # fmt: skip
 _KEY_GATE = ("token", "secret", "key")
 # Sieves (`rules.Rule`): what follows a common gate word in a match. Every password word holding "pass" has up to six
@@ -503,16 +521,17 @@ NAMED: tuple[Rule, ...] = (
             "a password",
             re.compile(
                 r"(?P<keep>(?<![A-Za-z])(?:locked|protected|secured|encrypted|unlocks?|unlocked|opens|opened|decrypts?"
-                r"|decrypted)(?:[ \t]+[^\s]{1,24}){0,5}?[ \t]+with[ \t]+(?:(?:the|a|my|its|this)[ \t]+)?"
-                r"(?:(?:word|phrase|password|passphrase|passcode|pass|key|pin|code)[ \t]+)?[:=]?[ \t]*"
-                + opening
-                + ")"
-                + value,
+                r"|decrypted|abrem?|protegid[oa]s?|protett[oaie]|prot[eé]g[eé]e?s?|gesch[uü]tzt|gesichert|verschl[uü]sselt"
+                r"|cifrad[oa]s?|cifrat[oaie]|criptat[oaie]|versleuteld|beveiligd|zabezpieczon\w*|chronion\w*)"
+                rf"(?:[ \t]+[^\s]{{1,24}}){{0,5}}?[ \t]+{_LOCK_WITH}[ \t]+"
+                r"(?:(?:the|a|my|its|this|o|a|la|el|il|le|das|den|een)[ \t]+)?"
+                r"(?:(?:word|phrase|password|passphrase|passcode|pass|key|pin|code|senha|contrase[ñn]a|mot[ \t]+de"
+                r"[ \t]+passe|passwort|wachtwoord)[ \t]+)?[:=]?[ \t]*" + opening + ")" + value,
                 re.I,
             ),
             check,
             gate=_LOCK_GATE,
-            sieves=tuple((word, word + r"[^\n]{0,150}?[ \t]with[ \t]") for word in _LOCK_GATE),
+            sieves=tuple((word, word + rf"[^\n]{{0,150}}?[ \t]{_LOCK_WITH}[ \t]") for word in _LOCK_GATE),
         )
         for opening, value, check in (
             (_OPEN, _QUOTED, _is_quoted_phrase),
@@ -530,7 +549,7 @@ NAMED: tuple[Rule, ...] = (
             ),
             check,
             gate=_NETWORK_GATE,
-            sieves=tuple((word, word + r"[^\n.;!?]{0,60}?(?:key|pass|pw|psk)") for word in _NETWORK_GATE),
+            sieves=tuple((word, word + r"[^\n.;!?]{0,60}?(?:the[ \t]+)?(?:key|pass|pw|psk)") for word in _NETWORK_GATE),
         )
         for opening, value, check in (
             (_OPEN, _QUOTED, _is_quoted_phrase),
@@ -712,6 +731,91 @@ NAMED: tuple[Rule, ...] = (
         sieves=tuple(
             (w, w + r"[^\n]{0,80}?[0-9a-f]{64}")
             for w in ("wallet", "private", "priv", "metamask", "signer", "keystore")
+        ),
+    ),
+    Rule(  # 'the code word the call centre asks for is "pistachio kite"', "the safe word is Blue Heron", 'pickup phrase
+        # (what the teacher asks anyone collecting her) is "purple otter"': words that prove who someone is, named
+        "a code word",
+        re.compile(
+            r"(?P<keep>(?<![a-zA-Z])(?i:(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)"
+            r"[ \t-]?(?:word|phrase)|(?:securedrop|source'?s?)[ \t]+(?:securedrop[ \t]+)?code[ \t-]?name"
+            r"|palabra[ \t]+(?:clave|secreta)"
+            r"|mot[ \t]+de[ \t]+passe[ \t]+oral|losungswort|codewort|parola[ \t]+d'ordine"
+            r"|(?:senha|palavra)[ \t]+secreta)"
+            r"(?:[ \t]+[^\n.!?;\"“„«]{1,80}?)?(?:[ \t]+(?:is|was|ist|est|es|è|é)[ \t]+|[ \t]*[:=][ \t]*)"
+            # the words in quotes, or in capitals ("Blue Heron")
+            r"(?:[\"“„«'](?=[^\"”“»'\n]{3,60}[\"”“»']))?)"
+            r"(?P<secret>(?<=[\"“„«'])[^\"”“»'\n]{3,60}(?=[\"”“»'])|[A-Z][a-z]{2,}(?:[ \t]+[A-Z][a-z]{2,}){1,3}\b)",
+        ),
+        lambda m: not placeholder(m["secret"].replace(" ", "_")) and not _NOT_A_PHRASE.match(m["secret"]),
+        gate=(
+            "word",
+            "phrase",
+            "codename",
+            "code-name",
+            "losungswort",
+            "codewort",
+            "palabra",
+            "oral",
+            "parola",
+            "secreta",
+        ),
+        sieves=(
+            ("word", r"(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)[ \t-]?word"),
+            (
+                "phrase",
+                r"(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)[ \t-]?"
+                r"phrase",
+            ),
+        ),
+        suspect=True,
+    ),
+    Rule(  # "die PIN dazu ist Wattenmeer-44": a PIN that is a word and digits, as a password is
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:pin|pin-?code|passcode|pincode)(?:[ \t]+[^\s:=]{1,20}){0,3}?"
+            r"(?:[ \t]+(?:is|ist|est|es|è|é|lautet|c'est)[ \t]+|[ \t]*[:=][ \t]*))"
+            r"(?P<secret>[^\W\d_]{4,}[-_.]?\d{2,4})(?![\w-])",
+            re.I,
+        ),
+        lambda m: not placeholder(m["secret"]),
+        gate=("pin", "passcode"),
+        sieves=(("pin", r"pin[^\n]{0,120}?[^\W\d_][-_.]?\d\d"),),
+    ),
+    Rule(  # "nginx/htpasswd.plain for the preview env: reviewer:PlumTree_Orbit_55": an htpasswd line in plain text
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])\.?htpasswd[^\n]{0,60}?[ \t][\w.@-]{2,32}:)(?P<secret>[^\s:]{6,64})(?![^\s])", re.I
+        ),
+        lambda m: not m["secret"].startswith(("$", "{")) and not placeholder(m["secret"]),  # not a hash
+        gate=("htpasswd",),
+    ),
+    Rule(  # "Freya says the key is moonlight-tram-2025": a key that is words and a number run together by dashes
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:key|passphrase|passcode|psk|schl[üu]ssel|cl[ée]|clave|chave|chiave)[ \t]+"
+            r"(?:is|was|ist|est|es|è|é)[ \t]+)(?P<secret>[^\W\d_]{3,12}(?:-[^\W\d_]{3,12}){1,4}-\d{2,4})(?![\w-])",
+            re.I,
+        ),
+        gate=("key", "pass", "psk", "schlüssel", "schlussel", "clé", "cle", "clave", "chave", "chiave"),
+        sieves=tuple(
+            (w, w + r"\w*[ \t]+(?:is|was|ist|est|es|è|é)[ \t]+[^\W\d_]{3,12}-")
+            for w in ("key", "pass", "psk", "schlüssel", "schlussel", "clé", "cle", "clave", "chave", "chiave")
+        ),
+        suspect=True,
+    ),
+    Rule(  # 'Used "Bluebell1952" for every one of Mum's health sites': one password, reused, named by its use
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:used?|uses|using|reuse[sd]?|reusing|same[ \t]+password)[ \t]+[\"“'])"
+            r"(?P<secret>[^\"”'\s]{6,40})(?=[\"”'][ \t]+(?:for|on|across|everywhere)\b)",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and not placeholder(m["secret"]),
+        gate=("use", "same"),
+        sieves=(
+            ("use", r"use[sd]?[ \t]+[\"“'][^\"”'\s]{6,40}[\"”'][ \t]+(?:for|on|across|every)"),
+            ("same", r"same[ \t]+password[ \t]+[\"“']"),
         ),
     ),
 )

@@ -17,6 +17,8 @@ def _compile(patterns: tuple[str, ...]) -> LazyPattern:
 
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+ARABIC = re.compile("[\u0600-\u06ff]")
+DEVANAGARI = re.compile("[\u0900-\u097f]")
 _RUSSIAN_OVERRIDE = override(
     r"игнорируй(?:те)?|проигнорируй(?:те)?|игнорировать|забудь(?:те)?|забыть|отбрось(?:те)?"
     r"|отмени(?:те)?|пренебреги|не\s+обращай(?:те)?\s+внимания\s+на|не\s+(?:слушай|следуй)(?:те)?",
@@ -28,6 +30,24 @@ _RUSSIAN_OVERRIDE = override(
     r"|правилам|директивы|установки|промпт|ограничения",
 )
 SCRIPTS: tuple[tuple[re.Pattern[str], str, Pattern], ...] = (
+    (
+        ARABIC,
+        "an instruction override",
+        # "تجاهل التعليمات السابقة" (ignore the previous instructions), "انسَ كل الأوامر" (forget all the orders)
+        re.compile(
+            r"(?:تجاهل|تجاهلي|تجاهلوا|انس|انسى|انسي|لا\s+تتبع|لا\s+تلتزم\s+ب)\S{0,2}\s+(?:(?:جميع|كل|كافة)\s+)?"
+            r"(?:التعليمات|الأوامر|التوجيهات|القواعد|الإرشادات)(?:\s+(?:السابقة|الأصلية|الأولى|القديمة))?"
+        ),
+    ),
+    (
+        DEVANAGARI,
+        "an instruction override",
+        # "पिछले सभी निर्देशों को अनदेखा करो" (ignore all previous instructions)
+        re.compile(
+            r"(?:पिछले|पहले\s+के|पूर्व|सभी|सारे|पुराने)\s+(?:(?:सभी|सारे)\s+)?(?:निर्देशों|निर्देश|आदेशों|नियमों|हिदायतों)"
+            r"\s+(?:को\s+)?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल|अनसुना)"
+        ),
+    ),
     (
         CYRILLIC,
         "an instruction override",

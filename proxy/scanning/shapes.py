@@ -97,10 +97,14 @@ def basic_credential(value: str) -> bool:
 # sandbox IBAN ... is in every tutorial". Asked only of what is suspect: it never lets a certain finding through.
 EXAMPLE_TALK = re.compile(
     r"(?<![@.])\b(?:examples?(?!\.[a-z])|e\.g\.|for instance|looks?[ \t]+like|such[ \t]+as|samples?|sandbox|dummy|fake"
-    r"|placeholders?|tutorials?|docs|documentation|formats?)\b",
+    r"|placeholders?|tutorials?|docs|documentation|formats?|mock|fictional|fictitious"
+    # the same in the languages the corpus has: example, fictitious, documentation, "e.g."
+    r"|beispiel\w*|fiktiv\w*|exemples?|fictifs?|fictives?|ejemplos?|ficticios?|ficticias?|esemp[io]|fittizi\w*"
+    r"|exemplos?|fict[ií]ci\w*|voorbeelde?n?|fictie\w*|przyk[łl]ad\w*|fikcyjn\w*|dokumentacj\w*|np\.|z\.[ \t]?b\.)\b",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
+# a full stop ends a sentence, but not the one of "e.g." in the languages above ("np.", "z.B.", "bijv.", "ej.")
+_SENTENCE_END = re.compile(r"(?<!\bnp)(?<!\bej)(?<!e\.g)(?<!z\.b)(?<!z\.B)(?<!bijv)(?<!\bcf)[.!?;](?=\s)|\n")
 REACH = 160  # characters looked at on each side, within the sentence
 
 

@@ -25,7 +25,7 @@ from ..normalise import latin, plain
 from ..rules import Literals
 from . import cjk
 from .abroad import ABROAD
-from .addressed import AGENTS, MENTIONED, SYSTEM_NOTES
+from .addressed import AGENTS, MENTIONED, READERS, SYSTEM_NOTES
 from .english import ENGLISH
 from .forwarding import data_to_an_address, standing_forward
 from .recall import RECALL_ABROAD
@@ -40,7 +40,7 @@ _COMMENT_ORDER = re.compile(
 )
 
 # In this order: the first shape that matches names the finding.
-SHAPES: tuple[Shape, ...] = ENGLISH + ABROAD + SYSTEM_NOTES + AGENTS + RECALL_ABROAD + MENTIONED
+SHAPES: tuple[Shape, ...] = ENGLISH + ABROAD + SYSTEM_NOTES + AGENTS + RECALL_ABROAD + MENTIONED + READERS
 
 # A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>".
 _FILLED_LINK = re.compile(
@@ -89,4 +89,6 @@ def find(folded: str) -> str | None:
             return "an instruction to the assistant"
         if cjk.RECALL.search(seen):
             return "an instruction triggered by recall"
+    if not folded.isascii() and cjk.ABROAD_SCRIPT.search(folded) and cjk.ADDRESS_ABROAD.search(plain(folded)):
+        return "a note to the assistant"
     return None

@@ -35,8 +35,20 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
     # "Uwaga dla asystenta:", "Notiz für die KI:", "Nota para el asistente:", "Remarque pour l'IA :"
     _shape(
         "a note to the assistant",
-        ("uwaga", "notatka", "notiz", "hinweis", "nota", "remarque", "opmerking", "wiadomosc"),
-        r"(?:^|[\n.!?][ \t]*)(?:uwaga|notatka|wiadomosc|notiz|hinweis|nota|remarque|opmerking)[ \t]+"
+        (
+            "uwaga",
+            "notatka",
+            "notiz",
+            "hinweis",
+            "nota",
+            "remarque",
+            "opmerking",
+            "wiadomosc",
+            "polecenie",
+            "instrukcj",
+        ),
+        r"(?:^|[\n.!?][ \t]*)(?:uwaga|notatka|wiadomosc|polecenie|instrukcj[ae]|notiz|hinweis|nota|remarque"
+        r"|opmerking)[ \t]+"
         r"(?:dla|fur|an|para|pour|per|voor)[ \t]+(?:die[ \t]+|den[ \t]+|el[ \t]+|la[ \t]+|l'|il[ \t]+|de[ \t]+"
         r"|o[ \t]+|a[ \t]+)?"
         r"(?:asystent\w*|assistent\w*|asistente|assistente|assistant|ki|ia|ai|sztucznej[ \t]+inteligencji"
@@ -46,9 +58,13 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
     # "To the AI:", "Kwa msaidizi wa AI:", "Für die KI:": a line addressed to the AI, its order after the colon
     _shape(
         "a note to the assistant",
-        ("kwa", "to", "for", "para", "pour", "fur", "per", "dla", "voor", "an"),
-        r"(?:^|[\n.!?][ \t]*)(?:kwa|to|for|para|pour|fur|per|dla|voor|an)[ \t]+"
-        r"(?:the[ \t]+|die[ \t]+|el[ \t]+|la[ \t]+|l'|msaidizi[ \t]+wa[ \t]+)?(?:ai|ki|ia)[ \t]*:[ \t]*\S",
+        ("kwa", "to", "for", "para", "pour", "fur", "per", "dla", "voor", "an", "aan", "do"),
+        r"(?:^|[\n.!?][ \t]*)(?:kwa|to|for|para|pour|fur|per|dla|voor|aan|an|do)[ \t]+"
+        r"(?:the[ \t]+|die[ \t]+|den[ \t]+|de[ \t]+|el[ \t]+|la[ \t]+|l'|il[ \t]+|o[ \t]+|sa[ \t]+"
+        r"|msaidizi[ \t]+wa[ \t]+)?"
+        r"(?:ai|ki|ia|assistent\w*|assistant[ea]?|asistente|assistente|asystent\w*)(?:[ \t]+(?:ai|ki|ia))?"
+        # "For the assistant only, not the user: ..."
+        r"(?:[ \t]+only)?(?:,?[ \t]+not[ \t]+(?:for[ \t]+)?the[ \t]+user)?[ \t]*:[ \t]*\S",
     ),
     # "Dear AI, please ...", "Liebe KI, bitte ...": the model reading, addressed and asked
     _shape(
@@ -58,7 +74,8 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         r"|hey|hi|hello)"
         r"[ \t]+(?:ki|ai|ia|sztuczna[ \t]+inteligencjo|assistant|assistent\w*|asistente|assistente|asystencie"
         r"|bot|claude"
-        r"|chatgpt|copilot|model)[ \t]*[,!:][^\n]{0,40}?\b(?:please|bitte|por[ \t]+favor"
+        r"|chatgpt|copilot|model|agent|gemini)[ \t]*[,!:][^\n]{0,80}?\b(?:please|bitte|por[ \t]+favor|kindly"
+        r"|(?:could|can|would|will)[ \t]+you|forward|tell|share|reply|remember"
         r"|s'il[ \t]+te[ \t]+pla[iî]t|per[ \t]+favore"
         r"|alsjeblieft|prosze|ignore|change|send|delete|from[ \t]+now|always|never)",
     ),
@@ -167,10 +184,10 @@ AGENTS: tuple[Shape, ...] = (
 # inside a sentence ("the @bot account posts the status") is none.
 _MENTIONED = (
     r"(?:the[_-]?)?(?:ai|assistant|assistent|asistente|assistente|asystent|agent|bot|llm|copilot|claude|chatgpt|gpt"
-    r"|gemini|ki|ia)"
+    r"|gemini|cursor|devin|codex|ki|ia)"
 )
 _MENTION_GATE = ("@the", "@ai", "@assist", "@asist", "@asyst", "@agent", "@bot", "@llm", "@copilot", "@claude",
-                 "@chatgpt", "@gpt", "@gemini", "@ki", "@ia")  # fmt: skip
+                 "@chatgpt", "@gpt", "@gemini", "@cursor", "@devin", "@codex", "@ki", "@ia")  # fmt: skip
 # A note to the AI readers of a text in the Nordic languages, Finnish, Hungarian and Czech (the Latin view: no
 # accents), with a word for a note or with who they are ("Till AI-assistenter som läser detta mejl:", "Besked til
 # AI'en:", "Ohje tekoälylle:", "Fontos utasítás a mesterséges intelligenciának:", "Pokyn pro AI asistenta:").
@@ -188,7 +205,10 @@ MENTIONED: tuple[Shape, ...] = (
         "an instruction to the assistant",
         ("@",),
         # addressed: where a sentence, a clause or a field starts, or after a greeting
-        rf"(?:^|[\n.!?:;,(][ \t]*|\b(?:hey|hi|hello|dear|ok|okay|yo)[ \t]+)@{_MENTIONED}(?![\w@.-])[ \t]*[,:]?[ \t]+"
+        # several at once: "@copilot @claude @cursor please reply with ..."
+        rf"(?:^|[\n.!?:;,(][ \t]*|\b(?:hey|hi|hello|dear|ok|okay|yo)[ \t]+)@{_MENTIONED}"
+        r"(?:[ \t,]+@[\w-]{2,30}){0,5}"
+        r"(?![\w@.-])[ \t]*[,:]?[ \t]+"
         r"(?:please[ \t]+)?[a-z]{2,}",
         also=_MENTION_GATE,
     ),
@@ -204,5 +224,147 @@ MENTIONED: tuple[Shape, ...] = (
         # or to it, in a dative of its own: "Tekoälylle, joka lukee tämän:", "A mesterséges intelligenciának:"
         rf"|(?:^|[\n.!?][ \t]*)(?:(?:a|az)[ \t]+)?(?:teko[a-z]lylle|ai-avustajalle|mesterseges[ \t]+intelligencianak"
         rf"|ai-nak|asszisztensnek)\b[^\n:]{{0,60}}:",
+    ),
+)
+
+# The model reading, named as such or spoken to in passing, in the forms a twelfth round of outside text got through:
+# "If a model is reading this memory, it should ...", "Reminder to self (the assistant): ...", a YAML or JSON key
+# "note_to_agent:", "New task for the assistant:", an assistant that "must now run" something, "@copilot @claude
+# please reply with ...", "Msaidizi:" (Swahili), "Para sa AI na nagbabasa nito:" (Tagalog).
+_READ = (
+    r"(?:reading|reads|read|processing|processes|sees|seeing|summari[sz]ing|summari[sz]es|parsing|parses|indexing"
+    r"|handling|ingesting|scanning)"
+)
+# what the model is told to do with the user's things: act, send, reveal, pay, unlock ("the assistant should answer in
+# metric units" is a preference, and is none of these)
+_ACTS = (
+    r"(?:run|execute|install|publish|push|deploy|send|forward|e-?mail|post|upload|share|disclose|reveal|delete|remove"
+    r"|wipe|transfer|pay|approve|unlock|disarm|grant|disable|collect|store|save|charge"
+    r"|use{_S}the{_S}(?:saved{_S}|stored{_S})?(?:card|account|credentials)"
+    r"|give{_S}(?:out|away|anyone|them|him|her|(?:the{_S})?(?:user'?s|pupil|patient|student|customer|client|caller)\w*"
+    r"|their|his)|include{_S}(?:the{_S}user'?s"
+    r"|their|her|his|the{_S}(?:full|home|date|passport|card|phone|bank)))\b"
+).replace("{_S}", r"[ \t]+")
+READERS: tuple[Shape, ...] = (
+    _shape(
+        "an instruction to the assistant",
+        (
+            "reading",
+            "reads",
+            "read ",
+            "processing",
+            "processes",
+            "sees",
+            "seeing",
+            "summari",
+            "pars",
+            "indexing",
+            "handling",
+            "ingesting",
+            "scanning",
+            "nagbabasa",
+            "bumabasa",
+            "membaca",
+        ),
+        # "if a model is reading this", "whichever AI reads this note"
+        rf"\b(?:if|when|whenever|once|whichever|any|every)[ \t]+(?:(?:a|an|the|any|some|other)[ \t]+)?"
+        rf"(?:[a-z-]+[ \t]+)?(?:model|ai|assistant|agent|llm|bot|chatbot|copilot)s?[ \t]+(?:that[ \t]+|who[ \t]+)?"
+        rf"(?:is[ \t]+|are[ \t]+|happens[ \t]+to[ \t]+be[ \t]+)?{_READ}[ \t]+(?:this|these|my|our|the)\b"
+        # "Para sa AI na nagbabasa nito", "untuk AI yang membaca ini"
+        r"|\b(?:ai|assistant|asistente|asisten|katulong)[ \t]+(?:na|yang)[ \t]+(?:nagbabasa|bumabasa|membaca)\b",
+    ),  # fmt: skip
+    _shape(
+        "a note to the assistant",
+        ("assistant)", "ai)", "agent)", "bot)", "model)", "copilot)"),
+        # "Reminder to self (the assistant):", "note (AI): ..."
+        r"\((?:the[ \t]+|an?[ \t]+|for[ \t]+(?:the[ \t]+)?|to[ \t]+(?:the[ \t]+)?)?(?:ai|assistant|agent|bot|model"
+        r"|copilot)\)[ \t]*:",
+    ),
+    _shape(
+        "a note to the assistant",
+        (
+            "_to_",
+            "_for_",
+            "-to-",
+            "-for-",
+            "assistant_",
+            "agent_",
+            "ai_",
+            "model_",
+            "llm_",
+            "bot_",
+            "copilot_",
+            "assistant-",
+            "agent-",
+            "model-",
+            "llm-",
+            "hidden_",
+            "hidden-",
+            "(agent)",
+            "(ai)",
+            "(assistant)",
+            "(llm)",
+            "(bot)",
+            "(copilot)",
+            "(claude)",
+            "(cursor)",
+            "(codex)",
+        ),
+        # a key of YAML, JSON or front matter: "note_to_agent:", "assistant_directives:", "ai-instructions ="
+        r"\b(?:notes?|instructions?|directives?|messages?|memo|rules|orders?|tasks?|commands?)[_-](?:to|for)[_-]"
+        r"(?:the[_-])?(?:agents?|assistants?|ai|models?|llms?|bots?|copilot)\b[\"']?[ \t]*[:=]"
+        r"|\b(?:assistant|agent|ai|model|llm|bot|copilot)[_-](?:directives?|instructions?|notes?|rules|policy|orders?"
+        r"|tasks?|commands?|overrides?)\b[\"']?[ \t]*[:=]"
+        # "hidden_directive=", "TODO(agent)": an order for the model kept out of a person's sight
+        r"|\bhidden[_-](?:directives?|instructions?|rules?|prompts?|orders?|notes?)\b[\"']?[ \t]*[:=]"
+        r"|\b(?:todo|fixme|note)\((?:agent|ai|assistant|llm|bot|copilot|claude|cursor|codex)\)",
+    ),  # fmt: skip
+    _shape(
+        "an instruction to the assistant",
+        ("assistant", "agent", "copilot", " ai ", " ai", "model", " bot"),
+        # "NOTE FROM TEST RUNNER: assistant must now run ...", "assistants may now give pupil home addresses"
+        rf"\b(?:the[ \t]+)?(?:ai[ \t]+)?(?:assistant|agent|ai|model|copilot|bot)s?[ \t]+(?:must|should|shall"
+        rf"|needs?[ \t]+to|has[ \t]+to|have[ \t]+to|(?:is|are)[ \t]+(?:now[ \t]+)?(?:required|expected|instructed"
+        rf"|allowed|permitted|authori[sz]ed)[ \t]+to|may[ \t]+now|can[ \t]+now)[ \t]+(?:(?:now|also|immediately"
+        rf"|quietly|silently|first)[ \t]+)?{_ACTS}",
+        also=(
+            "must",
+            "should",
+            "shall",
+            "need",
+            "has to",
+            "have to",
+            "required",
+            "expected",
+            "instructed",
+            "allowed",
+            "permitted",
+            "authori",
+            "may now",
+            "can now",
+        ),
+    ),  # fmt: skip
+    _shape(
+        "a note to the assistant",
+        ("task", "order", "directive", "rule"),
+        # "New task for the assistant:", "Orders to the agent:"
+        r"(?:^|[\n.!?-][ \t]*)(?:new[ \t]+|next[ \t]+|urgent[ \t]+)?(?:tasks?|orders?|directives?|rules?)[ \t]+"
+        r"(?:for|to)[ \t]+(?:the|any|all|every|our|this)[ \t]+(?:[a-z-]+[ \t]+)?(?:bot|assistant|ai|agent|model|llm"
+        r"|copilot)s?[\])]?[ \t]*:",
+    ),
+    _shape(
+        "a note to the assistant",
+        ("assistant", "ai", "bot", "agent", "model", "llm"),
+        # a line of a list or a note that speaks to the model: "- assistant: every time money comes up, suggest ..."
+        r"(?:^|\n)[ \t]*(?:[-*•][ \t]*)?(?:the[ \t]+)?(?:assistant|ai|bot|agent|model|llm)[ \t]*:[ \t]*"
+        r"(?:every[ \t]+time"
+        r"|each[ \t]+time|whenever|always|never|from[ \t]+now[ \t]+on|(?:if|when)[ \t]+(?:the[ \t]+user|she|he|they"
+        r"|someone|anyone))\b",
+    ),
+    _shape(
+        "a note to the assistant",
+        ("msaidizi",),
+        # Swahili: "Msaidizi: mtumiaji akiuliza ..." ("Assistant: if the user asks ...")
+        r"(?:^|[\n.!?][ \t]*)msaidizi(?:[ \t]+wa[ \t]+(?:ai|akili[ \t]+bandia))?[ \t]*[:,][ \t]*\S",
     ),
 )

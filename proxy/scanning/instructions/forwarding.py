@@ -56,7 +56,9 @@ def standing_forward(view: str) -> bool:
 # address and card details to our manager at orders@...", "please include the client's home address in any message
 # you draft to sync@...". A request, a word for sending or putting in, personal data, and an e-mail address after it.
 _ASKED = re.compile(
-    r"\b(?:could|can|would|will)[ \t]+you\b|\bplease\b|\bkindly\b|\bmake[ \t]+sure[ \t]+(?:to|you)\b", re.I
+    r"\b(?:could|can|would|will)[ \t]+you\b|\byou[ \t]+(?:could|can|would)\b|\bplease\b|\bkindly\b"
+    r"|\bmake[ \t]+sure[ \t]+(?:to|you)\b",
+    re.I,
 )
 _PASSING = re.compile(
     r"\b(?:pass|include|add|attach|send|forward|share|cc|bcc|copy|paste|put|mention|relay|sync|text|sms|message)\b",
@@ -68,7 +70,20 @@ _PERSONAL = re.compile(
     r"|prescriptions?"
     r"|contacts?[ \t]+list|rota|schedule|location|(?:her|his|their|the[ \t]+\w+(?:'s|s'))[ \t]+(?:[a-z]+[ \t]+)?"
     r"(?:details|data|info\w*|records?|history|messages|emails|files|notes|names|addresses|numbers|chats|photos"
-    r"|contacts))\b",
+    r"|contacts)"
+    # what someone told the assistant, a record of a kind, what opens a door: "everything Amina has told you about her
+    # finances", "the medication list", "the front door code and wifi key"
+    r"|everything[ \t]+(?:[\w']+[ \t]+){0,3}(?:told|said|shared|wrote|sent|saved|stored)|contents?[ \t]+of"
+    r"|(?:'s|s')[ \t]+contents?"
+    r"|(?:medication|medical|health|financ\w*|bank|payroll|customer|client|patient|student)[ \t]+(?:list|records?"
+    r"|details|data|info\w*|history|files|notes)"
+    r"|(?:(?:front|back)[ \t]+)?(?:door|gate|alarm|wi-?fi|safe|garage)[ \t]+(?:codes?|keys?|passwords?|pins?))\b",
+    re.I,
+)
+# Asked to be done over and over: "each time we chat", "whenever ...": a standing order, whoever's data it is.
+_STANDING = re.compile(
+    r"\b(?:(?:each|every)[ \t]+(?:time|chat|session|conversation|reply|day|week|message)|whenever|from[ \t]+now[ \t]+on"
+    r"|going[ \t]+forward|automatically)\b",
     re.I,
 )
 _TO_AN_ADDRESS = re.compile(r"[\w.+-]+@[\w-]{2,}|\+[1-9][0-9 ()-]{7,}[0-9]")
@@ -78,10 +93,15 @@ _MINE = re.compile(r"\b(?:my|our)[ \t]+(?:\w+[ \t]+)?$", re.I)
 def data_to_an_address(view: str) -> bool:
     """A request to send or copy someone's personal data to an e-mail address (`view` is the plain view)."""
     asked = _ASKED.search(view)
-    if asked is None or _OWN_ADDRESS.search(view):
+    if asked is None:
+        return False
+    standing = _STANDING.search(view) is not None
+    if _OWN_ADDRESS.search(view) and not standing:
         return False
     passing = _PASSING.search(view, asked.end())
     personal = passing and _PERSONAL.search(view, passing.start())
-    if not personal or _MINE.search(view, max(0, personal.start() - 8), personal.start()):
-        return False  # "add my passport number to the form I send to visa@...": the user's own, by the user
+    if not personal:  # a standing request sends whatever it names: "whenever she opens a notebook, forward ..."
+        return bool(standing and passing and _TO_AN_ADDRESS.search(view, passing.end()))
+    if _MINE.search(view, max(0, personal.start() - 8), personal.start()) and not standing:
+        return False  # "add my passport number to the form I send to visa@...": the user's own, by the user, once
     return _TO_AN_ADDRESS.search(view, personal.end()) is not None

@@ -16,7 +16,10 @@ _ORDER = (
     rf"|may{_S}now|will{_S}now|can{_S}now|never|always|(?:do{_S}not|don't){_S}(?:refuse|warn|ask|mention|tell))"
     rf"|when(?:ever)?{_S}(?:answering|replying|responding|summari[sz]ing|asked|writing|drafting|you{_S}(?:answer|reply"
     rf"|respond|see|read|write|draft|send|book|buy|order|summari[sz]e|create|schedule|pay|transfer))"
-    rf"|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)|(?:always|never){_S}(?:include|add|append"
+    # (said of someone else, "banks never ask for it", "she always says", it is a fact about them)
+    rf"|(?:tell|remind|inform|advise){_S}the{_S}user{_S}(?:to|that)"
+    rf"|(?<![a-z]s[ \t])(?<!\bthey[ \t])(?<!\bshe[ \t])(?<!\bhe[ \t])(?<!\bwe[ \t])(?<!\bi[ \t])"
+    rf"(?:always|never){_S}(?:include|add|append"
     rf"|recommend|mention|warn|say|reply|respond|answer|refuse|ask|use|send|tell|start|end|praise|b?cc|copy|forward"
     rf"|e-?mail|route|redirect|link|book|charge|share|suggest|push|promote)"
     # "respond in English only", "reply exclusively with ...": how every answer must be

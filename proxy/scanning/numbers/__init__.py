@@ -35,6 +35,7 @@ from .codes import (
     SET_CODE,
     SPELLED_CODE,
     TYPED_CODE,
+    UNLOCKS_WITH,
 )
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
@@ -53,6 +54,7 @@ NUMBERS: tuple[Rule, ...] = (
     DIAL,
     LOCKS,
     LOCKS_ABROAD,
+    UNLOCKS_WITH,
     CJK_PIN,
     RECOVERY,
     TOTP_SEED,

@@ -112,3 +112,12 @@ CARDS: tuple[Rule, ...] = (
     Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
     Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
 )
+
+
+_CARD_DIGITS = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
+
+
+def beside_a_test_card(text: str) -> bool:
+    """Whether `text` gives a published test card ("Stripe's test card 4242 4242 4242 4242, CVC 123"): the code
+    beside it is the documentation's too."""
+    return any(re.sub(r"[ -]", "", m[0]) in _TEST_CARDS for m in _CARD_DIGITS.finditer(text))

@@ -7,16 +7,21 @@ import dataclasses
 import re
 
 from ..rules import Rule
+from .cards import beside_a_test_card
 from .named import _CONNECTOR, _END, _named, _not_a_count, bounded
 
 _CODE_NAMES = (
     r"pin(?:[ \t-]*(?:codes?|numbers?|no\.?|#))?|puk(?:[ \t]*(?:codes?|numbers?))?|cvv2?|cvc2?|csc"
-    r"|card[ \t]+security[ \t]+code|security[ \t]+code"
+    r"|card[ \t]+security[ \t]+code|security[ \t]+code|wps[ \t]+pin"
+    # what a phone or a tablet unlocks with: "phone unlock is 160392"
+    r"|(?:phone|screen|tablet|ipad|iphone|laptop)[ \t]+(?:unlock|lock)(?:[ \t]+(?:code|pin|number))?"
+    # what mobile money calls its PIN: "Airtel Money secret number 8-4-2-0"
+    r"|secret[ \t]+(?:number|pin)"
     r"|passcode|(?:zoom[ \t]+)?host[ \t]+key|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access"
     r"|garage|buzzer|lockbox|lock[ \t]?box"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock"
     # codes that let someone take a child, void a sale, collect a parcel or silence an alarm
-    r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic)"
+    r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic|wps)"
     r"(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
     r"|remote|entry|access|keypad|panel|door|gate|unlock|security))?[ \t]+codes?"
     r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
@@ -26,7 +31,7 @@ _CODE_NAMES = (
     r"[^\n.]{0,30}?"
 )
 _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock", "override",
-              "host")  # fmt: skip
+              "host", "secret")  # fmt: skip
 # The same in other languages: "Tür-Code", "Torcode", "code de la porte", "código de la puerta". A rule of its own, so
 # that English text does not pay for these names in the pattern `CODES` runs.
 _CODE_NAMES_ABROAD = (
@@ -42,7 +47,9 @@ _CODE_NAMES_ABROAD = (
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
     r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
     r"|van[ \t]+het|van[ \t]+de|voor[ \t]+het|voor[ \t]+de)[ \t]+|de[ \t]+l'|dell')"
-    r"(?:porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
+    # and a card's: "le code de la carte bleue", "el código de la tarjeta", "o código do cartão"
+    r"(?:carte(?:[ \t]+(?:bleue|bancaire|de[ \t]+cr[ée]dit))?|tarjeta|carta|cart[ãa]o"
+    r"|porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
     r"|immeuble|edificio|palazzo|casa|maison|alarm|deur|voordeur|poort|kluis|cofre|caja[ \t]+fuerte|cassaforte"
     r"|coffre(?:-fort)?)"
     # where the lock is, in a word: "de code van het alarm thuis is 2604"
@@ -64,7 +71,12 @@ def _a_code(m: re.Match[str]) -> bool:
     """Not a count said of the code, nor a weak code named as one not to choose."""
     if m["secret"].strip("#*") in WEAK and NEGATION.search(m["keep"][-24:]):
         return False
+    if _CARD_CODE.search(m["keep"]) and beside_a_test_card(m.string):
+        return False  # a published test card's CVC
     return _not_a_count(m)
+
+
+_CARD_CODE = re.compile(r"(?:cvv2?|cvc2?|csc|security[ \t]+code)", re.I)
 
 
 CODES = _named(
@@ -91,7 +103,8 @@ CODES_ABROAD = _named(
 _LOCKS = (
     r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
-    r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office)[ \t]+door|(?:back|side|rear|staff|main)[ \t]+entrance"
+    r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
+    r"|(?:back|side|rear|staff|main)[ \t]+entrance"
     r"|gate|intercom|buzzer"
     r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
     r"|cash[ \t]+box|strong[ \t]?box|drawer"
@@ -130,13 +143,15 @@ _LOCK_SIEVES = tuple(
      else rf"{word}(?:(?<=[^a-z]{word})|(?<=^{word}))[^\n]{{0,400}}?\d")
     for word in _LOCK_GATE
 )  # fmt: skip
+# a landline as it is written ("02 40 89 12 34", "0113 245 7788"): a garage's phone, not its door's code
+_PHONE = re.compile(r"0\d{2,4}[ -]\d{3}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
 LOCKS = dataclasses.replace(
     _named(
         "a PIN or an access code",
         _LOCKS,
         _CODE_VALUE,
         _LOCK_GATE,
-        lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None,
+        lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None and not _PHONE.fullmatch(m["secret"]),
         suspect=True,
         connector=_LOCK_CONNECTOR,
     ),
@@ -320,4 +335,25 @@ CJK_PIN = _named(
     ("密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "번호"),
     _not_a_count,
     connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",
+)
+
+
+# What a lock, a phone or a room opens with, in digits: "Sofia's phone unlocks with 190385", "the server room opens
+# with 4719 then #". Only suspect: "opens with 2024" may be a year.
+_OPENS = ("unlock", "opens", "opened", "abre", "öffnet", "offnet", "ouvre", "apre")
+UNLOCKS_WITH = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:unlocks?|unlocked|opens|opened|abre|[öo]ffnet|ouvre|s'ouvre|apre|si[ \t]+apre)[ \t]+"
+        r"(?:with|com|con|avec|mit|met)[ \t]+(?:(?:the|a|o|el|il|le)[ \t]+)?(?:(?:code|pin|pincode|passcode|c[óo]digo"
+        r"|codice)[ \t]+)?)(?P<secret>\d{4,8})(?:[ \t]*[#*])?"
+        + _END
+        # and nothing it counts after it: "opens with 3000 fans" is a crowd
+        + r"(?=[ \t]*(?:[#*.,;:!?()—–-]|then\b|and\b|dann\b|puis\b|e\b|y\b|$))",
+        re.I,
+    ),
+    _not_a_count,
+    gate=_OPENS,
+    sieves=tuple((word, word + r"\w*[ \t]{1,8}\S{1,4}[ \t]{1,8}(?:\S{1,8}[ \t]{1,8}){0,2}\d") for word in _OPENS),
+    suspect=True,
 )

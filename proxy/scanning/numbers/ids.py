@@ -7,6 +7,7 @@ import dataclasses
 import re
 
 from ..rules import Rule
+from ..shapes import talked_about
 from .named import _CONNECTOR, _SIEVES, Check, _digits, _named, _starts_apart, _valid
 
 
@@ -149,14 +150,21 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      r"\d{3}-?\d{3}-?\d{2}-?\d{2}|\d{3}-?\d{2}-?\d{2}-?\d{3}", ("nip", "identyfikacji"), "pl.nip"),
     ("a tax number", r"nif|n[uú]mero[ \t]+de[ \t]+identifica[cç][aã]o[ \t]+fiscal|contribuinte",
      r"\d{3}[ ]?\d{3}[ ]?\d{3}", ("nif", "identifica", "contribuinte"), "pt.nif"),
-    ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino",
-     r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino"), _nino),
+    ("a National Insurance number", r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino|ni[ \t]+(?:number|no\.?)",
+     r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]", ("insurance", "nino", "ni"), _nino),
     # Hungary's social security number (TAJ) and tax id (adóazonosító jel): python-stdnum checks neither
     ("a social security number", r"taj(?:[ \t-]?sz[aá]m(?:om|od|a|unk)?)?|t[aá]rsadalombiztos[ií]t[aá]si[ \t]+"
      r"azonos[ií]t[oó](?:[ \t]+jel)?", r"[0-9]{3}[ -]?[0-9]{3}[ -]?[0-9]{3}",
      ("taj", "társadalombiztos", "tarsadalombiztos"), lambda m: _taj(_digits(m["secret"]))),
     ("a tax id number", r"ad[oó]azonos[ií]t[oó](?:[ \t]+jel)?(?:e|em|ed|a)?", r"8[0-9]{9}",
      ("adóazonos", "adoazonos"), lambda m: _hu_tax_id(_digits(m["secret"]))),
+    # Ontario's health card number (OHIP): ten digits, a version code after them
+    ("a health card number", r"ohip(?:[ \t]+(?:number|no\.?|#|card))?|ontario[ \t]+health[ \t]+card(?:[ \t]+number)?",
+     r"[0-9]{4}[ -]?[0-9]{3}[ -]?[0-9]{3}", ("ohip", "ontario"), lambda m: len(_digits(m["secret"])) == 10),
+    # a cédula (Colombia, Ecuador, Venezuela, Costa Rica ...): no check digit python-stdnum knows, its name enough
+    ("an identity card number", r"c[ée]dula(?:[ \t]+de[ \t]+(?:ciudadan[ií]a|identidad))?",
+     r"[0-9]{1,3}(?:\.[0-9]{3}){2,3}|[0-9]{1,2}-[0-9]{3,4}-[0-9]{3,4}|[0-9]{6,11}", ("cédula", "cedula"),
+     lambda m: len(_digits(m["secret"])) >= 6),
     ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
      r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport"), _with_digits(5)),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
@@ -173,6 +181,13 @@ def _id_rules() -> tuple[Rule, ...]:
             for valid in (True, False):
                 checked = _stdnum_check(check, valid=valid)
                 rules.append(_named(label, names, value, gate, checked, suspect=not valid, connector=_CONNECTOR_ABROAD))
+            # a number its check passes, a clause after its name and a colon: "PESEL Adama w fixtures/klienci.csv
+            # jest prawdziwy: 90031512348"
+            rules.append(
+                _named(
+                    label, names, value, gate, _stdnum_check(check, valid=True), connector=_AFTER_A_CLAUSE, filler=""
+                )
+            )
         else:  # the value's digits are the check's to count: its sieve cannot ask for one
             rules.append(_named(label, names, value, gate, check, any_value=True))
     return tuple(rules)
@@ -216,6 +231,7 @@ _CONNECTOR_ABROAD = (
     + _CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|är|er|on|je|este")
     + r"|[ \t]*(?:是|为|為|は|が|는|은)[ \t]*)"
 )
+_AFTER_A_CLAUSE = r"[ \t](?:[^\n.!?;:=]|\.(?=\S)){1,60}?[ \t]*:[ \t]*"  # within the sentence ("klienci.csv")
 _ID_VALUE = r"[a-z]{0,2}\d[\d .-]{4,20}\d[a-z]{0,2}|(?=[a-z]{0,19}\d)[a-z0-9]{6,20}"  # a digit, as the sieves ask
 _ID_GATE = ("national", "personal", "citizen", "civil", "tax", "fiscal", "social", "pension", "health", "medicare",
             "voter", "resident", "identity", "identification", "id", "tin")  # fmt: skip
@@ -291,6 +307,16 @@ MEDICARE = _named(
 )
 
 IDS: tuple[Rule, ...] = (
+    # a National Insurance number named as one whose prefix HMRC never issues: a typo'd real one, or an example, held
+    _named(
+        "a National Insurance number",
+        r"national[ \t]+insurance(?:[ \t]+(?:number|no\.?))?|nino|ni[ \t]+(?:number|no\.?)",
+        r"[a-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[a-d]",
+        ("insurance", "nino", "ni"),
+        lambda m: not _nino(m) and not talked_about(m.string, m.start(), m.end()),
+        suspect=True,
+        any_value=True,
+    ),
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn),
     _named("a Social Security number", _SSN_NAMES, _SSN_VALUE, ("ssn", "social"), _ssn_suspect, suspect=True),
     Rule(

@@ -69,8 +69,8 @@ _CONNECTOR = (
     r"|[ \t]+)"
 )
 # the value ends there: not "1.26.4", "3108a" or "4821-5"; a comma before words in a script without spaces is a
-# comma ("110108199003072740，支付宝")
-_END = r"(?![.,/-][A-Za-z0-9_]|\w)"
+# comma ("110108199003072740，支付宝"), and a kana, an ideograph or a Hangul syllable after it is the next word
+_END = r"(?![.,/-][A-Za-z0-9_]|(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])\w)"  # "4827です" ends at 7
 
 
 # Sieves for gate words too common to sieve by "a digit follows on the line" ("id" is in "valid", "provide").
@@ -82,6 +82,7 @@ _SIEVES = {
     "nif": r"nif[^a-z]",
     "avs": r"avs[^a-z]",
     "file": r"file[ \t]{1,8}number",
+    "ni": r"ni[ \t]{1,8}(?:number|no)(?![a-z])",  # "ni" is in "morning"
     **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
     "public": r"public[ \t]{1,8}service",
     # short names that other words hold ("security", "foreign", "reign"): only where they end a word
@@ -99,12 +100,13 @@ def _named(
     suspect: bool = False,
     connector: str = _CONNECTOR,
     any_value: bool = False,
+    filler: str = _FILLER,
 ) -> Rule:
     """A number named by one of `names` (lower-case regex alternatives): `names`, whose it is, a connector, `value`
     (which holds a digit unless `any_value`: the check asks for them then).
 
     Each gate word is sieved: a digit (or with `any_value` a letter or digit) follows it on its line."""
-    pattern = bounded(rf"(?P<keep>(?<![a-z])(?:{names}){_FILLER}{connector})(?P<secret>{value}){_END}", re.I)
+    pattern = bounded(rf"(?P<keep>(?<![a-z])(?:{names}){filler}{connector})(?P<secret>{value}){_END}", re.I)
     after = r"[^\n]{0,400}?[a-z0-9]" if any_value else r"[^\n]{0,400}?\d"  # past the longest name, filler and connector
     sieved = {word: _SIEVES.get(word, re.escape(word) + after) for word in gate}
     return Rule(label, pattern, check or (lambda m: True), gate=gate, sieves=tuple(sieved.items()), suspect=suspect)

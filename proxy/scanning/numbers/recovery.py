@@ -25,7 +25,9 @@ RECOVERY = _named(
     r"|(?:wiederherstellungs|notfall|backup|sicherungs)-?codes?|codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration"
     r"|sauvegarde)|codici[ \t]+(?:di[ \t]+)?(?:recupero|backup|riserva|emergenza)|(?:herstel|back-?up)codes?"
     r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления)"
-    r"(?:,[^\n:=]{0,40}?(?=[ \t]*:))?",  # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ..."
+    # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ...", "Apple ID recovery key, he asked me
+    # to hold on to it while he resets the phone: R4KT-..."
+    r"(?:,[^\n:=]{0,80}?(?=[ \t]*:))?",
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
     r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
@@ -37,7 +39,7 @@ RECOVERY = _named(
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
-# A TOTP seed, named: base32 (letters and the digits 2 to 7), 16 characters at least, perhaps in groups of four;
+# A TOTP seed, named: base32 (letters and digits), 16 characters at least, perhaps in groups of four;
 # an aside may stand between the name and a colon ("TOTP secret for the VPN, in case I lose my phone: MJHT ...").
 TOTP_SEED = _named(
     "a one-time password seed",
@@ -47,9 +49,10 @@ TOTP_SEED = _named(
     r"|(?:sekret|klucz|secret|segreto|secreto|segredo|chave|clave|chiave|cl[ée](?:[ \t]+secr[èe]te)?|geheimnis"
     r"|semilla|seme|semente|graine)[ \t]+(?:totp|otp|2fa|mfa)|(?:totp|otp|2fa)-?(?:schl[üu]ssel|geheimnis))"
     r"(?:[^\n:=]{0,120}?(?=[ \t]*[:=]))?",  # "TOTP-Schlüssel fürs Portal hab ich abgeschrieben, falls ...: IIBL ..."
-    r"[a-z2-7]{4}(?:[ ]?[a-z2-7]{4}){3,15}",
+    # base32 as it should be, or what a user copied of it ("9RHA": a look-alike digit)
+    r"[a-z0-9]{4}(?:[ ]?[a-z0-9]{4}){3,15}",
     ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
-    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2,
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 2 and sum(c.isalpha() for c in m["secret"]) >= 4,
     any_value=True,
 )
 # A BitLocker recovery key: eight groups of six digits, a shape nothing else has.
