@@ -57,6 +57,18 @@ SPLITS = (
     "twentyseventh",
     "twentyeighth",
     "twentyninth",
+    "thirtieth",
+    "thirtyfirst",
+    "thirtysecond",
+    "thirtythird",
+    "thirtyfourth",
+    "thirtyfifth",
+    "fortysecond",
+    "fortythird",
+    "fortyfourth",
+    "fortyfifth",
+    "fortysixth",
+    "fortyseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

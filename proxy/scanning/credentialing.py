@@ -50,6 +50,7 @@ _PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:\s[^\W\d_]+)*")  # letters and spaces on
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 # An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
+_A_KEY = re.compile(r"[ \t]*:(?!//)")
 _IBAN_START = re.compile(r"[A-Z][A-Z]\d\d")
 _NOT_LETTER = re.compile(r"[\d#$%&*^~+=]")  # not "_": "api_key" is a name
 # What every value has one of (a digit, a symbol, a quote; a single quote opens after a space or a bracket), and
@@ -185,6 +186,7 @@ def values(text: str) -> list[tuple[int, int]]:
         (start, end)
         for start, end in quoted
         if not _shown(text, start + 1, end - 1)
+        and _A_KEY.match(text, end) is None  # '{"spo2": 97}': a JSON key names a value, it is none
         and (not _PLAIN_WORDS.fullmatch(text[start + 1 : end - 1]) or _CREDENTIAL_WORD.search(text))
     ]  # a quoted word of letters is a value only where a credential word names one: "alert('memory')" is code
     # named or not, an IBAN is the IBAN rules' to judge (and has two capitals and two digits: most texts have none)

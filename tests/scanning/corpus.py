@@ -101,6 +101,18 @@ SPLITS = (
     "twentyseventh",
     "twentyeighth",
     "twentyninth",
+    "thirtieth",
+    "thirtyfirst",
+    "thirtysecond",
+    "thirtythird",
+    "thirtyfourth",
+    "thirtyfifth",
+    "fortysecond",
+    "fortythird",
+    "fortyfourth",
+    "fortyfifth",
+    "fortysixth",
+    "fortyseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"
