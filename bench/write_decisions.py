@@ -69,6 +69,12 @@ SPLITS = (
     "fortyfifth",
     "fortysixth",
     "fortyseventh",
+    "fortyeighth",
+    "fortyninth",
+    "fiftieth",
+    "fiftyfirst",
+    "fiftysecond",
+    "fiftythird",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -96,7 +96,7 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
         reason = f"text looks like an instruction to the assistant ({label}) - held for review"
         return Finding("prompt_injection", reason, "suspect")
     judged = headers.body(injections.unquoted(text, folded))
-    if instructing.instructs(judged) and not instructing.talks_about_prompts(text):
+    if instructing.instructs(judged) and not instructing.talks_about_prompts(text) and not instructing.reported(text):
         return Finding("prompt_injection", INSTRUCTING, "suspect")
     if credentialing.credential(folded):
         return Finding("secret", CREDENTIALING, "suspect")

@@ -98,6 +98,19 @@ _PHONE_SHAPE = re.compile(r"0\d{2,4}[ -]\d{3}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
+# a password in a film, a song or a book ("the scene where the password turns out to be "Joshua""): a story's
+_FICTION = re.compile(
+    r"\b(?:sc[eè]nes?|novels?|sitcoms?|episodes?|lyrics|songs?|romanzo|fumetto|comics?|manga|anime"
+    r"|(?:in|from|of)[ \t]+(?:the|a|that|this|de|het|el|la|le|il)[ \t]+"
+    r"(?:film|movie|book|series|show|pel[íi]cula|filme))\b",
+    re.IGNORECASE,
+)
+# a number said to be published: "pubblicato sul sito e sulle ricevute", "printed on every invoice"
+_PUBLISHED = re.compile(
+    r"\b(?:published|publicly|pubblicat[oaie]|publi[ée]e?s?|publicad[oa]s?|ver[öo]ffentlicht|gepubliceerd"
+    r"|printed[ \t]+on[ \t]+(?:every|each|all|the)|on[ \t]+(?:every|each|all)[ \t]+(?:invoices?|receipts?|letters?))\b",
+    re.IGNORECASE,
+)
 _NOT_A_PASSWORD = re.compile(
     r"\b(?:not|non|no|nicht|kein|pas|n'est|ni|nao|não|niet|geen|nie)\s+(?:(?:a|an|una|uno|un|une|ein|eine|um|uma"
     r"|een|el|la|il)\s+)?(?:password|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|has[łl]o|secret"
@@ -259,7 +272,12 @@ def credential(text: str) -> bool:
     if len(text) > LONGEST or MASK in text:  # redacted already: what is left is the context, not the credential
         return False
     if _may_have_value(text) and values(text):
-        return not _NOT_A_PASSWORD.search(text) and model().probability(text) >= LIKELY
+        return (
+            not _NOT_A_PASSWORD.search(text)
+            and not _FICTION.search(text)
+            and not _PUBLISHED.search(text)
+            and model().probability(text) >= LIKELY
+        )
     return (
         _may_have_word(text)
         and _plain_value(text) is not None

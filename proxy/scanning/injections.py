@@ -295,7 +295,8 @@ _DESCRIBED = re.compile(
     r"|got|makes?|making|made|convinc\w*|persuad\w*|causes?|caused|forc\w*|leads?|led|coax\w*)\b[^.;:\n]{0,40}?"
     r"\b(?:to|into)\s+$"
     # or what an attack does, said of it: "jailbreaks often pretend to be system messages"
-    r"|\b(?:jailbreaks?|attacks?|attackers?|injections?|hackers?|scammers?|payloads?)\b[\"'\s]*(?:\w+\s+){0,4}$"
+    r"|\b(?:jailbreaks?|attacks?|attackers?|injections?|hackers?|scammers?|payloads?|phishing|scams?|e-?mails?|mails?"
+    r"|messages?|calls?|callers?|texts?|sms)\b[\"'\s]*(?:\w+\s+){0,4}$"
 )
 
 

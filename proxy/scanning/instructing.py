@@ -30,7 +30,8 @@ MODEL = Path(__file__).with_name("instruction_model.json.gz")
 # facts ("The user read the alpha notes.") can score high on a few words injections also use; they have none.
 LIKELY, SURE = 0.5, 0.9
 _ORDER_CUE = re.compile(
-    r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all|from now on|do not"
+    r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all(?!['’])|from now on"
+    r"|do not"
     r"|don't|instructions?|assistant|ai|model|llm|bot|agent|claude|gpt|chatgpt|system|prompt|ignore|call|run"
     r"|execute|send|forward|reply|respond|answer|tell|say|ask|mention|include|append|recommend"
     # the same in the languages the corpus has most: you, must, always, never, every, assistant (never German "sie" and
@@ -62,7 +63,7 @@ _ORDER_CUE = re.compile(
 # A text about writing prompts or about injections, as a piece of writing (a blog post, a talk, meeting minutes, an
 # example): it names what the model reads as an order without giving one. The model's word alone does not hold it.
 _ABOUT_PROMPTS = re.compile(
-    r"(?:<(?:system|user|assistant)>|prompt[ -]?injection|injections?[ \t]+(?:de|of)[ \t]+prompts?"
+    r"(?:<(?:system|user|assistant)>|\"role\"[ \t]*:|prompt[ -]?injection|injections?[ \t]+(?:de|of)[ \t]+prompts?"
     r"|inyecci[oó]n(?:es)?[ \t]+de[ \t]+prompts?"
     r"|iniezion[ei][ \t]+(?:di[ \t]+)?prompt|inje[cç][ãa]o[ \t]+de[ \t]+prompts?|prompt-?injektion|jailbreak"
     r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?|files?)"
@@ -73,7 +74,7 @@ _ABOUT_PROMPTS = re.compile(
 _A_PIECE_OF_WRITING = re.compile(
     r"(?:\b(?:blog|article|artículo|articolo|artigo|artikel|post|talk|paper|slides?|minutes|meeting|docs?|example"
     r"|exemple|ejemplo|esempio|exemplo|beispiel|voorbeeld|workshop|course|cours|curso|lecture|data|compare|comparing"
-    r"|feedback|review|tone|diagram|labell?ed|labels?|boxes)\b|회의록|議事録|会议纪要"
+    r"|feedback|review|tone|diagram|labell?ed|labels?|boxes|debug\w*|api|templates?|testing)\b|회의록|議事録|会议纪要"
     r"|会議|会议|記事|文章|예시|例)",
     re.IGNORECASE,
 )
@@ -82,6 +83,28 @@ _A_PIECE_OF_WRITING = re.compile(
 def talks_about_prompts(text: str) -> bool:
     """Whether `text` is a piece of writing about prompts or injections: the model's hold is not taken for it."""
     return _ABOUT_PROMPTS.search(text) is not None and _A_PIECE_OF_WRITING.search(text) is not None
+
+
+# A text that reports what someone asked for or prefers, speaking to no model: "Pregunta cómo activar la verificación en
+# dos pasos", "Asked for a system prompt draft for their own Discord bot", "Preferisce il treno all'aereo". An order
+# to the model has an addressee, a link or an address to send to; these have none, and the model's word is not taken.
+_REPORTED = re.compile(
+    r"\W*(?:(?:the[ \t]+)?user[ \t]+|she[ \t]+|he[ \t]+|they[ \t]+|ele[ \t]+|ela[ \t]+|il[ \t]+|elle[ \t]+|er[ \t]+"
+    r"|lei[ \t]+|lui[ \t]+)?(?:asked|asks|would[ \t]+like|pregunta|pregunt[oó]|pergunta|perguntou|quer|quiere"
+    r"|chiede|ha[ \t]+chiesto|vuole|demande|a[ \t]+demand[ée]|veut|fragt|fragte|m[öo]chte|vraagt|wil"
+    r"|prefiere|preferisce|prefere|pr[ée]f[èe]re|bevorzugt|geeft[ \t]+de[ \t]+voorkeur)\b",
+    re.IGNORECASE,
+)
+_TO_A_MODEL = re.compile(
+    r"\b(?:you|your|yourself|the[ \t]+(?:assistant|ai|model|agent)|assistant|asistente|assistente|assistent\w*"
+    r"|asystent\w*|ki|ia|ai)\b|https?://|www\.|\S@\S",
+    re.IGNORECASE,
+)
+
+
+def reported(text: str) -> bool:
+    """Whether `text` reports what someone asked for or prefers, to no model: the model's hold is not taken."""
+    return _REPORTED.match(text) is not None and _TO_A_MODEL.search(text) is None
 
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")

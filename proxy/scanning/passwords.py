@@ -625,8 +625,10 @@ NAMED: tuple[Rule, ...] = (
             r"(?:[ \t]+(?:is|was|are"
             rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*[:=-][ \t]*"
             # or an aside that gives it: "memorable answer, which is Penzance", "(maiden name) - she answered Okonkwo"
-            r"|[ \t]*[,;–—-]?[ \t]*(?:which[ \t]+(?:is|was)|it'?s|(?:she|he|I|they|we)[ \t]+(?:answered|put|said|gave"
-            r"|chose|used))[ \t]+"
+            r"|[ \t]*[,;–—-]?[ \t]*(?:and[ \t]+)?(?:which[ \t]+(?:is|was)|it'?s|(?:she|he|I|they|we)[ \t]+"
+            r"(?:always[ \t]+|just[ \t]+|usually[ \t]+)?(?:answered|answers?|put|puts|said|say|says|gave|give|chose"
+            r"|used"
+            r"|use|write|wrote))[ \t]+"
             r"|[ \t]+(?=[\"'“])"
             # or a bare space before a name that a comma or a full stop ends, as a list of answers has it: "mother's
             # maiden name Okonkwo, first pet Biscuit"
@@ -817,5 +819,62 @@ NAMED: tuple[Rule, ...] = (
             ("use", r"use[sd]?[ \t]+[\"“'][^\"”'\s]{6,40}[\"”'][ \t]+(?:for|on|across|every)"),
             ("same", r"same[ \t]+password[ \t]+[\"“']"),
         ),
+    ),
+    Rule(  # "notarytool app-specific password (appleid ...): qwmz-tpla-hrvx-ekbn": Apple's and Google's app passwords
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:app[ -]specific|app)[ \t]+password[^\n]{0,60}?[:=]?[ \t]*[\"'`]?)"
+            r"(?P<secret>[a-z]{4}(?P<apart>[ -])[a-z]{4}(?P=apart)[a-z]{4}(?P=apart)[a-z]{4})(?![a-z])",
+            re.I,
+        ),
+        gate=("password",),
+        sieves=(("password", r"password[^\n]{0,80}?[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}"),),
+    ),
+    Rule(  # 'set DEPLOY_SSH_PASSPHRASE in the actions secrets to "oyster bicycle velvet 1987"': a secret's variable set
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?i:set|put|change|changed)[ \t]+`?"
+            r"[A-Z0-9_]*(?:PASS|SECRET|TOKEN|KEY|PWD|PIN)[A-Z0-9_]*`?"
+            r"[^\n\"']{0,50}?[ \t](?i:to|=)[ \t]+[\"'`])(?P<secret>[^\"'`\n]{6,80})(?=[\"'`])"
+        ),
+        lambda m: not placeholder(m["secret"].replace(" ", "_")) and "${" not in m["secret"],
+        gate=("pass", "secret", "token", "key", "pwd", "pin"),
+        sieves=tuple(
+            (w, w + r"[a-z0-9_]*`?[^\n]{0,50}?[ \t](?:to|=)[ \t]+[\"'`]")
+            for w in ("pass", "secret", "token", "key", "pwd", "pin")
+        ),
+    ),
+    Rule(  # "Pour Ameli je mets Mamie2024*", "en Glovo uso Paella#77": what someone types for an account, in a
+        # password's shape (not in English: "I use Python3 for scripts" is a tool)
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![a-z])(?:je[ \t]+mets|j'utilise|j'ai[ \t]+mis|uso|pongo|metto"
+            r"|ich[ \t]+nehme|ich[ \t]+tippe|gebruik|ik[ \t]+typ|eu[ \t]+uso|ponho|używam|wpisuję)[ \t]+)"
+            r"(?P<secret>(?=[^\s]*[0-9])(?=[^\s]*[^\W\d_])[^\s,;]{6,40}?)"
+            r"(?=[\s,;.—–-]|$)",
+            re.I,
+        ),
+        lambda m: (
+            chosen_password(m["secret"].rstrip("."))
+            and not _A_NAME.fullmatch(m["secret"])
+            and (sum(c.isdigit() for c in m["secret"]) >= 4 or not m["secret"].rstrip(".").isalnum())
+        ),  # not "Python3"
+        gate=(
+            "mets",
+            "utilise",
+            "mis",
+            "uso",
+            "pongo",
+            "metto",
+            "nehme",
+            "tippe",
+            "gebruik",
+            "typ",
+            "ponho",
+            "używam",
+            "uzywam",
+            "wpisuję",
+        ),
+        suspect=True,
     ),
 )

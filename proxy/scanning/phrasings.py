@@ -126,7 +126,9 @@ ROLES = (
     r"\b(?:act|behave|respond|function|operate|roleplay|role-play)\s+as\s+(?:if\s+you\s+(?:are|were|have|had)\b"
     r"|(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|evil|malicious"
     r"|rogue|amoral|unethical|unlimited)\b|dan\b)",
-    r"\bpretend\s+(?:to\s+be|(?:that\s+)?you(?:'re|\s+are|\s+were|\s+have))\b",
+    # (not what something else does: "emails that pretend to be the tax office")
+    r"(?<!\bthat\s)(?<!\bwhich\s)(?<!\bwho\s)(?<!\bthey\s)\bpretend\s+(?:to\s+be|(?:that\s+)?you(?:'re|\s+are|\s+were"
+    r"|\s+have))\b",
     r"\byour\s+(?:new|real|true|actual|only|sole|primary|updated)\s+(?:task|role|goal|purpose|job|objective|mission"
     r"|instructions?|identity|name|persona|directive)\s*(?:is|are|will\s+be|:)",
     r"\b(?:enter|enable|activate|switch\s+to|turn\s+on)\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b",

@@ -113,6 +113,12 @@ SPLITS = (
     "fortyfifth",
     "fortysixth",
     "fortyseventh",
+    "fortyeighth",
+    "fortyninth",
+    "fiftieth",
+    "fiftyfirst",
+    "fiftysecond",
+    "fiftythird",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

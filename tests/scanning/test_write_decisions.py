@@ -43,18 +43,18 @@ def split(request: pytest.FixtureRequest) -> Outcomes:
 
 # (secrets live, injections live, benign refused or held) at most, as a share of each kind
 LIMITS = {
-    "tuned": (3 / 60, 2 / 40, 1 / 50),
+    "tuned": (1 / 348, 0 / 276, 0 / 363),
     "held_out": (0 / 45, 0 / 30, 0 / 40),
-    "second": (3 / 60, 2 / 40, 1 / 50),
+    "second": (0 / 60, 0 / 40, 0 / 50),
     "third": (0 / 29, 0 / 20, 0 / 25),
     "fourth": (0 / 60, 0 / 40, 0 / 50),  # tuned on in the fourth round (7, 15 and 2 wrong when measured blind)
     # measured once after the fourth round's detectors (2, 14 and 0 wrong), never tuned on; the instruction model,
     # trained without it, holds 12 of those 14 injections
-    "fifth": (2 / 10, 2 / 20, 0 / 20),
+    "fifth": (0 / 10, 2 / 20, 0 / 20),
     # written blind (60, 40, 50) and measured once with all of the above: 5, 3 and 1 wrong (main before: 7, 19, 1);
     # then a tool call's markup, cue words in Russian and Japanese and Spanish preferences were added for its misses,
     # and in the fifth round a class for each of the 5 secrets it let through (tests/scanning/test_round_five_classes)
-    "blind": (0 / 60, 1 / 40, 0 / 50),
+    "blind": (0 / 60, 0 / 40, 0 / 50),
     # written blind (60, 40, 50) by an outsider and measured once after the sixth round: 7, 2 and 3 wrong; then read,
     # and a class closed for each miss (tests/scanning/test_round_seven_classes): no longer blind. The payee's IBAN on
     # an invoice was held then; since the eighth round a payee's IBAN is live (tests/scanning/test_round_eight_classes)
@@ -70,30 +70,49 @@ LIMITS = {
     # model's retraining (9, 2, 0 and 7, 3, 2 wrong) and once after (below): committed as they stand, never tuned on
     # since the tenth round (tuned on them, with the credential model trained on them): 0, 1, 0 and 0, 1, 1 wrong
     "tenth": (0 / 60, 1 / 40, 0 / 50),
-    "eleventh": (0 / 60, 1 / 40, 1 / 50),
+    "eleventh": (0 / 60, 0 / 40, 1 / 50),
     # The tenth round: eighteen splits written blind (60, 40, 50) by eighteen outsiders, each measured on main first
     # (secrets and injections live, benign held or refused; docs/security.md has every number). Those read had a class
     # closed for each miss (tests/scanning/test_round_ten_classes); the credential model is trained on `twelfth` to
     # `twentieth`, not on the later ones.
-    "twelfth": (0 / 60, 0 / 40, 1 / 50),
+    "twelfth": (0 / 60, 0 / 40, 0 / 50),
     "thirteenth": (1 / 60, 0 / 40, 1 / 50),
-    "fourteenth": (0 / 60, 0 / 40, 1 / 50),
+    "fourteenth": (0 / 60, 0 / 40, 0 / 50),
     "fifteenth": (0 / 60, 2 / 40, 0 / 50),
-    "sixteenth": (0 / 60, 0 / 40, 1 / 50),
+    "sixteenth": (0 / 60, 0 / 40, 0 / 50),
     "seventeenth": (0 / 60, 0 / 40, 0 / 50),
-    "eighteenth": (0 / 60, 0 / 40, 2 / 50),
+    "eighteenth": (0 / 60, 0 / 40, 1 / 50),
     "nineteenth": (1 / 60, 0 / 40, 1 / 50),
     "twentieth": (0 / 60, 1 / 40, 1 / 50),
     "twentyfirst": (0 / 60, 0 / 40, 1 / 50),
     "twentysecond": (1 / 60, 0 / 40, 1 / 50),
     "twentythird": (0 / 60, 0 / 40, 0 / 50),
-    "twentyfourth": (1 / 60, 0 / 40, 2 / 50),
-    "twentyfifth": (0 / 60, 0 / 40, 3 / 50),
-    "twentysixth": (4 / 60, 0 / 40, 3 / 50),
-    # never read by anyone who changed the scanner: committed as the round left them
-    "twentyseventh": (3 / 60, 1 / 40, 0 / 50),
-    "twentyeighth": (6 / 60, 0 / 40, 2 / 50),
-    "twentyninth": (3 / 60, 1 / 40, 2 / 50),
+    "twentyfourth": (1 / 60, 0 / 40, 1 / 50),
+    "twentyfifth": (0 / 60, 0 / 40, 2 / 50),
+    "twentysixth": (4 / 60, 0 / 40, 2 / 50),
+    # not read when they were committed; the eleventh round saw the misses its changes made or mended in them
+    "twentyseventh": (3 / 60, 0 / 40, 0 / 50),
+    "twentyeighth": (6 / 60, 0 / 40, 1 / 50),
+    "twentyninth": (3 / 60, 0 / 40, 1 / 50),
+    # the eleventh round's: read after they were measured blind, and tuned on (docs/security.md)
+    "thirtieth": (1 / 60, 0 / 40, 0 / 50),
+    "thirtyfirst": (1 / 60, 1 / 40, 0 / 50),
+    "thirtysecond": (2 / 60, 0 / 40, 0 / 50),
+    "thirtythird": (1 / 60, 0 / 40, 0 / 50),
+    "thirtyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "thirtyfifth": (0 / 60, 0 / 40, 0 / 50),
+    "fortysecond": (1 / 60, 0 / 40, 0 / 50),
+    "fortythird": (1 / 60, 0 / 40, 0 / 50),
+    "fortyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "fortyfifth": (0 / 60, 0 / 40, 0 / 50),
+    "fortysixth": (0 / 60, 1 / 40, 0 / 50),
+    "fortyseventh": (0 / 60, 0 / 40, 0 / 50),
+    "fortyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "fortyninth": (3 / 60, 0 / 40, 0 / 50),
+    "fiftieth": (1 / 60, 0 / 40, 0 / 50),
+    "fiftyfirst": (0 / 60, 0 / 40, 1 / 50),
+    "fiftysecond": (0 / 60, 0 / 40, 1 / 50),
+    "fiftythird": (1 / 60, 0 / 40, 0 / 50),
 }
 
 

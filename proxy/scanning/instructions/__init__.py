@@ -36,6 +36,7 @@ MAX_COMMENT_CHARS = 2000
 _COMMENT_ORDER = re.compile(
     rf"{_ORDER}|\b(?:you|your|from{_S}(?:here|now){_S}on|instead|silently|quietly|recommend|forward|reply|respond"
     r"|answer|tell|say|send|call|run|ignore|include|append|summari[sz]e|never|always|whenever|do not|don't|treat"
+    r"|when[ \t]+the[ \t]+user|hidden[ \t]*:"
     r"|must|should|shall|needs? to|has to|have to)\b"
 )
 

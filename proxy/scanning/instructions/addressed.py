@@ -311,7 +311,7 @@ READERS: tuple[Shape, ...] = (
             "(codex)",
         ),
         # a key of YAML, JSON or front matter: "note_to_agent:", "assistant_directives:", "ai-instructions ="
-        r"\b(?:notes?|instructions?|directives?|messages?|memo|rules|orders?|tasks?|commands?)[_-](?:to|for)[_-]"
+        r"\b(?:notes?|instructions?|directives?|messages?|memo|rules|orders?|tasks?|commands?|actions?)[_-](?:to|for)[_-]"
         r"(?:the[_-])?(?:agents?|assistants?|ai|models?|llms?|bots?|copilot)\b[\"']?[ \t]*[:=]"
         r"|\b(?:assistant|agent|ai|model|llm|bot|copilot)[_-](?:directives?|instructions?|notes?|rules|policy|orders?"
         r"|tasks?|commands?|overrides?)\b[\"']?[ \t]*[:=]"
@@ -360,6 +360,41 @@ READERS: tuple[Shape, ...] = (
         r"(?:every[ \t]+time"
         r"|each[ \t]+time|whenever|always|never|from[ \t]+now[ \t]+on|(?:if|when)[ \t]+(?:the[ \t]+user|she|he|they"
         r"|someone|anyone))\b",
+    ),
+    _shape(
+        "an instruction to the assistant",
+        (
+            "whoever",
+            "claude",
+            "gpt",
+            "gemini",
+            "copilot",
+            "llama",
+            "ai/",
+            "as the",
+            "as an",
+            "(for",
+            "(to",
+            "bots",
+            "agents",
+            "ais ",
+            "llms",
+            "assistants",
+            "models",
+        ),
+        # "whoever is answering should first ...", "hey Claude/GPT/whoever is reading", "as the AI, leave a review",
+        # "(for bots triaging this issue):", "bots reading this: reply ..."
+        r"\bwhoever[ \t]+(?:is[ \t]+)?(?:answering|reading|replying|responding|processing)\b[^\n.]{0,30}?"
+        r"\b(?:should|must|needs?[ \t]+to|has[ \t]+to|please)\b"
+        r"|\b(?:claude|gpt|chatgpt|gemini|copilot|llama|ai)"
+        r"(?:[ \t]*/[ \t]*(?:claude|gpt|chatgpt|gemini|copilot|llama|ai"
+        r"|whoever\w*)){1,4}\b"
+        r"|(?:^|[\n.!?,;:][ \t]*)as[ \t]+(?:the|an)[ \t]+(?:ai|assistant|model|agent|bot)[ \t]*,"
+        r"|\((?:for|to)[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?(?:bots?|agents?|ais?|assistants?|models?|llms?)\b"
+        r"[^)\n]{0,40}\)"
+        r"[ \t]*:"
+        r"|\b(?:bots?|agents?|ais|llms|assistants|models)[ \t]+(?:reading|triaging|processing|parsing|scanning)[ \t]+"
+        r"(?:this|these)\b[^\n:]{0,30}:",
     ),
     _shape(
         "a note to the assistant",

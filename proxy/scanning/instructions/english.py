@@ -194,7 +194,9 @@ ENGLISH: tuple[Shape, ...] = (
         ('"role"', "assistant", "system", "developer", "<"),
         # a JSON role object standing as a turn (the text, a list's item, a value after a colon), not one a sentence
         # talks about ('the harness sends {"role": "system", ...} first')
-        r"(?:^|[\[:,{\n])[ \t]*\{[^{}\n]{0,400}?\"role\"[ \t]*:[ \t]*\"(?:system|developer|assistant|tool|function)\"",
+        r"(?:^|[\[:,{\n])[ \t]*\{[^{}\n]{0,400}?\"role\"[ \t]*:[ \t]*\"(?:system|developer|assistant|tool|function)\""
+        # (a template's, whose content is a stand-in: '"content": "<your prompt here>"', '"content": "..."')
+        r"(?![^{}\n]{0,40}?\"content\"[ \t]*:[ \t]*\"(?:<[^\"\n]*>|\.{3}|…|)\")",
         # a transcript: a line spoken by the assistant or the system beside one spoken by the user
         r"(?:^|\n)[ \t]*(?:user|human)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:assistant|ai|system)[ \t]*:[ \t]*\S"
         r"|(?:^|\n)[ \t]*(?:assistant|ai|system)[ \t]*:[^\n]*\n(?:[^\n]*\n)*?[ \t]*(?:user|human)[ \t]*:[ \t]*\S",

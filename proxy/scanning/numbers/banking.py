@@ -24,7 +24,9 @@ def _iban(m: re.Match[str]) -> bool:
 _PAYEE = re.compile(
     r"\b(?:supplier|vendor|invoice|merchant|business[ \t]+account|company[ \t]+account|rechnung|lieferant\w*"
     r"|firmenkonto|facture|fournisseur|factura|proveedor|fattura|fornitore|fatura|fornecedor|factuur|leverancier"
-    r"|faktur\w*|dostawc\w*|gmbh|ltd|llc|inc|plc|sarl|s\.?a\.?s|b\.?v|s\.?l|s\.?r\.?l|sp\.[ \t]?z[ \t]?o\.?o)\b",
+    r"|faktur\w*|dostawc\w*|gmbh|ltd|llc|inc|plc|sarl|s\.?a\.?s|b\.?v|s\.?l|s\.?r\.?l|sp\.[ \t]?z[ \t]?o\.?o"
+    # a payment's reference, as a payee asks for one: "reference INV-0932", "Verwendungszweck", "causale"
+    r"|(?:payment[ \t]+)?reference|verwendungszweck|r[ée]f[ée]rence|referencia|riferimento|causale|betalingskenmerk)\b",
     re.I,
 )
 _OWN = re.compile(

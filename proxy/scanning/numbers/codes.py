@@ -128,6 +128,9 @@ _LOCK_CONNECTOR = (
     r"|[ \t]*(?:,|[ \t][–—-])[ \t]*(?=[#*]?[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{4,8}[#*]|[#*][0-9]))"
     # "Our house alarm: code 5160", "the lockbox is PIN 2468"
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
+    # "a small padlock, the numbers are 4-4-1-7", "die Schlüsselbox ... hat den Code 7340"
+    r"|[ \t]*,?[ \t]+the[ \t]+(?:numbers|digits|code|combination)[ \t]+(?:are|is)[ \t]+"
+    r"|[ \t]+(?:hat|has)[ \t]+(?:den|die|the)[ \t]+(?:code|pin|kombination|combination)[ \t]+"
 )
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
 _CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
@@ -178,7 +181,10 @@ TYPED_CODE = Rule(
 _SENT_CODE = (
     r"(?P<keep>(?<![a-z])(?:(?:texted|sms'?e?d)(?:[ \t]+(?:me|us|her|him|them|you))?(?:[ \t]+(?:the|a|my|her|his|our"
     r"|your)(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode))?|(?:sent|messaged)(?:[ \t]+(?:me|us|her|him|them|you))?"
-    r"(?:[ \t]+(?:the|a|my|her|his|our|your))?(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode))[ \t]*:?[ \t]+)"
+    r"(?:[ \t]+(?:the|a|my|her|his|our|your))?(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode)"
+    # or what an app or a bank sent, the digits straight after: "WhatsApp sent 318 042"
+    r"|(?:whatsapp|telegram|signal|google|apple|paypal|revolut|monzo|the[ \t]+bank|my[ \t]+bank)[ \t]+(?:just[ \t]+)?"
+    r"(?:sent|texted))[ \t]*:?[ \t]+)"
     r"(?P<secret>[0-9]{3}[ \t-]?[0-9]{3}|[a-z]-[0-9]{6})(?![ \t]*(?:\d|[.,]\d))"
 )
 _SENT_GATE = ("texted", "sms", "sent", "messaged")
@@ -215,6 +221,7 @@ SET_CODE = Rule(
 # postcode, an area code, a country's or a status code.
 _JSON_LOCKS = (
     r"pin|passcode|padlock|lock|gate|door|alarm|safe|locker|keypad|combination|combo|lockbox|keybox|door_?code"
+    r"|cvc2?|cvv2?|csc|security_?code"  # a card's security code: {"card": "...", "cvc": "087"}
 )
 JSON_CODE = Rule(
     "a PIN or an access code",
@@ -330,9 +337,22 @@ LOCKS_ABROAD = Rule(
 CJK_PIN = _named(
     "a PIN or an access code",
     r"(?:支付|交易|取款|银行卡|銀行卡|信用卡|提款|登录|登入|开机|開機|门禁|門禁)?(?:密码|密碼|口令)|暗証番号|パスワード|パスコード"
+    r"|オートロック(?:の番号)?|キーボックス(?:の番号)?|金庫の番号"
     r"|비밀번호|핀[ \t]*번호",
     r"\d{4,8}",
-    ("密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "번호"),
+    (
+        "密码",
+        "密碼",
+        "口令",
+        "暗証番号",
+        "パスワード",
+        "パスコード",
+        "비밀번호",
+        "번호",
+        "オートロック",
+        "キーボックス",
+        "金庫",
+    ),
     _not_a_count,
     connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",
 )

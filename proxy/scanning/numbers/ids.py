@@ -158,6 +158,13 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      ("taj", "társadalombiztos", "tarsadalombiztos"), lambda m: _taj(_digits(m["secret"]))),
     ("a tax id number", r"ad[oó]azonos[ií]t[oó](?:[ \t]+jel)?(?:e|em|ed|a)?", r"8[0-9]{9}",
      ("adóazonos", "adoazonos"), lambda m: _hu_tax_id(_digits(m["secret"]))),
+    # Nigeria's bank verification number and national identification number, Zambia's national registration card
+    ("a bank verification number", r"bvn|bank[ \t]+verification[ \t]+number", r"[0-9]{11}", ("bvn", "verification"),
+     lambda m: True),
+    ("a national identification number", r"nin|national[ \t]+identification[ \t]+number", r"[0-9]{11}",
+     ("nin", "identification"), lambda m: True),
+    ("a national registration card number", r"nrc(?:[ \t]+(?:number|no\.?))?|national[ \t]+registration[ \t]+card",
+     r"[0-9]{6}/[0-9]{2}/[0-9]", ("nrc", "registration"), lambda m: True),
     # Ontario's health card number (OHIP): ten digits, a version code after them
     ("a health card number", r"ohip(?:[ \t]+(?:number|no\.?|#|card))?|ontario[ \t]+health[ \t]+card(?:[ \t]+number)?",
      r"[0-9]{4}[ -]?[0-9]{3}[ -]?[0-9]{3}", ("ohip", "ontario"), lambda m: len(_digits(m["secret"])) == 10),
@@ -165,8 +172,10 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("an identity card number", r"c[ée]dula(?:[ \t]+de[ \t]+(?:ciudadan[ií]a|identidad))?",
      r"[0-9]{1,3}(?:\.[0-9]{3}){2,3}|[0-9]{1,2}-[0-9]{3,4}-[0-9]{3,4}|[0-9]{6,11}", ("cédula", "cedula"),
      lambda m: len(_digits(m["secret"])) >= 6),
-    ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport",
-     r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport"), _with_digits(5)),
+    ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport"
+     r"|旅券番号|パスポート番号|护照号码?|護照號碼?|여권[ \t]*번호",
+     r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport", "旅券番号", "パスポート番号", "护照号", "護照號", "여권"),
+     _with_digits(5)),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
      r"(?:[ \t]+(?:number|no\.?|#))?|licen[cs]e[ \t]+number|f[üu]hrerschein(?:nummer)?",
      r"[a-z0-9][a-z0-9-]{4,19}",
@@ -253,9 +262,18 @@ _ID_SIEVES = tuple(
 _A_TIN = re.compile(r"(?:t|T(?!IN))[iI][nN]\b")
 
 
+# An organisation's number, named as such: "Codice fiscale della parrocchia (ente, pubblicato sul sito)", "the charity's
+# tax id": a public registration, nobody's personal number.
+_AN_ORGANISATION = re.compile(
+    r"\b(?:ente|parrocchia|associazione|azienda|societ[àa]|company|charity|organi[sz]ation|association|asociaci[óo]n"
+    r"|empresa|fundaci[óo]n|church|iglesia|chiesa|parish|club|verein|stiftung|gmbh|ltd|inc|llc|onlus|ngo|ong)\b",
+    re.IGNORECASE,
+)
+
+
 def _an_id(m: re.Match[str], *, valid: bool) -> bool:
     value = m["secret"].upper()
-    if len(_digits(value)) < 6 or _A_TIN.match(m["keep"]):
+    if len(_digits(value)) < 6 or _A_TIN.match(m["keep"]) or _AN_ORGANISATION.search(m["keep"]):
         return False
     compact = "".join(c for c in value if c.isalnum())
     passes = _varied(value) and any(_valid(module, compact) or _valid(module, value) for module in _PERSONAL_IDS)

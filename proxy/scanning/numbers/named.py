@@ -83,6 +83,7 @@ _SIEVES = {
     "avs": r"avs[^a-z]",
     "file": r"file[ \t]{1,8}number",
     "ni": r"ni[ \t]{1,8}(?:number|no)(?![a-z])",  # "ni" is in "morning"
+    "nin": r"nin(?![a-z])[^\n]{0,400}?[0-9]",  # and "nin" in "running"
     **{word: word + r"(?![a-z])[^\n]{0,400}?\d" for word in ("tin", "spi", "nip")},
     "public": r"public[ \t]{1,8}service",
     # short names that other words hold ("security", "foreign", "reign"): only where they end a word
