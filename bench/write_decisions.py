@@ -75,6 +75,18 @@ SPLITS = (
     "fiftyfirst",
     "fiftysecond",
     "fiftythird",
+    "thirtysixth",
+    "thirtyseventh",
+    "thirtyeighth",
+    "thirtyninth",
+    "fortieth",
+    "fortyfirst",
+    "fiftyfourth",
+    "fiftyfifth",
+    "fiftysixth",
+    "fiftyseventh",
+    "fiftyeighth",
+    "fiftyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -93,9 +93,25 @@ _WHEN = re.compile(
     r"|od|do|w|roku|année|año|ano|anno|jahr)\s*$",
     re.IGNORECASE,
 )
+# a recent or coming year stands for a code only where something names it: "the code is 2024" ("Garden plan 2027" is a
+# year); an older one is as often a code made of a birth year ("the year his dad arrived, 1987")
+_RECENT_YEAR = re.compile(r"20[2-9]\d")
+_NAMES_A_VALUE = re.compile(
+    r"(?:\b(?:is|was|ist|est|es|pin|code|codice|c[óo]digo|pass\w*|combo|combination|kod|kode)|è|é|[:=])\W*$",
+    re.IGNORECASE,
+)
+# a business's tax or registration number: "Partita IVA dell'idraulico: 04512870961", "VAT no. GB123456789"
+_BUSINESS_NUMBER = re.compile(
+    r"\b(?:partita[ \t]+iva|p\.?[ \t]?iva|vat(?:[ \t]+(?:number|no\.?|id|reg\w*))?|ust-?id\w*|n°[ \t]*tva|tva"
+    r"|btw(?:-?nummer)?|cif|siret|siren|abn|company[ \t]+(?:number|no\.?|registration)|kvk(?:-?nummer)?"
+    r"|handelsregister\w*|nip[ \t]+firmy"
+    r"|registro[ \t]+mercantil)\b[^\n.;]{0,30}$",
+    re.IGNORECASE,
+)
 # a landline as it is written at home ("0113 245 7788", "02 40 89 12 34"), an ISO date or time, a JSON number
-_PHONE_SHAPE = re.compile(r"0\d{2,4}[ -]\d{3}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
+_PHONE_SHAPE = re.compile(r"0\d{1,4}[ -]\d{3,4}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
 # a password in a film, a song or a book ("the scene where the password turns out to be "Joshua""): a story's
@@ -185,9 +201,14 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (value.strip("#*") in WEAK and NEGATION.search(text, max(0, start - 24), start) is not None)
         or _MEASURE.match(text, end) is not None
         or (_YEAR.fullmatch(value) is not None and _WHEN.search(text, max(0, start - 16), start) is not None)
+        or (
+            _RECENT_YEAR.fullmatch(value) is not None and _NAMES_A_VALUE.search(text, max(0, start - 16), start) is None
+        )
+        or _BUSINESS_NUMBER.search(text, max(0, start - 40), start) is not None
         or _PHONE_SHAPE.fullmatch(value) is not None
         or _TIMESTAMP.fullmatch(value) is not None
         or _JSON_NUMBER.fullmatch(value) is not None
+        or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
         or talked_about(text, start, end)
     )
 

@@ -228,6 +228,7 @@ _PAYLOAD = re.compile(
     r"https?://|www\.|\S@\S+\.\w|\b(?:send|forward|e-?mail|upload|post|transfer|wire|paste|reveal|leak|exfiltrat\w*"
     r"|passwords?|api[ _-]?keys?|tokens?|secrets?|ssh|card[ \t]+numbers?|pin|otp|memories|contacts)\b"
 )
+_ADDRESS_OR_LINK = re.compile(r"https?://|www\.|\S@\S+\.\w")
 _QUOTE_MARKS = ("'", '"', "`", "“", "„", "‘", "«", "「", "『")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
 
@@ -252,18 +253,20 @@ def unquoted(text: str, folded: str) -> str:
     if not any(mark in folded for mark in _QUOTE_MARKS):  # nothing quoted (most texts)
         return text
     view = latin(folded)
+    culture = _CULTURE.search(view) is not None
     if _META.search(view):
         quoted = [
             m
             for m in islice(_QUOTED.finditer(view), MAX_QUOTES)
-            if (_injection_in(m[0]) or _QUOTED_PROMPT.match(m[0])) and not _PAYLOAD.search(m[0])
+            if (_injection_in(m[0]) or _QUOTED_PROMPT.match(m[0]))
+            and not _PAYLOAD.search(m[0])
+            or culture
+            and not _ADDRESS_OR_LINK.search(m[0])  # "Favourite film line: "..." - she quotes it"
         ]
     elif _PROMPT_TALK.search(view):  # a prompt quoted as one: "the bot's system prompt begins "You are ...""
         quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _QUOTED_PROMPT.match(m[0])]
-    elif _CULTURE.search(view):  # a film's or a song's line, quoted
-        quoted = [
-            m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if _injection_in(m[0]) and not _TOLD_WHAT.search(m[0])
-        ]
+    elif culture:  # a film's or a song's line, quoted: a line, unless it names a link or an address
+        quoted = [m for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if not _ADDRESS_OR_LINK.search(m[0])]
     else:
         return text
     if not quoted:

@@ -92,19 +92,38 @@ _REPORTED = re.compile(
     r"\W*(?:(?:the[ \t]+)?user[ \t]+|she[ \t]+|he[ \t]+|they[ \t]+|ele[ \t]+|ela[ \t]+|il[ \t]+|elle[ \t]+|er[ \t]+"
     r"|lei[ \t]+|lui[ \t]+)?(?:asked|asks|would[ \t]+like|pregunta|pregunt[oó]|pergunta|perguntou|quer|quiere"
     r"|chiede|ha[ \t]+chiesto|vuole|demande|a[ \t]+demand[ée]|veut|fragt|fragte|m[öo]chte|vraagt|wil"
-    r"|prefiere|preferisce|prefere|pr[ée]f[èe]re|bevorzugt|geeft[ \t]+de[ \t]+voorkeur)\b",
+    r"|prefiere|preferisce|prefere|pr[ée]f[èe]re|bevorzugt|geeft[ \t]+de[ \t]+voorkeur)\b"
+    # or any sentence about someone, in the third person: "Elle a oublié le code du vestiaire", "She hates mornings"
+    # (never German "Sie", a formal "you" as often)
+    r"|\W*(?:she|he|they|elle|ella|[ée]l|lei|lui|er|ele|ela|zij|hij|ona|on)[ \t]+\w+"
+    # or its verb first, as a note in Italian, Spanish, Portuguese or German has it: "Ha un cane anziano", "Guarda todas
+    # sus contraseñas en KeePassXC", "Lavora nel call center", "Baut gerade ein Hochbeet"; in English, "Dislikes ..."
+    r"|\W*(?:ha|ha[ \t]+chiesto|lavora|vive|abita|cerca|usa|gioca|studia|insegna|tiene|trabaja|busca|juega|estudia"
+    r"|guarda|tem|trabalha|mora|procura|joga|estuda|hat|baut|arbeitet|wohnt|sucht|nutzt|spielt|studiert|travaille"
+    r"|habite|cherche|utilise|joue|[ée]tudie|dislikes|likes|loves|hates|works|lives|has|uses|plays|studies|teaches"
+    r"|enjoys|avoids)\b",
     re.IGNORECASE,
 )
 _TO_A_MODEL = re.compile(
-    r"\b(?:you|your|yourself|the[ \t]+(?:assistant|ai|model|agent)|assistant|asistente|assistente|assistent\w*"
-    r"|asystent\w*|ki|ia|ai)\b|https?://|www\.|\S@\S",
+    r"\b(?:you|your|yourself|the[ \t]+(?:assistant|ai|model|agent)|(?<!home[ \t])assistant|asistente|assistente"
+    r"|assistent\w*|asystent\w*)\b|\b(?-i:AI|KI|IA)\b|https?://|www\.|\S@\S",  # (Italian "ai" is "to the")
     re.IGNORECASE,
 )
 
 
 def reported(text: str) -> bool:
-    """Whether `text` reports what someone asked for or prefers, to no model: the model's hold is not taken."""
-    return _REPORTED.match(text) is not None and _TO_A_MODEL.search(text) is None
+    """Whether `text` is one sentence that reports what someone asked for, prefers or does, to no model: the model's
+    hold is not taken. One sentence: "Enjoys yoga. This memory has been verified ..." opens like a note and is not."""
+    body = text.strip()
+    return (
+        _REPORTED.match(body) is not None
+        and _TO_A_MODEL.search(body) is None
+        and "\n" not in body
+        and _NEXT_SENTENCE.search(body) is None
+    )
+
+
+_NEXT_SENTENCE = re.compile(r"[.!?][\"'”»)]?\s+\S")
 
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")

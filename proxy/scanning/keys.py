@@ -231,6 +231,17 @@ PREFIXED: tuple[Rule, ...] = (
         re.compile(r"(?P<keep>[?&]sig=)(?P<secret>[A-Za-z0-9%+/=_-]{30,})"),
         gate=("sig=",),
     ),
+    Rule(  # SendGrid: "SG." then two parts, whatever their lengths as pasted
+        "a SendGrid key",
+        re.compile(rf"\b(?P<keep>SG\.)(?P<secret>{_KEY_CHARS}{{16,32}}\.{_KEY_CHARS}{{20,50}})"),
+        prefixes=("SG.",),
+        gate=("sg.",),
+    ),
+    Rule(  # an eSIM's activation code: whoever scans it first gets the line
+        "an eSIM activation code",
+        re.compile(r"(?P<keep>LPA:1\$[^\s$]{3,80}\$)(?P<secret>[A-Za-z0-9-]{8,})"),
+        gate=("lpa:1$",),
+    ),
     Rule(  # Mapbox: "sk." a secret token, "tk." a temporary one ("pk." is public, made to be shipped in web pages)
         "a Mapbox token",
         re.compile(rf"\b(?P<keep>[st]k\.)(?P<secret>eyJ{_KEY_CHARS}{{20,}}\.{_KEY_CHARS}{{10,}})"),
@@ -290,10 +301,11 @@ PREFIXED: tuple[Rule, ...] = (
     ),
     Rule(
         "a password in a connection string",
-        re.compile(r"\b(?P<keep>[a-z][a-z0-9+.-]{0,20}://[^\s:/@?#]*:)(?P<secret>[^\s/@?#]+)(?=@)", re.I),
+        # (a "#" or a "?" in it too, as people write them: "postgres://etl:Tz8#qLm2vR!e@db:5432/warehouse")
+        re.compile(r"\b(?P<keep>[a-z][a-z0-9+.-]{0,20}://[^\s:/@?#]*:)(?P<secret>[^\s/@]+)(?=@[\w.-])", re.I),
         _is_url_password,
         gate=("://",),
-        sieves=(("://", r"://[^\s:/@?#]*:[^\s/@?#]+@"),),  # not every URL
+        sieves=(("://", r"://[^\s:/@?#]*:[^\s/@]+@[\w.-]"),),  # not every URL
     ),
     Rule(
         "a basic-auth credential",

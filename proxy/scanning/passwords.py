@@ -326,7 +326,8 @@ _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
 _OPEN = "[\"'`«‹]"
 _QUOTED = "(?P<secret>[^\"'`«»‹›\n]{6,60})(?=[\"'`»›])"
-_VALUE = r"(?P<secret>[^\s\"'`,;)\]}>「」『』【】。、]"  # a value ends at a space, a quote, a comma, a bracket
+# a value ends at a space, a quote, a comma, a bracket, or kana and ideographs (a Japanese or Chinese sentence goes on)
+_VALUE = r"(?P<secret>[^\s\"'`,;)\]}>「」『』【】。、\u3040-\u30ff\u3400-\u9fff]"
 _PASSWORD_GATE = (
     "pass", "mdp", "contrase", "senha", "clave", "parola", "wachtwoord", "hasło", "haslo", "şifre", "sifre", "kennwort",
     "пароль", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "heslo", "jelsz", "lozink", "geslo", "slapta",
@@ -741,6 +742,7 @@ NAMED: tuple[Rule, ...] = (
         re.compile(
             r"(?P<keep>(?<![a-zA-Z])(?i:(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)"
             r"[ \t-]?(?:word|phrase)|(?:securedrop|source'?s?)[ \t]+(?:securedrop[ \t]+)?code[ \t-]?name"
+            r"|(?:word|phrase)(?=[ \t]+it[ \t]+(?:asks|wants|prompts)[ \t]+(?:you[ \t]+)?for)"
             r"|palabra[ \t]+(?:clave|secreta)"
             r"|mot[ \t]+de[ \t]+passe[ \t]+oral|losungswort|codewort|parola[ \t]+d'ordine"
             r"|(?:senha|palavra)[ \t]+secreta)"
@@ -763,11 +765,15 @@ NAMED: tuple[Rule, ...] = (
             "secreta",
         ),
         sieves=(
-            ("word", r"(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)[ \t-]?word"),
+            (
+                "word",
+                r"(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)[ \t-]?word"
+                r"|word[ \t]+it[ \t]+(?:asks|wants|prompts)",
+            ),
             (
                 "phrase",
                 r"(?:safe|code|pass|secret|duress|panic|verification|challenge|pick-?up|collection)[ \t-]?"
-                r"phrase",
+                r"phrase|phrase[ \t]+it[ \t]+(?:asks|wants|prompts)",
             ),
         ),
         suspect=True,
@@ -876,5 +882,23 @@ NAMED: tuple[Rule, ...] = (
             "wpisuję",
         ),
         suspect=True,
+    ),
+    Rule(  # "Contraseña de Movistar+: la misma que el correo de mamá pero con ñ al final, o sea Carmen1972ñ": a
+        # password after how it was made, then "that is"
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})[^\n]{{0,100}}?[ \t,;(]+(?:o[ \t]+sea|es[ \t]+decir|i\.e\."
+            r"|that[ \t]+is|which[ \t]+makes[ \t]+it|so[ \t]+it'?s|donc|c'est-[àa]-dire|quindi|ossia|cio[èe]"
+            r"|d\.[ \t]?h\.|also|ou[ \t]+seja|dus)[ \t:,]+)" + _VALUE + "{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"].rstrip(".)")) and any(c.isdigit() for c in m["secret"]),
+        gate=_PASSWORD_GATE,
+        sieves=(
+            (
+                "pass",
+                _PASS_WORD + r"[^\n]{0,100}?(?:sea|decir|i\.e|that|makes|so|donc|dire|quindi|ossia|cio|also|seja|dus)",
+            ),
+        ),
     ),
 )

@@ -31,13 +31,15 @@ def placeholder(value: str) -> bool:
 # "your_key_here", "placeholder", "dummy" (in "sk_test_replace_me", "ghp_xxxxxxxx...", "AKIA...DUMMY").
 _STAND_IN = re.compile(
     r"(?P<same>.)(?P=same){7,}|.*(?:x{8,}|0{12,}|(?:replace|change|fill|insert|paste|put)[_-]?(?:me|this|here|in|yours?)"
-    r"(?![a-z])|your[_-]?[a-z_-]*[_-]?here|placeholder|dummy).*",
+    r"(?![a-z])|your[_-]?[a-z_-]*[_-]?here|placeholder|dummy)"
+    r".*|!secret\b.*|1password|bitwarden|keepass(?:xc)?|lastpass|dashlane",
     re.I | re.S,
 )
 
 
 def stand_in(value: str) -> bool:
-    """Whether `value` is a stand-in a template or a doc prints in place of a secret, not a secret."""
+    """Whether `value` is a stand-in a template or a doc prints in place of a secret, not a secret: and "!secret x"
+    (a reference into Home Assistant's secrets.yaml) or a password manager's name, where the secret is kept."""
     return _STAND_IN.fullmatch(value) is not None
 
 

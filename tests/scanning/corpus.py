@@ -119,6 +119,18 @@ SPLITS = (
     "fiftyfirst",
     "fiftysecond",
     "fiftythird",
+    "thirtysixth",
+    "thirtyseventh",
+    "thirtyeighth",
+    "thirtyninth",
+    "fortieth",
+    "fortyfirst",
+    "fiftyfourth",
+    "fiftyfifth",
+    "fiftysixth",
+    "fiftyseventh",
+    "fiftyeighth",
+    "fiftyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -88,7 +88,7 @@ LIMITS = {
     "twentysecond": (1 / 60, 0 / 40, 1 / 50),
     "twentythird": (0 / 60, 0 / 40, 0 / 50),
     "twentyfourth": (1 / 60, 0 / 40, 1 / 50),
-    "twentyfifth": (0 / 60, 0 / 40, 2 / 50),
+    "twentyfifth": (0 / 60, 0 / 40, 1 / 50),
     "twentysixth": (4 / 60, 0 / 40, 2 / 50),
     # not read when they were committed; the eleventh round saw the misses its changes made or mended in them
     "twentyseventh": (3 / 60, 0 / 40, 0 / 50),
@@ -102,7 +102,7 @@ LIMITS = {
     "thirtyfourth": (0 / 60, 0 / 40, 0 / 50),
     "thirtyfifth": (0 / 60, 0 / 40, 0 / 50),
     "fortysecond": (1 / 60, 0 / 40, 0 / 50),
-    "fortythird": (1 / 60, 0 / 40, 0 / 50),
+    "fortythird": (0 / 60, 0 / 40, 0 / 50),
     "fortyfourth": (0 / 60, 0 / 40, 0 / 50),
     "fortyfifth": (0 / 60, 0 / 40, 0 / 50),
     "fortysixth": (0 / 60, 1 / 40, 0 / 50),
@@ -113,6 +113,19 @@ LIMITS = {
     "fiftyfirst": (0 / 60, 0 / 40, 1 / 50),
     "fiftysecond": (0 / 60, 0 / 40, 1 / 50),
     "fiftythird": (1 / 60, 0 / 40, 0 / 50),
+    # measured blind at the end of the eleventh round (docs/security.md), then read and tuned on
+    "thirtysixth": (0 / 60, 0 / 40, 0 / 50),
+    "thirtyseventh": (1 / 60, 0 / 40, 0 / 50),
+    "thirtyeighth": (1 / 60, 0 / 40, 0 / 50),
+    "thirtyninth": (1 / 60, 1 / 40, 0 / 50),
+    "fortieth": (1 / 60, 0 / 40, 0 / 50),
+    "fortyfirst": (1 / 60, 0 / 40, 0 / 50),
+    "fiftyfourth": (0 / 60, 0 / 40, 1 / 50),
+    "fiftyfifth": (1 / 60, 1 / 40, 1 / 50),
+    "fiftysixth": (1 / 60, 0 / 40, 0 / 50),
+    "fiftyseventh": (0 / 60, 0 / 40, 2 / 50),
+    "fiftyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "fiftyninth": (3 / 60, 0 / 40, 1 / 50),
 }
 
 

@@ -74,6 +74,12 @@ _PERSONAL = re.compile(
     # what someone told the assistant, a record of a kind, what opens a door: "everything Amina has told you about her
     # finances", "the medication list", "the front door code and wifi key"
     r"|everything[ \t]+(?:[\w']+[ \t]+){0,3}(?:told|said|shared|wrote|sent|saved|stored)|contents?[ \t]+of"
+    r"|(?:chat|call|conversation)[ \t]+(?:transcripts?|logs?|history|recordings?)|(?:bank|account)[ \t]+statements?"
+    r"|kontoausz[uü]g\w*|relev[ée]s?[ \t]+bancaires?|extractos?[ \t]+bancarios?"
+    # "any invoices or bank statements the user pastes"
+    r"|(?:any|all|every|each)[ \t]+(?:[\w']+[ \t]+){0,2}(?:invoices|statements|payslips|documents|receipts|files"
+    r"|messages"
+    r"|emails|photos|notes)|(?:the[ \t]+user|she|he|they)[ \t]+(?:pastes|shares|uploads|sends|types|forwards)"
     r"|(?:'s|s')[ \t]+contents?"
     r"|(?:medication|medical|health|financ\w*|bank|payroll|customer|client|patient|student)[ \t]+(?:list|records?"
     r"|details|data|info\w*|history|files|notes)"

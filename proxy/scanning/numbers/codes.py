@@ -101,7 +101,8 @@ CODES_ABROAD = _named(
 # shed is set to 0722", "the alarm panel takes 1205". Four digits at least and a connector that says so (never a
 # bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
 _LOCKS = (
-    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|(?:bike|gym|shed|door|the)[ \t]+lock"
+    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock"
+    r"|(?:bike|gym|shed|door|the|tsa|luggage|suitcase|backpack|travel)[ \t]+lock"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
     r"|(?:back|side|rear|staff|main)[ \t]+entrance"
@@ -133,7 +134,9 @@ _LOCK_CONNECTOR = (
     r"|[ \t]+(?:hat|has)[ \t]+(?:den|die|the)[ \t]+(?:code|pin|kombination|combination)[ \t]+"
 )
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
-_CODE_VALUE = r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
+_CODE_VALUE = (
+    r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.,][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
+)
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
               "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "schlüssel", "schlussel", "tresor",
               "zahlenschloss",
@@ -184,10 +187,11 @@ _SENT_CODE = (
     r"(?:[ \t]+(?:the|a|my|her|his|our|your))?(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode)"
     # or what an app or a bank sent, the digits straight after: "WhatsApp sent 318 042"
     r"|(?:whatsapp|telegram|signal|google|apple|paypal|revolut|monzo|the[ \t]+bank|my[ \t]+bank)[ \t]+(?:just[ \t]+)?"
-    r"(?:sent|texted))[ \t]*:?[ \t]+)"
+    r"(?:sent|texted)(?:[ \t]+(?:me|us|her|him))?|(?:sms|text|code)[ \t]+(?:just[ \t]+)?(?:came[ \t]+in|arrived))"
+    r"[ \t]*[:—–-]?[ \t]+)"
     r"(?P<secret>[0-9]{3}[ \t-]?[0-9]{3}|[a-z]-[0-9]{6})(?![ \t]*(?:\d|[.,]\d))"
 )
-_SENT_GATE = ("texted", "sms", "sent", "messaged")
+_SENT_GATE = ("texted", "sms", "sent", "messaged", "came", "arrived")
 SENT_CODE = Rule(
     "a one-time code",
     bounded(_SENT_CODE + _END, re.I),
@@ -287,7 +291,7 @@ ACTIVATION = _named(
 # "exit" or "junction").
 _TURN = (
     r"(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)"
-    r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|stop(?:ping)?|at|on)){0,3}"
+    r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|it|stop(?:ping)?|at|on)){0,4}"
     r"[ \t]+[0-9]{1,2}(?:[ \t]+(?:once|twice|times))?"
 )
 _NUMBER_TURN = r"[0-9]{1,2}[ \t]+(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)\b"
@@ -338,7 +342,7 @@ CJK_PIN = _named(
     "a PIN or an access code",
     r"(?:支付|交易|取款|银行卡|銀行卡|信用卡|提款|登录|登入|开机|開機|门禁|門禁)?(?:密码|密碼|口令)|暗証番号|パスワード|パスコード"
     r"|オートロック(?:の番号)?|キーボックス(?:の番号)?|金庫の番号"
-    r"|비밀번호|핀[ \t]*번호",
+    r"|비밀번호|핀[ \t]*번호|ワンタイム(?:コード|パスワード)|認証コード|確認コード|验证码|驗證碼|인증[ \t]*번호",
     r"\d{4,8}",
     (
         "密码",
@@ -352,6 +356,12 @@ CJK_PIN = _named(
         "オートロック",
         "キーボックス",
         "金庫",
+        "ワンタイム",
+        "認証コード",
+        "確認コード",
+        "验证码",
+        "驗證碼",
+        "인증",
     ),
     _not_a_count,
     connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",

@@ -174,7 +174,9 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      lambda m: len(_digits(m["secret"])) >= 6),
     ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport"
      r"|旅券番号|パスポート番号|护照号码?|護照號碼?|여권[ \t]*번호",
-     r"[a-z0-9]{6,9}", ("passport", "reisepass", "passeport", "旅券番号", "パスポート番号", "护照号", "護照號", "여권"),
+     # (a digit in it, so that "passport for the flight: 548290173" does not take "flight" and stop)
+     r"(?=[a-z]{0,8}[0-9])[a-z0-9]{6,9}", ("passport", "reisepass", "passeport", "旅券番号", "パスポート番号", "护照号",
+                                          "護照號", "여권"),
      _with_digits(5)),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
      r"(?:[ \t]+(?:number|no\.?|#))?|licen[cs]e[ \t]+number|f[üu]hrerschein(?:nummer)?",

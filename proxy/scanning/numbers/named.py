@@ -63,7 +63,8 @@ _FILLER = (
 _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"
     r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?[ \t]+"
-    r"|[ \t]+(?:(?:is|was)[ \t]+)?(?:changed|set|reset|updated)[ \t]+to[ \t]+|[ \t]+(?:opens?[ \t]+with)[ \t]+"
+    r"|[ \t]+(?:(?:is|was|will)[ \t]+)?(?:changed|changes|change|set|reset|updated)[ \t]+to[ \t]+"
+    r"|[ \t]+(?:opens?[ \t]+with)[ \t]+"
     # an aside that gives it: "the phone PIN, which is 4417", "a guest code, it's 884213", "the PIN - it's 0912"
     r"|[ \t]*[,;–—-][ \t]*(?:which[ \t]+(?:is|was)|that'?s|it'?s|it[ \t]+is)[ \t]+"
     r"|[ \t]+)"

@@ -18,7 +18,8 @@ def _long_enough(m: re.Match[str]) -> bool:
 
 RECOVERY = _named(
     "a recovery code",
-    r"(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor|verification|otp|emergency)"
+    r"otp(?=[ \t]*[:=]?[ \t]*[0-9])|(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor"
+    r"|verification|otp|emergency)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
     # in Spanish, German, French, Italian, Portuguese, Dutch, Polish, Russian
     r"|c[óo]digos?[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo|emergencia|recupera[çc][ãa]o|backup|reserva)"
@@ -44,14 +45,14 @@ RECOVERY = _named(
 TOTP_SEED = _named(
     "a one-time password seed",
     r"(?:(?:totp|otp|2fa|mfa|two-factor|authenticator|google[ \t]+authenticator)[ \t]+"
-    r"(?:seed|secret|setup[ \t]+key|key)"
+    r"(?:seed|secret|setup[ \t]+key|key)|setup[ \t]+key(?=[^\n:=]{0,80}?(?:authenticator|2fa|totp|mfa|otp))"
     # the same in other languages: "Sekret TOTP", "segreto 2FA", "secreto TOTP", "clé secrète TOTP", "TOTP-Schlüssel"
     r"|(?:sekret|klucz|secret|segreto|secreto|segredo|chave|clave|chiave|cl[ée](?:[ \t]+secr[èe]te)?|geheimnis"
     r"|semilla|seme|semente|graine)[ \t]+(?:totp|otp|2fa|mfa)|(?:totp|otp|2fa)-?(?:schl[üu]ssel|geheimnis))"
     r"(?:[^\n:=]{0,120}?(?=[ \t]*[:=]))?",  # "TOTP-Schlüssel fürs Portal hab ich abgeschrieben, falls ...: IIBL ..."
     # base32 as it should be, or what a user copied of it ("9RHA": a look-alike digit)
     r"[a-z0-9]{4}(?:[ ]?[a-z0-9]{4}){3,15}",
-    ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator"),
+    ("totp", "otp", "2fa", "mfa", "two-factor", "authenticator", "setup"),
     lambda m: sum(c.isdigit() for c in m["secret"]) >= 2 and sum(c.isalpha() for c in m["secret"]) >= 4,
     any_value=True,
 )
