@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .instructing import InstructionModel
-from .numbers.codes import NEGATION, WEAK
+from .numbers.codes import LANDLINE, NEGATION, WEAK
 from .shapes import placeholder, talked_about
 
 MODEL = Path(__file__).with_name("credential_model.json.gz")
@@ -108,8 +108,7 @@ _BUSINESS_NUMBER = re.compile(
     r"|registro[ \t]+mercantil)\b[^\n.;]{0,30}$",
     re.IGNORECASE,
 )
-# a landline as it is written at home ("0113 245 7788", "02 40 89 12 34"), an ISO date or time, a JSON number
-_PHONE_SHAPE = re.compile(r"0\d{1,4}[ -]\d{3,4}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
+# an ISO date or time, a JSON number (a landline is `LANDLINE`)
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
@@ -205,7 +204,7 @@ def _shown(text: str, start: int, end: int) -> bool:
             _RECENT_YEAR.fullmatch(value) is not None and _NAMES_A_VALUE.search(text, max(0, start - 16), start) is None
         )
         or _BUSINESS_NUMBER.search(text, max(0, start - 40), start) is not None
-        or _PHONE_SHAPE.fullmatch(value) is not None
+        or LANDLINE.fullmatch(value) is not None
         or _TIMESTAMP.fullmatch(value) is not None
         or _JSON_NUMBER.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)

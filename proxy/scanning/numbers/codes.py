@@ -150,14 +150,14 @@ _LOCK_SIEVES = tuple(
     for word in _LOCK_GATE
 )  # fmt: skip
 # a landline as it is written ("02 40 89 12 34", "0113 245 7788"): a garage's phone, not its door's code
-_PHONE = re.compile(r"0\d{2,4}[ -]\d{3}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
+LANDLINE = re.compile(r"0\d{1,4}[ -]\d{3,4}[ -]\d{3,4}|0\d(?:[ .]\d\d){4}")
 LOCKS = dataclasses.replace(
     _named(
         "a PIN or an access code",
         _LOCKS,
         _CODE_VALUE,
         _LOCK_GATE,
-        lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None and not _PHONE.fullmatch(m["secret"]),
+        lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None and not LANDLINE.fullmatch(m["secret"]),
         suspect=True,
         connector=_LOCK_CONNECTOR,
     ),
