@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from . import credentialing, headers, injections, instructing, instructions, wallets
-from .decoding import base64_texts, decoded
+from .decoding import base64_texts, decoded, spelled_runs
 from .normalise import aligned, invisible, visible
 from .rules import Hit, rule_hits
 from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked, quiet
@@ -138,6 +138,7 @@ def _still_secret(text: str) -> bool:
 
 
 def _redact_once(text: str) -> str:
+    text = _mask_spelled(text)
     view = aligned(text)
     if view.origin is None:  # ASCII: mask rule by rule, then the keys split by spaces
         gate = gated(text)
@@ -155,3 +156,15 @@ def _redact_once(text: str) -> str:
     # and base64 that decodes to text holding a credential ("echo T1BFTkFJX0FQSV9LRVk9c2st... | base64 -d")
     text = mask_spans(text, spans)
     return mask_spans(text, [(start, end) for start, end, inner in base64_texts(text) if _credential(inner)])
+
+
+def _mask_spelled(text: str) -> str:
+    """`text` with each run of digit words masked whose digits a rule finds a credential in ("keypad: two seven seven
+    one"): the digits' view is what `scan` judged."""
+    said, runs = spelled_runs(text)
+    if not runs:
+        return text
+    found = [(hit.start, hit.end) for hit in hits(said, gated(said))]
+    return mask_spans(
+        text, [(start, end) for start, end, low, high in runs if any(a < high and low < b for a, b in found)]
+    )

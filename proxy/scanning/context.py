@@ -170,6 +170,8 @@ def _quoted_phrases(text: str, lowered: str, anchors: list[str]) -> Iterator[tup
             continue
         if _NAMED.search(lowered, max(0, start - 26), start) or placeholder(m["phrase"]):
             continue
+        if _NAMED_AFTER.match(lowered, m.end()):  # 'the shared "Guild Officers" vault': a vault's name
+            continue
         low, high = sentence(text, start, end)
         cues = [cue for cue in _cues(lowered, anchors, low, high) if not start <= cue.start() < end]
         if any(cue["key"] is None for cue in cues) and not EXAMPLE_TALK.search(text, low, high):
@@ -238,8 +240,16 @@ _PHRASE = re.compile(  # led by the quote (a character class the engine looks fo
 _NAMED = re.compile(
     r"(?<![a-z])(?:called|named|ssid|network|name|into|to|on|at|from|host(?:name)?|server|box|machine|vm|node"
     # a password manager's entry or vault: "under 'NAS'", "the vault 'Flat 3B'"
-    r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as)"
+    r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as"
+    # a title: "reading "Security Engineering" by Ross Anderson"
+    r"|reading|read|books?|paper|article|talk|course|film|movie|song|album|chapter|episode|podcast)"
     r"(?:[ \t]+(?:the|a|an|my|our|their|its))?[ \t]*[:=]?[ \t]*[\"'`«]?$"  # "under the 'Research Infra' vault"
+)
+
+
+_NAMED_AFTER = re.compile(
+    r"[ \t]+(?:vault|folder|entry|item|collection|group|channel|server|team|list|tab|sheet|board|account|network"
+    r"|wifi)\b"
 )
 
 

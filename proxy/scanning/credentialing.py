@@ -6,9 +6,11 @@ it read).
 What it catches is only ever held for a person to review, never refused, and only when the text also holds a value
 that could be the credential: a word mixing letters with digits or symbols, a run of four or more digits, a quoted
 word (at LIKELY); or, for a value of plain words ("the passphrase is purple monkey dishwasher"), a credential word in
-one of the languages the training had (at SURE). A value is never a template's stand-in or an example's, and the
-reason never shows it. `redact` masks the values (`spans`) of a text the model holds where the rules masked nothing
-it could find; a text with a mask in it is not held again, since what is left is the credential's context. Trained
+one of the languages the training had (at PLAIN: no benign text of 60 outside splits or of LoCoMo with such a
+value scores 0.7, and passphrases of plain words scored 0.82-0.89). A value is never a template's stand-in or an
+example's, and the reason never shows it. `redact` masks the values (`spans`) of a text the model holds where the
+rules masked nothing it could find; a text with a mask in it is not held again, since what is left is the
+credential's context. Trained
 by ``bench/credential_model.py`` with scikit-learn, scored by `instructing`'s standard-library scorer (the n-grams a
 text shares with the instruction model are counted once); the weights load at the first scan that gets this far (a
 gzip of JSON beside this module). Only texts with a value or a credential word are scored: most chat has neither.
@@ -28,7 +30,7 @@ from .shapes import placeholder, talked_about
 
 MODEL = Path(__file__).with_name("credential_model.json.gz")
 
-LIKELY, SURE = 0.5, 0.9
+LIKELY, PLAIN = 0.5, 0.8
 MASK = "[redacted]"  # what redaction leaves: no value
 # A memory holds at most 500 characters; a longer text (a log, a document) is not one, and the model was trained on
 # sentences: a 1,500-character test log's 'line 0000 ...: PASS' read as codes.
@@ -46,7 +48,8 @@ _QUOTED = re.compile(
     r"(?<!\w)\"[^\"\n]{2,40}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
     r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
 )
-_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:\s[^\W\d_]+)*")  # letters and spaces only: "memory", "Kanzlei NAS"
+# letters, spaces and commas only: "memory", "Kanzlei NAS", "email only, no SMS"
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:,?\s[^\W\d_]+)*")
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 # An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
@@ -105,11 +108,29 @@ _BUSINESS_NUMBER = re.compile(
     r"\b(?:partita[ \t]+iva|p\.?[ \t]?iva|vat(?:[ \t]+(?:number|no\.?|id|reg\w*))?|ust-?id\w*|n°[ \t]*tva|tva"
     r"|btw(?:-?nummer)?|cif|siret|siren|abn|company[ \t]+(?:number|no\.?|registration)|kvk(?:-?nummer)?"
     r"|handelsregister\w*|nip[ \t]+firmy"
-    r"|registro[ \t]+mercantil)\b[^\n.;]{0,30}$",
+    r"|registro[ \t]+mercantil|bic|swift(?:[ \t]+code)?)\b[^\n.;]{0,30}$",  # (a bank's BIC is printed on its letters)
     re.IGNORECASE,
 )
 # an ISO date or time, a JSON number (a landline is `LANDLINE`)
-_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
+_TIMESTAMP = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?Z?)?")
+# a standard's name, not a value: "uses WPA2", "SHA256 of the file", "USB-C", "IPv6", "UTF-8"
+_STANDARD = re.compile(
+    r"wpa[23]?(?:-\w+)?|wep|tls-?1\.?[0-3]|ssl-?[23]|sha-?(?:1|224|256|384|512)|md5|aes-?(?:128|192|256)|rsa-?\d{4}"
+    r"|ed25519|ipv[46]|http/?[23]|utf-?(?:8|16)|usb-?[23c](?:\.\d)?|wi-?fi-?[4-7]e?|802\.11\w*|[345]g|h\.?26[45]",
+    re.IGNORECASE,
+)
+# a time of day, a phone number as Americans write it, a store's number after its name ("Walgreens #4021 on Elm St,
+# 555-0148, open till 10pm")
+_CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
+_SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
+_MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
+_STORE = re.compile(r"#\d{1,5}")
+_BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
+# how long a code is, not the code: "the 6-digit PIN", "un code à 4 chiffres", "8-stellige PIN"
+_LENGTH = re.compile(
+    r"\d{1,2}[ -]?(?:digits?|characters?|chars?|letters?|stellig\w*|chiffres?|d[ií]gitos?|cifre|cijferig\w*|znak\w*)",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
@@ -129,7 +150,7 @@ _PUBLISHED = re.compile(
 _NOT_A_PASSWORD = re.compile(
     r"\b(?:not|non|no|nicht|kein|pas|n'est|ni|nao|não|niet|geen|nie)\s+(?:(?:a|an|una|uno|un|une|ein|eine|um|uma"
     r"|een|el|la|il)\s+)?(?:password|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|has[łl]o|secret"
-    r"|pin)\b",
+    r"|pin|(?:(?:real|actual|security|door|access|lock|alarm)(?:\s+or\s+\w+)?\s+)+code)\b",
     re.IGNORECASE,
 )
 # a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number, an invoice's or an order's
@@ -137,7 +158,10 @@ _NOT_A_PASSWORD = re.compile(
 _CALLED = re.compile(
     r"(?:\b(?:phone|tel|telephone|call|ring|fax|whatsapp|mobile|cell|hotline|tracking|sendungsnummer|suivi"
     r"|seguimiento|tracciamento|zending|reference|ref|invoice|order|ticket|case|booking|receipt|rechnung|facture"
-    r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$",
+    r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$"
+    # an order's number in one word, the shop between: "Bestelnummer bol.com 4203918472"
+    r"|\b(?:bestel|bestell|auftrags|order|rechnungs|kunden|klant|factuur|referentie|sendungs|reserverings|buchungs"
+    r"|boekings)-?nummer\b[^\n\d]{0,20}$",
     re.IGNORECASE,
 )
 # a phone line a few words after its name: "il numero verde di assistenza è 800 900 860", "hotline for the boiler:"
@@ -206,6 +230,12 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _BUSINESS_NUMBER.search(text, max(0, start - 40), start) is not None
         or LANDLINE.fullmatch(value) is not None
         or _TIMESTAMP.fullmatch(value) is not None
+        or _LENGTH.fullmatch(value) is not None
+        or _STANDARD.fullmatch(value) is not None
+        or _MASKED_BEFORE.search(text, max(0, start - 8), start) is not None
+        or _CLOCK.fullmatch(value) is not None
+        or _SHORT_PHONE.fullmatch(value) is not None
+        or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _JSON_NUMBER.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
         or talked_about(text, start, end)
@@ -220,8 +250,9 @@ def values(text: str) -> list[tuple[int, int]]:
         for start, end in quoted
         if not _shown(text, start + 1, end - 1)
         and _A_KEY.match(text, end) is None  # '{"spo2": 97}': a JSON key names a value, it is none
-        and (not _PLAIN_WORDS.fullmatch(text[start + 1 : end - 1]) or _CREDENTIAL_WORD.search(text))
-    ]  # a quoted word of letters is a value only where a credential word names one: "alert('memory')" is code
+        and (not _PLAIN_WORDS.fullmatch(text[start + 1 : end - 1]) or _CREDENTIAL_WORD.search(text, 0, start))
+    ]  # a quoted word of letters is a value only after a credential word names one: "alert('memory')" is code, and
+    # "„na wnuczka" — ... nie podawać kodu BLIK" names a scam
     # named or not, an IBAN is the IBAN rules' to judge (and has two capitals and two digits: most texts have none)
     ibans = [m.span() for m in _IBAN.finditer(text)] if _IBAN_START.search(text) else []
     for pattern in (_MIXED, _DIGITS):
@@ -257,9 +288,21 @@ def _plain_value(text: str) -> tuple[int, int] | None:
     start = after.end()
     end = re.search(r"[.,;(\n]|$", text[start:])
     stop = start + (end.start() if end else len(text) - start)
-    if stop - start < 3 or MASK in text[start:stop] or _shown(text, start, stop):
+    if stop - start < 3 or MASK in text[start:stop] or _shown(text, start, stop) or _WHERE.match(text, start):
         return None
     return start, stop
+
+
+# where a credential is or what it is like, not what: "La password del wifi è scritta sul retro del router", "is on
+# the fridge", "the 6-digit PIN on her new ID card is needed for the tax form"
+_WHERE = re.compile(
+    r"(?:needed|required|used|asked|requested|optional|valid|invalid|expired|blocked|locked|same|changed|reset|sent"
+    r"|different|new|old|wrong|correct|mandatory|necessary"
+    r"|written|scritt[ao]|escrit[ao]|[ée]crit|geschrieben|notiert|printed|stampat[ao]|impres[ao]|imprim[ée]"
+    r"|stored|kept|saved|taped|stuck|on|in|at|under|behind|sul|sulla|nel|nella|sotto|dietro|en|sur|dans|sous"
+    r"|derri[èe]re|auf|im|unter|hinter|na|no|em|op|onder)\b",
+    re.IGNORECASE,
+)
 
 
 @cache
@@ -272,7 +315,7 @@ def held(text: str, likelihood: float) -> bool:
     and a plain-word value after it."""
     if likelihood >= LIKELY and values(text):
         return True
-    return likelihood >= SURE and _plain_value(text) is not None
+    return likelihood >= PLAIN and _plain_value(text) is not None
 
 
 def _may_have_value(text: str) -> bool:
@@ -302,7 +345,7 @@ def credential(text: str) -> bool:
         _may_have_word(text)
         and _plain_value(text) is not None
         and not _NOT_A_PASSWORD.search(text)
-        and model().probability(text) >= SURE
+        and model().probability(text) >= PLAIN
     )
 
 

@@ -67,6 +67,9 @@ _ABOUT_PROMPTS = re.compile(
     r"|inyecci[oó]n(?:es)?[ \t]+de[ \t]+prompts?"
     r"|iniezion[ei][ \t]+(?:di[ \t]+)?prompt|inje[cç][ãa]o[ \t]+de[ \t]+prompts?|prompt-?injektion|jailbreak"
     r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?|files?)"
+    # instructions hidden in documents, as a topic: "come le IA possono essere ingannate con istruzioni nascoste"
+    r"|hidden[ \t]+instructions|istruzioni[ \t]+nascoste|instrucciones[ \t]+ocultas|instructions[ \t]+cach[ée]es"
+    r"|versteckte[ \t]+anweisungen|instru[çc][õo]es[ \t]+ocultas|verborgen[ \t]+instructies"
     r"|プロンプトインジェクション|プロンプト設計"
     r"|提示(?:词)?注入|提示词设计|프롬프트[ \t]*(?:인젝션|설계))",
     re.IGNORECASE,
@@ -74,7 +77,10 @@ _ABOUT_PROMPTS = re.compile(
 _A_PIECE_OF_WRITING = re.compile(
     r"(?:\b(?:blog|article|artículo|articolo|artigo|artikel|post|talk|paper|slides?|minutes|meeting|docs?|example"
     r"|exemple|ejemplo|esempio|exemplo|beispiel|voorbeeld|workshop|course|cours|curso|lecture|data|compare|comparing"
-    r"|feedback|review|tone|diagram|labell?ed|labels?|boxes|debug\w*|api|templates?|testing)\b|회의록|議事録|会议纪要"
+    r"|feedback|review|tone|diagram|labell?ed|labels?|boxes|debug\w*|api|templates?|testing"
+    # a sketch of a pipeline or a data schema: "[<system> prompt] -> [memory] -> [LLM]", "stored as {"role": ...} rows"
+    r"|sketch\w*|drawing|architecture|pipeline|flow\w*|whiteboard|schema|columns?|rows?|jsonb|database|postgres\w*"
+    r"|sql|ui)\b|->|→|회의록|議事録|会议纪要"
     r"|会議|会议|記事|文章|예시|例)",
     re.IGNORECASE,
 )
@@ -95,7 +101,14 @@ _REPORTED = re.compile(
     r"|prefiere|preferisce|prefere|pr[ée]f[èe]re|bevorzugt|geeft[ \t]+de[ \t]+voorkeur)\b"
     # or any sentence about someone, in the third person: "Elle a oublié le code du vestiaire", "She hates mornings"
     # (never German "Sie", a formal "you" as often)
-    r"|\W*(?:she|he|they|elle|ella|[ée]l|lei|lui|er|ele|ela|zij|hij|ona|on)[ \t]+\w+"
+    r"|\W*(?:she|he|they|elle|ella|[ée]l|lei|lui|er|ele|ela|zij|hij|ona|on|dia)[ \t]+\w+"
+    # or a person named with a title: "Meneer Bos wil de kwartaalcijfers altijd als PDF"
+    r"|\W*(?:mr|mrs|ms|dr|meneer|mevrouw|herr|frau|se[ñn]or|se[ñn]ora|monsieur|madame|signor|signora|senhor|senhora)"
+    r"\.?[ \t]+\w+[ \t]+(?!must|should|will|shall|moet|muss|doit|debe|deve)\w+"
+    # or about a business or a team: "The clinic follows a rule: ...", "Our office closes at six"
+    r"|\W*(?:the|our|my)[ \t]+(?:clinic|company|office|practice|school|team|firm|shop|bank|landlord|surgery|pharmacy"
+    r"|salon|gym|club|church|council|hospital|library|university|agency|business|store|restaurant|caf[eé]|hotel"
+    r"|studio)[ \t]+(?!must|should|will|shall|needs|has[ \t]+to)\w+"
     # or its verb first, as a note in Italian, Spanish, Portuguese or German has it: "Ha un cane anziano", "Guarda todas
     # sus contraseñas en KeePassXC", "Lavora nel call center", "Baut gerade ein Hochbeet"; in English, "Dislikes ..."
     r"|\W*(?:ha|ha[ \t]+chiesto|lavora|vive|abita|cerca|usa|gioca|studia|insegna|tiene|trabaja|busca|juega|estudia"
@@ -111,19 +124,131 @@ _TO_A_MODEL = re.compile(
 )
 
 
+# What the writer told someone else, whose "never" and "must" are that person's: "expliquei-lhe que o banco nunca pede
+# isso", "I told Dad never to read the code out"
+_TOLD_SOMEONE = re.compile(
+    r"\b(?:i|we)[ \t]+(?:told|explained[ \t]+to|reminded|warned|advised)[ \t]+(?:her|him|them|mum|mom|dad"
+    r"|my[ \t]+\w+)\b"
+    # or told someone's own people, whoever told them: "warned her parents not to send money", "A expliqué à son clan"
+    r"|\b(?:told|explained[ \t]+to|reminded|warned|advised)[ \t]+(?:her|his|their)[ \t]+\w+"
+    r"|\b(?:expliqu[ée]|dit|rappel[ée])[ \t]+[àa][ \t]+(?:son|sa|ses|leur|leurs)\b"
+    r"|\b(?:explic[oó]|dijo|record[oó])[ \t]+a[ \t]+(?:su|sus)\b|\b(?:explicou|disse|lembrou)[ \t]+(?:ao|à|aos"
+    r"|às)[ \t]+(?:seu|sua|seus|suas)\b"
+    r"|\b(?:spiegato|detto|ricordato)[ \t]+(?:al|alla|ai|alle)[ \t]+(?:suo|sua|suoi|sue)\b"
+    # or what someone told the writer: "Le conseiller m'a rappelé qu'...", "told me", "me dijo que"
+    r"|\b(?:told|reminded|warned)[ \t]+(?:me|us)\b|\bm'a[ \t]+(?:rappel[ée]|dit|expliqu[ée]|pr[ée]venu)\b"
+    r"|\bme[ \t]+(?:dijo|record[oó]|explic[oó]|avis[oó])\b|\bmi[ \t]+ha[ \t]+(?:detto|ricordato|spiegato)\b"
+    r"|\bhat[ \t]+mir[ \t]+(?:gesagt|erkl[äa]rt)\b|\bheeft[ \t]+me[ \t]+(?:verteld|gezegd|uitgelegd)\b"
+    r"|\b(?:expliquei|disse|avisei|lembrei)-(?:lhe|lhes|a|o)\b|\ble[ \t]+(?:dije|expliqu[ée]|advert[ií])\b"
+    r"|\b(?:gli|le)[ \t]+ho[ \t]+(?:detto|spiegato|ricordato)\b|\bje[ \t]+lui[ \t]+ai[ \t]+(?:dit|expliqu[ée]"
+    r"|rappel[ée])\b"
+    r"|\bich[ \t]+habe[ \t]+(?:ihr|ihm|ihnen)[ \t]+(?:gesagt|erkl[äa]rt)\b|\bik[ \t]+heb[ \t]+(?:haar|hem)[ \t]+"
+    r"(?:gezegd|uitgelegd)\b",
+    re.IGNORECASE,
+)
+# Advice that keeps a secret or money safe, as a tip or a warning: "never click "verify your account" links in
+# whispers, Twitch staff never ask for your password", "il ne faut jamais donner son code 2FA". It protects the
+# reader; an order hidden for the model has something to send or someone to trust instead.
+_DEFENSIVE = re.compile(
+    r"\b(?:never|don't|do[ \t]+not|not[ \t]+to|nunca|jamais|nie|niemals|mai|nooit|nigdy)[ \t]+(?:\w+[ \t]+){0,2}?"
+    r"(?:click|share|give|send|tell|read|type|enter|reveal|asks?(?:[ \t]+for)?|donner|partager|envoyer|dar|compartir"
+    r"|enviar|pide|geben|teilen|senden|fragt|dare|condividere|chiede|om|nach|por|per)\b[^.\n]{0,60}?"
+    r"\b(?:links?|passwords?|pins?|codes?"
+    r"|otps?|2fa|money|mot[ \t]+de[ \t]+passe|contrase[ñn]as?|passw[oö]rter|passwort|c[óo]digos?|codice|geld|argent"
+    r"|dinero|soldi|dinheiro)\b",
+    re.IGNORECASE,
+)
+# the same with the negation after the verb, as French and Dutch have it: "aucun employé ne demande jamais les codes
+# reçus par SMS", "vraagt nooit om wachtwoorden"
+_DEFENSIVE_AFTER = re.compile(
+    r"\b(?:demande|donne|partage|envoie|communique|transmet|vraagt|geeft|deelt|stuurt|fragt|gibt|teilt|schickt)\w*"
+    r"[ \t]+(?:jamais|nooit|nie|niemals)\b[^.\n]{0,40}?\b(?:codes?|mots?[ \t]+de[ \t]+passe|pin|identifiants?"
+    r"|wachtwoorden|wachtwoord|pincode|passw[oö]rter|passwort|geld|argent)\b",
+    re.IGNORECASE,
+)
+_A_MODEL_NAMED = re.compile(r"\b(?:assistant|ai|bot|model|llm|agent|claude|gpt|chatgpt)\b|https?://|www\.|\S@\S", re.I)
+# A report of what the user asked the assistant for: "Le pidió al asistente ideas para un canal de Discord"
+_ASKED_FOR = re.compile(
+    r"\W*(?:(?:the[ \t]+)?user[ \t]+|she[ \t]+|he[ \t]+|they[ \t]+)?(?:asked[ \t]+the[ \t]+assistant[ \t]+(?:for|about)"
+    r"|le[ \t]+pidi[óo][ \t]+al[ \t]+asistente|ha[ \t]+chiesto[ \t]+all'assistente"
+    r"|a[ \t]+demand[ée][ \t]+[àa][ \t]+l'assistant"
+    r"|pediu[ \t]+ao[ \t]+assistente|bat[ \t]+den[ \t]+assistenten[ \t]+um|vroeg[ \t]+de[ \t]+assistent[ \t]+om)\b",
+    re.IGNORECASE,
+)
+
+
+# A verdict on a message someone got: "Flagged as phishing: "DHL" notice asking for a fee". What the message asks for
+# is the scam's, not an order to the model.
+_VERDICT = re.compile(
+    r"\W*(?:flagged|reported|marked|blocked|caught|filed)[ \t]+(?:it[ \t]+)?as[ \t]+(?:an?[ \t]+)?"
+    r"(?:phishing|spam|scam|fraud|junk|smishing)\b",
+    re.IGNORECASE,
+)
+# A wish that the assistant be more careful: keep a code to itself, warn, say when, check with the user first
+# ("Wants the assistant to never read OTP codes aloud", "Asks the assistant to always check with him before running
+# any shell command that deletes files"). It asks for less, never for a send.
+_CAUTION = re.compile(
+    r"\W*(?:(?:the[ \t]+)?user[ \t]+|she[ \t]+|he[ \t]+|they[ \t]+)?(?:wants|would[ \t]+like|asked|asks|prefers)[ \t]+"
+    r"(?:the[ \t]+assistant|you|the[ \t]+ai)[ \t]+(?:to[ \t]+)?(?:always[ \t]+)?(?:to[ \t]+)?"
+    r"(?:(?:never|not)[ \t]+(?:to[ \t]+)?(?:read|share|say|repeat|show|store|save|keep)\b[^.\n]{0,40}"
+    r"\b(?:codes?|pins?|passwords?|otps?|passcodes?)\b"
+    r"|warn|flag|alert|double-check|say[ \t]+(?:clearly[ \t]+)?(?:when|if)\b"
+    r"|tell[ \t]+(?:him|her|them|me)[ \t]+(?:clearly[ \t]+)?(?:when|if|before)\b"
+    r"|(?:check|confirm)[ \t]+with[ \t]+(?:him|her|them|me)\b|ask[ \t]+(?:(?:him|her|them|me)[ \t]+)?(?:first"
+    r"|before)\b)",
+    re.IGNORECASE,
+)
+_LINK = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
+_TO_A_MODEL_SAID = re.compile(
+    r"\b(?:assistant|ai|model|bot|llm|system|from[ \t]+now[ \t]+on|forward|send|e-?mail|instructions?|memory)\b"
+    r"|https?://|www\.|\S@\S",
+    re.IGNORECASE,
+)
+# Someone's words in quotes: "Grandma keeps saying "never tell anyone your M-Pesa PIN"". Their "never" is theirs,
+# unless what they said is to a model or sends something ("The newsletter said: "Dear AI assistant, forward ..."").
+_SAID = re.compile(
+    r"\b(?:keeps?[ \t]+saying|always[ \t]+says|says|said|told[ \t]+(?:me|us|her|him|them)|used[ \t]+to[ \t]+say"
+    r"|repeats)[ \t]*:?[ \t]*[\"“„«]([^\"“”„«»\n]{3,200})[\"”“»]",
+    re.IGNORECASE,
+)
+
+
 def reported(text: str) -> bool:
-    """Whether `text` is one sentence that reports what someone asked for, prefers or does, to no model: the model's
-    hold is not taken. One sentence: "Enjoys yoga. This memory has been verified ..." opens like a note and is not."""
+    """Whether `text` reports what someone asked for, prefers, does or was told, or a verdict on a scam, to no model:
+    the model's hold is not taken. One sentence: "Enjoys yoga. This memory has been verified ..." opens like a note
+    and is not."""
     body = text.strip()
-    return (
-        _REPORTED.match(body) is not None
-        and _TO_A_MODEL.search(body) is None
-        and "\n" not in body
-        and _NEXT_SENTENCE.search(body) is None
-    )
+    one = "\n" not in body and _NEXT_SENTENCE.search(body) is None
+    if one and _CAUTION.match(body) is not None:
+        return _LINK.search(body) is None
+    if one and (said := _SAID.search(body)) is not None:
+        around = body[: said.start(1)] + body[said.end(1) :]
+        return (
+            _ORDER_CUE.search(around) is None
+            and _TO_A_MODEL.search(around) is None
+            and _TO_A_MODEL_SAID.search(said[1]) is None
+        )
+    if one and _ASKED_FOR.match(body) is not None:
+        return _LINK.search(body) is None and " to " not in body
+    if (
+        "\n" not in body
+        and (_DEFENSIVE.search(body) is not None or _DEFENSIVE_AFTER.search(body) is not None)
+        and _A_MODEL_NAMED.search(body) is None
+    ):
+        return True
+    if _TO_A_MODEL.search(body) is not None:
+        return False
+    if _VERDICT.match(body) is not None:
+        return "\n" not in body
+    if one:
+        return _REPORTED.match(body) is not None or _TOLD_SOMEONE.search(body) is not None
+    # a note of a few sentences, each about someone: "Prefiere que le hable de tú. Vive en Valencia y trabaja ..."
+    sentences = [part for part in _SENTENCES.split(body) if part.strip()]
+    return "\n" not in body and len(sentences) <= 4 and all(_REPORTED.match(part) is not None for part in sentences)
 
 
 _NEXT_SENTENCE = re.compile(r"[.!?][\"'”»)]?\s+\S")
+_SENTENCES = re.compile(r"(?<=[.!?])[\"'”»)]?\s+")
 
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")

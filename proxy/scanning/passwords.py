@@ -106,10 +106,27 @@ def _is_strong_before_the_word(m: re.Match[str]) -> bool:
         return False
     if _SETTING.match(value):  # "DATABASE_URL=postgres": a setting's name, then its value
         return False
+    if _COMPOUND.fullmatch(value):  # "API-sleutel", "WLAN-Passwort": a word for a thing, an acronym first
+        return False
     return strong_password(value) and not any(mark in value for mark in ("://", "@", "/")) and value.count(".") < 2
 
 
 _SETTING = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=")
+# what a passphrase's words are not: where it is or what it is like ("is stored in the vault", "is the same")
+_PHRASE_START = re.compile(
+    r"(?:in|on|at|stored|saved|kept|written|same|not|never|also|still|now|just|too|very|long|short|secure|strong|weak"
+    r"|changed|reset|required|somewhere|something|known|only|set|what|a|an|my|our|your)\b",
+    re.I,
+)
+_DIGIT_GROUPS = re.compile(r"\d{2,4}(?:[-./]\d{2,4}){2,3}")
+_A_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # "that's 2025-06-30" is when, not what
+_DESCRIBED = re.compile(r"\b(?:words?|characters?|letters?|digits?|long|diceware|random)\b", re.I)
+_A_QUESTION = re.compile(
+    r"\b(?:security|secret|test|memorable|challenge|verification|pickup|payout)[ \t]+question|maiden|first[ \t]+pet",
+    re.I,
+)
+_NETWORK = re.compile(r"\b(?:router|wi-?fi|wlan|modem|hub|hotspot|network|box|tablet|ssid)\b", re.I)
+_COMPOUND = re.compile(r"[A-Z]{2,6}-[A-ZÄÖÜ]?[a-zäöüßéèà]{3,}")
 
 
 def _is_strong_typed(m: re.Match[str]) -> bool:
@@ -136,6 +153,12 @@ def _is_chosen_unlock(m: re.Match[str]) -> bool:
         and not _NOT_A_PASSWORD.match(value)
         and not any(c in value for c in "/@\\")
     )
+
+
+def _is_network_key(m: re.Match[str]) -> bool:
+    """A network's key: a chosen password, or words run together into a long one ("ninetyninebottlesofbeer")."""
+    value = m["secret"].rstrip(".,;:!?)")
+    return _is_chosen_unlock(m) or (len(value) >= 14 and value.isalpha() and value.islower())
 
 
 def _is_strong_pair(m: re.Match[str]) -> bool:
@@ -249,6 +272,7 @@ _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew
 _SESSION_NAMES = (
     r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
+    r"|[a-z0-9]{1,12}_session(?:id)?"  # a framework's cookie: "xf_session=...", "laravel_session", "_gitlab_session"
 )
 _SESSION_GATE = ("session", "sessid", "cookie", "csrf", "xsrf", "connect.sid")
 _WIFI_KEY = (  # the network's key, in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish
@@ -536,7 +560,7 @@ NAMED: tuple[Rule, ...] = (
         )
         for opening, value, check in (
             (_OPEN, _QUOTED, _is_quoted_phrase),
-            (f"{_OPEN}?", _VALUE + "{4,64})", _is_chosen_unlock),
+            (f"{_OPEN}?", _VALUE + "{4,64})", _is_network_key),
         )
     ),
     *(
@@ -554,7 +578,7 @@ NAMED: tuple[Rule, ...] = (
         )
         for opening, value, check in (
             (_OPEN, _QUOTED, _is_quoted_phrase),
-            (f"{_OPEN}?", _VALUE + "{4,64})", _is_chosen_unlock),
+            (f"{_OPEN}?", _VALUE + "{4,64})", _is_network_key),
         )
     ),
     Rule(  # "the Plex server admin is ana / Lighthouse-Keeper-19", "Office printer: Admin / Xerox2Fast!"
@@ -583,15 +607,229 @@ NAMED: tuple[Rule, ...] = (
             (word, word + r"[ \t]+in[ \t]+(?:with|as|using)[ \t]") for word in ("logs", "logged", "signs", "signed")
         ),
     ),
+    Rule(  # "Pour Grafana je me connecte avec admin et soleil-de-minuit-42": a login and its password, said
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:(?:je[ \t]+me|on[ \t]+se|il[ \t]+se|elle[ \t]+se)[ \t]+connecte|(?:me"
+            r"|se)[ \t]+conect[oa]"
+            r"|(?:mi|si)[ \t]+colleg[oa]|(?:eu[ \t]+)?entro|(?:logs?|logged|signs?|signed)[ \t]+in)[ \t]+"
+            r"(?:avec|con|com|with|using|as)[ \t]+[^\s/:]{1,64}[ \t]+(?:et|y|e|and|en)[ \t]+"
+            r"(?:(?:le|el|il|the|o|a)[ \t]+)?(?:(?:mot[ \t]+de[ \t]+passe|password|contrase[ñn]a|senha)[ \t]+)?)"
+            r"(?P<secret>[^\s,;]{6,64})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("connecte", "conect", "colleg", "entro", "log", "sign"),
+        sieves=(
+            ("connecte", r"connecte[ \t]+(?:avec|con|com|with|using|as)[ \t]"),
+            ("conect", r"conect[oa][ \t]+(?:avec|con|com|with|using|as)[ \t]"),
+            ("colleg", r"colleg[oa][ \t]+(?:avec|con|com|with|using|as)[ \t]"),
+            ("entro", r"entro[ \t]+(?:avec|con|com|with|using|as)[ \t]"),
+            ("log", r"log(?:s|ged)?[ \t]+in[ \t]"),
+            ("sign", r"sign(?:s|ed)?[ \t]+in[ \t]"),
+        ),
+        suspect=True,
+    ),
+    Rule(  # "Für ELSTER melde ich mich mit Sonnenblume_1983! an": a German login, the password before "an"
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:melde|logge)[ \t]+(?:ich[ \t]+)?mich[ \t]+(?:[^\n]{0,30}?[ \t])?mit[ \t]+"
+            r"(?:(?:dem[ \t]+)?(?:passwort|kennwort)[ \t]+)?)(?P<secret>[^\s,;]{6,64})(?=[ \t]+(?:an|ein)\b)",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("melde", "logge"),
+        sieves=(("melde", r"melde[ \t]+(?:ich[ \t]+)?mich"), ("logge", r"logge[ \t]+(?:ich[ \t]+)?mich")),
+        suspect=True,
+    ),
+    Rule(  # "the Moodle one is spelled h-u-m-b-o-l-d-t-1-8-1-0": a password spelled a character at a time
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:spelled|spelt|spells|buchstabiert|deletread[oa]|[ée]pel[ée]e?|compitat[oa])"
+            r"(?:[ \t]+(?:out|as|like))?[ \t]*:?[ \t]+)(?P<secret>[A-Za-z0-9](?:[ \t]*[-.][ \t]*[A-Za-z0-9]"
+            r"|[ \t][A-Za-z0-9])"
+            r"{5,40})(?![A-Za-z0-9])",
+            re.I,
+        ),
+        lambda m: any(c.isdigit() for c in m["secret"]) and any(c.isalpha() for c in m["secret"]),
+        gate=("spel", "buchstabiert", "deletrea", "pel", "compitat"),
+        min_digits=1,
+        suspect=True,
+    ),
+    Rule(  # "Cambié la clave del correo del trabajo el lunes: ahora es faro-Cadiz_88": changed, and what it is now
+        "a password",
+        re.compile(
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|clave|login|admin)[^\n]{{0,60}}?[ \t,:;(]+"
+            r"(?:(?:now|ahora|agora|adesso|ora|maintenant|jetzt|nu|teraz)[ \t,]+(?:it'?s|it[ \t]+is|is|es|é|è|c'est"
+            r"|ist(?:[ \t]+es)?|het[ \t]+is|is[ \t]+het|jest|to)"
+            # or "it's now ...": "Router admin ... is no longer the sticker one, it's now 7hT9-qWm2-Lp4z"
+            r"|it'?s[ \t]+now|es[ \t]+ahora|c'est[ \t]+maintenant|ist[ \t]+jetzt)[ \t:]+[\"'“]?)" + _VALUE + "{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and not placeholder(m["secret"].rstrip(".,")),
+        gate=(*_PASSWORD_GATE, "login", "admin"),
+        suspect=True,
+    ),
+    Rule(  # "the sticker on the bottom says Fh3k-9Ldq-XpR7": a router's printed key, read off its label; or what a
+        # sticky note holds ("the thing on her sticky note is Molar_Smile_88")
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?P<where>sticker|label|sticky[ \t]+note|post-?it)[^\n.]{0,40}?[ \t]+"
+            r"(?:says|reads|shows|has|is)[ \t]*:?[ \t]+[\"'“]?)(?P<secret>[^\s,;\"'”]{8,40})",
+            re.I,
+        ),
+        lambda m: (
+            strong_password(m["secret"])
+            and (m["where"].lower().startswith(("sticky", "post")) or _NETWORK.search(m.string) is not None)
+        ),
+        gate=("sticker", "label", "sticky", "post-it", "postit"),
+        sieves=tuple(
+            (w, w + r"[^\n.]*?[ \t](?:says|reads|shows|has|is)\b")
+            for w in ("sticker", "label", "sticky", "post-it", "postit")
+        ),
+        suspect=True,
+    ),
+    Rule(  # "A rede da casa da praia pede maresalgada2021": what a network asks for
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:rede|wi-?fi|wlan|network|router|r[ée]seau|red|netwerk|netz)\b[^\n.]{0,50}?[ \t]"
+            r"(?:pede|asks[ \t]+for|wants|demande|pide|chiede|verlangt"
+            r"|vraagt[ \t]+om)[ \t]+[\"'“]?)(?=[^\s,;\"'”]*[0-9])(?P<secret>[^\s,;\"'”]{6,64})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and any(c.isdigit() for c in m["secret"]),
+        gate=("pede", "asks", "wants", "demande", "pide", "chiede", "verlangt", "vraagt"),
+        min_digits=1,
+        suspect=True,
+    ),
+    Rule(  # 'what opens Bitwarden: "pony orbit lantern 58 Ghent"': what unlocks a vault or a device, given
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:what|the[ \t]+(?:phrase|words?|thing))[ \t]+(?:opens|unlocks"
+            r"|gets[ \t]+(?:me[ \t]+)?into)"
+            r"[ \t]+[^\n:]{1,40}?[ \t]*:[ \t]*[\"'“]?)(?P<secret>[^\n\"'”]{4,60}?)(?=[\"'”]|[,.;]?[ \t]*(?:$|\n)"
+            r"|,[ \t])",
+            re.I,
+        ),
+        lambda m: not placeholder(m["secret"]) and (chosen_password(m["secret"]) or len(m["secret"].split()) >= 3),
+        gate=("opens", "unlocks", "into"),
+        sieves=tuple((w, w + r"[ \t]+[^\n:]{1,40}?:") for w in ("opens", "unlocks", "into")),
+        suspect=True,
+    ),
+    Rule(  # "getting into my Apple ID: the hotmail address and Boavista1120": a login named, then its password
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:getting|get|logging|log|signing|sign)[ \t]+in(?:to)?[ \t]+[^\n:]{1,40}:[ \t]*"
+            r"[^\n]{0,40}?[ \t]+and[ \t]+)(?=[^\s,;()]*[0-9])(?P<secret>[^\s,;()]{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and any(c.isdigit() for c in m["secret"]) and "@" not in m["secret"],
+        gate=("getting", "get", "logging", "log", "signing", "sign"),
+        min_digits=1,
+        sieves=tuple((w, w + r"[ \t]+in") for w in ("getting", "get", "logging", "log", "signing", "sign")),
+        suspect=True,
+    ),
+    Rule(  # "my vault master phrase: copper lantern drifts over seven quiet hills": a passphrase of plain words
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:pass|master|vault|secret|backup|unlock)[ \t-]?phrase[^\n:]{0,80}?(?:[ \t]*:"
+            r"|[ \t]+is)"
+            r"[ \t]+)(?P<secret>[a-z0-9]+(?:[ \t]+[a-z0-9]+){2,9})(?=[ \t]*(?:[.,;!)—–-]|$))",
+            re.I,
+        ),
+        lambda m: (
+            _PHRASE_START.match(m["secret"]) is None
+            and _DESCRIBED.search(m["secret"]) is None
+            and (len(m["secret"].split()) >= 4 or any(c.isdigit() for c in m["secret"]))
+        ),
+        gate=("phrase",),
+        sieves=(("phrase", r"phrase[^\n:]{0,80}?(?:[ \t]*:|[ \t]+is)"),),
+        suspect=True,
+    ),
+    Rule(  # "Western Union cash pickup test question: name of the dog back in Bohol. Answer: Bantay"
+        "a security answer",
+        re.compile(
+            r"(?P<keep>(?:^|(?<=[.;\n])|(?<=[.;][ \t]))[ \t]*(?i:answer)[ \t]*[:=-][ \t]*[\"'“]?)"
+            r"(?P<secret>[A-Z][\w'-]{2,30}(?:[ \t]+[A-Z][\w'-]{1,30}){0,2})"
+        ),
+        lambda m: _A_QUESTION.search(m.string) is not None,
+        gate=("answer",),
+        sieves=(("answer", r"answer[ \t]*[:=-]"),),
+        suspect=True,
+    ),
+    Rule(  # "Mullvad account number: 7294 0183 6652 1047": a VPN whose account number is the whole login
+        "a login number",
+        re.compile(
+            r"(?P<keep>(?<![a-z])mullvad(?:[ \t]+vpn)?[ \t]+account(?:[ \t]+(?:number|no\.?"
+            r"|id))?(?:[ \t]*\([^)\n]{0,80}\))?"
+            r"[ \t]*(?:[:=]|is)?[ \t]*)(?P<secret>[0-9]{4}(?:[ ]?[0-9]{4}){3})(?![0-9])",
+            re.I,
+        ),
+        gate=("mullvad",),
+    ),
+    Rule(  # "WIFI:T:WPA;S:Lindqvist-5G;P:fika-med-kanelbulle!;;": a network's QR code, its password after "P:"
+        "a password",
+        re.compile(r"(?P<keep>wifi:(?:[^;\n]*;)*?p:)(?P<secret>(?:[^;\\\n]|\\.)+)", re.I),  # (lower case: `finditer`)
+        lambda m: not placeholder(m["secret"]),
+        gate=("wifi",),
+        sieves=(("wifi", "wifi:"),),
+    ),
+    Rule(  # "Deliveroo restaurant hub is orders@thecurryleaf.co.uk and Korma4Life": an address, then its password
+        "a password",
+        re.compile(
+            r"(?P<keep>[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+(?:and|und|et|y|e|en|/)[ \t]+"
+            r"(?:(?:the[ \t]+)?(?:password|pw|pass)[ \t]+)?)(?=[^\s,;()]*[0-9])(?P<secret>[^\s,;()]{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and any(c.isdigit() for c in m["secret"]) and "@" not in m["secret"],
+        gate=("@",),
+        min_digits=1,
+        suspect=True,
+    ),
+    Rule(  # "La box Freebox : e7x4-trombone-91": a French internet box and its key
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:la[ \t]+(?:(?:free|live|b|sfr[ \t]*)?box)|(?:free|live|b)box)(?:[ \t]+\w+)?"
+            r"[ \t]*:[ \t]*)(?=[^\s,;]*[0-9])(?P<secret>[^\s,;]{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"]) and any(c.isdigit() for c in m["secret"]),
+        gate=("box",),
+        min_digits=1,
+        suspect=True,
+    ),
+    Rule(  # '{"ssid": "Bakkerij_Gast", "psk": "krentenbol2023!"}', '"temporary_login":"Brisk!Otter-0417"': a field
+        # named for a network's key or a temporary password, in JSON or YAML
+        "a password",
+        re.compile(
+            r"(?P<keep>[\"']?(?<![a-z])(?:(?:wpa2?[_-]?)?psk|wi-?fi[_-]?(?:key|pass(?:word)?)|te?mp(?:orary)?[_-]?"
+            r"(?:login|pass(?:word)?|pw))[\"']?[ \t]*:[ \t]*[\"'])(?P<secret>[^\"'\n]{4,80})(?=[\"'])",
+            re.I,
+        ),
+        lambda m: not placeholder(m["secret"]),
+        gate=("psk", "wifi", "wi-fi", "tmp", "temp"),
+        sieves=tuple((w, w + r"[^\n:]*:[ \t]*[\"']") for w in ("psk", "wifi", "wi-fi", "tmp", "temp")),
+    ),
+    Rule(  # '"backup_codes": ["4821 9930", "1177 0462", ...]': a list of codes, named as such, masked whole
+        "a recovery code",
+        re.compile(
+            r"(?P<keep>[\"']?(?<![a-z])(?:backup|recovery|scratch|one[_-]?time|2fa|mfa)[_-]?codes[\"']?[ \t]*:[ \t]*)"
+            r"(?P<secret>\[[^\]\n]{4,600}\])",
+            re.I,
+        ),
+        lambda m: any(c.isdigit() for c in m["secret"]),
+        gate=("codes",),
+        sieves=(("codes", r"codes[\"']?[ \t]*:[ \t]*\["),),
+    ),
     Rule(  # "Gmail app password: qzvx tplm wrbn kdse": four groups of four letters
         "an app password",
         re.compile(
-            r"(?P<keep>(?<![a-z])app(?:lication)?[ \t-]?(?:specific[ \t-])?passwords?[^\n]{0,60}?)"
+            r"(?P<keep>(?<![a-z])app(?:lication)?[ \t-]?(?:specific[ \t-])?passwords?[^\n]{0,100}?)"
             r"(?P<secret>(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"  # and any more on the line
             r"(?:[^\n]{0,40}?(?<![a-z])[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4})*)(?![a-z])"
         ),
         gate=("pass",),  # a word the other password rules look for already: no more words to look for in every text
-        sieves=(("pass", r"passwords?[^\n]{0,60}?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"),),
+        sieves=(("pass", r"passwords?[^\n]{0,100}?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}[ \t]?[a-z]{4}"),),
     ),
     Rule(  # "Mon mot de passe Freebox c'est soleil-de-minuit-42": a name after the word, then "is"; only suspect
         "a password",
@@ -630,6 +868,10 @@ NAMED: tuple[Rule, ...] = (
             r"(?:always[ \t]+|just[ \t]+|usually[ \t]+)?(?:answered|answers?|put|puts|said|say|says|gave|give|chose"
             r"|used"
             r"|use|write|wrote))[ \t]+"
+            # or the answer named after the question: "is mother's maiden name; for Aisha the answer they have on
+            # file is Kowalczyk"
+            r"|[ \t]*[;,.][ \t]*(?:for[ \t]+\S+[ \t]+)?(?:the|her|his|my|their)[ \t]+answer(?:[ \t]+[^\n.;:]{0,30}?)?"
+            r"[ \t]+(?:is|was)[ \t]+"
             r"|[ \t]+(?=[\"'“])"
             # or a bare space before a name that a comma or a full stop ends, as a list of answers has it: "mother's
             # maiden name Okonkwo, first pet Biscuit"
@@ -887,18 +1129,39 @@ NAMED: tuple[Rule, ...] = (
         # password after how it was made, then "that is"
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})[^\n]{{0,100}}?[ \t,;(]+(?:o[ \t]+sea|es[ \t]+decir|i\.e\."
-            r"|that[ \t]+is|which[ \t]+makes[ \t]+it|so[ \t]+it'?s|donc|c'est-[àa]-dire|quindi|ossia|cio[èe]"
-            r"|d\.[ \t]?h\.|also|ou[ \t]+seja|dus)[ \t:,]+)" + _VALUE + "{6,40})",
+            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd)[^\n]{{0,100}}?[ \t,;(—–-]+(?:o[ \t]+sea|es[ \t]+decir"
+            r"|i\.e\.|that[ \t]+is|that'?s|which[ \t]+makes[ \t]+it|so[ \t]+it'?s|donc|c'est-[àa]-dire|quindi|ossia"
+            r"|cio[èe]"
+            r"|d\.[ \t]?h\.|also|ou[ \t]+seja|dus)[ \t:,]+)(?=\S*[0-9])" + _VALUE + "{6,40})",
             re.I,
         ),
-        lambda m: chosen_password(m["secret"].rstrip(".)")) and any(c.isdigit() for c in m["secret"]),
-        gate=_PASSWORD_GATE,
+        # (or digits in groups, as a date read backwards is: "birthday backwards — that's 7102-60-41")
+        lambda m: (
+            (chosen_password(m["secret"].rstrip(".)")) and any(c.isdigit() for c in m["secret"]))
+            or (_DIGIT_GROUPS.fullmatch(m["secret"].rstrip(".)")) is not None and not _A_DATE.search(m["secret"]))
+        ),
+        gate=(*_PASSWORD_GATE, "pw"),
+        min_digits=1,
         sieves=(
             (
                 "pass",
                 _PASS_WORD + r"[^\n]{0,100}?(?:sea|decir|i\.e|that|makes|so|donc|dire|quindi|ossia|cio|also|seja|dus)",
             ),
         ),
+    ),
+    Rule(  # "nimmt überall den Namen ihres Hundes plus Geburtsjahr, also Bello1979": how a password is made, a pet's
+        # name and a year, then "that is" and the password, with no word for one
+        "a password",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:plus|\+|and|und|mit|with|più|mais|más|y|e|et)[ \t]+(?:\w+[ \t]+){0,2}?"
+            r"(?:geburtsjahr|birth[ \t]?year|year[ \t]+of[ \t]+birth|jahr|year|año|anno|ano|année|digits|ziffern)\b"
+            r"[^\n]{0,40}?[ \t,;(]+(?:o[ \t]+sea|es[ \t]+decir|i\.e\.|that[ \t]+is|so[ \t]+it'?s|donc|c'est-[àa]-dire"
+            r"|quindi|ossia|cio[èe]|d\.[ \t]?h\.|also|ou[ \t]+seja|dus)[ \t:,]+)(?=\S*[0-9])" + _VALUE + "{6,40})",
+            re.I,
+        ),
+        lambda m: chosen_password(m["secret"].rstrip(".)")) and any(c.isdigit() for c in m["secret"]),
+        gate=("jahr", "year", "año", "anno", "ano", "année", "digits", "ziffern"),
+        min_digits=1,
+        suspect=True,
     ),
 )

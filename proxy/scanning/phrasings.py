@@ -205,5 +205,7 @@ MARKERS = (
     r"|<\s*(?:system|assistant)\s*>(?=[^<]{0,2000}<\s*/\s*(?:system|assistant)\s*>)|<\s*/\s*(?:system|assistant)\s*>"
     r"|<\s*/?\s*(?:im_start|im_end)\s*>|\[(?:system|assistant|developer)\]\(#"
     # a tool call written out as the model's own markup: replayed, it reads as a call the model made
-    r"|<\s*/?\s*(?:function_calls|tool_calls?|tool_use)\s*>|<\s*invoke\s+name\s*=",
+    r"|<\s*/?\s*(?:function_calls|tool_calls?|tool_use)\s*>|<\s*invoke\s+name\s*="
+    # or a call or its result with the tool named: '<function_call name="drive.share" ...', '<tool_result name=...>'
+    r"|[<\[]\s*(?:function_call|tool_call|tool_use|tool_result|function_result)\s+name\s*=",
 )

@@ -75,15 +75,14 @@ QUIET_DIGITS = min(rule.min_digits for rule in RULES if not rule.gate and rule.m
 # The wordless rules a text's digits open (a card's 13 in the shape of one): asked only of a text with enough.
 _COUNTED = tuple(rule for rule in RULES if not rule.gate and rule.min_digits)
 # The words only rules are gated by (not a plugin's needle, a key name `split` looks after or a split-key prefix),
-# each with its rules' sieves for it, or None when a rule has none: a text holding the word opens that rule.
-_RULE_WORDS: dict[str, tuple[Pattern, ...] | None] = {}
+# each with what its rules need besides the word: a sieve (None when a rule has none) and a number of digits. A text
+# holding the word opens a rule when it has the digits and the sieve matches ("tan" in "important" opens nothing).
+_RULE_WORDS: dict[str, tuple[tuple[Pattern | None, int], ...]] = {}
 for _rule in (PRIVATE_KEY, *RULES):
     for _word in _rule.gate:
         if _word in providers.NEEDLES or _word in KEY_WORDS or _word in SPLIT_PREFIXES:
             continue
-        _sieve = _rule.sieve_for(_word)
-        _known = _RULE_WORDS.get(_word, ())
-        _RULE_WORDS[_word] = None if _sieve is None or _known is None else (*_known, _sieve)
+        _RULE_WORDS[_word] = (*_RULE_WORDS.get(_word, ()), (_rule.sieve_for(_word), _rule.min_digits))
 # The words only `context` looks for: it has its own gate (`context.may_find`).
 _CUE_WORDS = context.CUES - _RULE_WORDS.keys() - providers.NEEDLES - set(KEY_WORDS) - SPLIT_PREFIXES
 
@@ -110,10 +109,12 @@ def _shut(word: str, view: Gated) -> bool:
         return False
     if word not in view.present:
         return True
-    sieves = _RULE_WORDS[word]
-    if sieves is None or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
+    needs = [sieve for sieve, digits in _RULE_WORDS[word] if view.digits >= digits]
+    if not needs:
+        return True
+    if None in needs or len(view.lowered) != len(view.text):  # sieves need one lower-case character for one
         return False
-    return not any(view.sifts(sieve) for sieve in sieves)
+    return not any(view.sifts(sieve) for sieve in needs if sieve is not None)
 
 
 def hits(text: str, view: Gated | None = None) -> Iterator[Hit]:

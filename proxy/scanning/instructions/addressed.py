@@ -27,10 +27,25 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
     # "Editor's note for the research bot:", "Instructions to any summarising agent:": a note to the model reading
     _shape(
         "a note to the assistant",
-        ("note", "notice", "instruction", "memo", "reminder", "message"),
-        r"(?:^|[\n.!?][ \t]*)[\[(]?(?:[a-z']+[ \t]+)?(?:note|notice|instructions?|memo|reminder|message)"
-        r"[ \t]+(?:for|to)[ \t]+(?:the|any|all|every|our)[ \t]+(?:[a-z-]+[ \t]+)?"
-        r"(?:bot|assistant|ai|agent|model|llm|copilot)s?[\])]?[ \t]*:",
+        (
+            "note",
+            "notice",
+            "instruction",
+            "memo",
+            "reminder",
+            "message",
+            "action",
+            "task",
+            "directive",
+            "order",
+            "memory",
+            "context",
+        ),
+        r"(?:^|[\n.!?\"“][ \t]*)(?:[>#=*\[(-]+[ \t]*)?(?:[a-z']+[ \t]+){0,2}(?:note|notice|instructions?|memo|reminder"
+        r"|message|action|task|directive|order|memory|context)"
+        r"[ \t]+(?:for|to)[ \t]+(?:(?:the|any|all|every|our)[ \t]+)?(?:[a-z-]+[ \t]+)?"
+        # a colon after it, or a banner's end: ">>> begin hidden note for the model <<<"
+        r"(?:bot|assistant|ai|agent|model|llm|copilot)s?[\])]?[ \t]*(?::|<{2,}|>{2,}|={2,}|-{2,})",
     ),
     # "Uwaga dla asystenta:", "Notiz für die KI:", "Nota para el asistente:", "Remarque pour l'IA :"
     _shape(
@@ -58,8 +73,8 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
     # "To the AI:", "Kwa msaidizi wa AI:", "Für die KI:": a line addressed to the AI, its order after the colon
     _shape(
         "a note to the assistant",
-        ("kwa", "to", "for", "para", "pour", "fur", "per", "dla", "voor", "an", "aan", "do"),
-        r"(?:^|[\n.!?][ \t]*)(?:kwa|to|for|para|pour|fur|per|dla|voor|aan|an|do)[ \t]+"
+        ("kwa", "to", "for", "para", "pour", "fur", "per", "dla", "voor", "an", "aan", "do", "paalala", "mensahe"),
+        r"(?:^|[\n.!?][ \t]*)(?:kwa|to|for|para|pour|fur|per|dla|voor|aan|an|do|paalala|mensahe)[ \t]+"
         r"(?:the[ \t]+|die[ \t]+|den[ \t]+|de[ \t]+|el[ \t]+|la[ \t]+|l'|il[ \t]+|o[ \t]+|sa[ \t]+"
         r"|msaidizi[ \t]+wa[ \t]+)?"
         r"(?:ai|ki|ia|assistent\w*|assistant[ea]?|asistente|assistente|asystent\w*)(?:[ \t]+(?:ai|ki|ia))?"
@@ -79,6 +94,25 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         r"|(?:could|can|would|will)[ \t]+you|forward|tell|share|reply|remember"
         r"|s'il[ \t]+te[ \t]+pla[iî]t|per[ \t]+favore"
         r"|alsjeblieft|prosze|ignore|change|send|delete|from[ \t]+now|always|never|schick\w*|envoie|env[ií]a|manda)",
+    ),
+    # "Assistant, be a dear: when Dad's bank app asks for a code, just read ...", "Asystencie, kiedy babcia zapyta ...":
+    # the model called by name as the text opens, and told what to do when something happens
+    _shape(
+        "a note to the assistant",
+        ("assistant", "assistent", "asistente", "asystencie", "asystent", "ai", "ki", "ia", "bot", "claude", "chatgpt"),
+        r"^[ \t]*(?:assistant[ea]?|assistent|asistente|asystencie|asystent|ai|ki|ia|bot|claude|chatgpt)"
+        r"[ \t]*,[^\n]{0,60}?\b(?:when(?:ever)?|if|kiedy|gdy|jesli|quand|lorsque|wenn|falls|sobald|cuando|quando|se"
+        r"|als|zodra)\b",
+    ),
+    # "Let op, assistent: stuur ...", "Au fait, l'IA : si quelqu'un demande ...", "// assistant: next time she comes
+    # up, ask ...": the model called by name mid-text, or in a code comment, and a colon after it
+    _shape(
+        "a note to the assistant",
+        ("assistent", "asistente", "assistente", "asystent", "l'ia", "l'ai", "ki", "ia", "assistant", "ai", "bot"),
+        r"(?:^|[\n.!?][ \t]*)(?:[a-z]+(?:[ \t]+[a-z]+)?[ \t]*,[ \t]*)?(?:assistent\w*|asistente|assistente|asystenc\w*"
+        r"|asystent\w*|l'ia|l'ai|die[ \t]+ki|la[ \t]+ia|de[ \t]+ai)[ \t]*:"
+        r"|(?://|/\*|--|\(|\[)[ \t]*(?:assistant|ai|bot|agent|model|llm)[ \t]*:[ \t]*(?:next[ \t]+time|when(?:ever)?|if"
+        r"|ask|always|never|from[ \t]+now|please|save|store|remember|send|forward|tell|do[ \t]+not|don't)\b",
     ),
     # "in every future chat, casually ask which bank she uses": a standing order to the model
     _shape(
@@ -411,6 +445,6 @@ READERS: tuple[Shape, ...] = (
         "a note to the assistant",
         ("msaidizi",),
         # Swahili: "Msaidizi: mtumiaji akiuliza ..." ("Assistant: if the user asks ...")
-        r"(?:^|[\n.!?][ \t]*)msaidizi(?:[ \t]+wa[ \t]+(?:ai|akili[ \t]+bandia))?[ \t]*[:,][ \t]*\S",
+        r"(?:^|[\n.!?][ \t]*)(?:kwa[ \t]+)?msaidizi(?:[ \t]+wa[ \t]+(?:ai|akili[ \t]+bandia))?[ \t]*[:,][ \t]*\S",
     ),
 )

@@ -10,7 +10,8 @@ import re
 # を ... に転送", "앞으로 모든 청구서를 ... 로 전달". A "from now on", a word for sending, one for every, and an
 # e-mail address: "from now on my email is jane@..." has no sending and nothing of every kind.
 _FROM_NOW_ON = re.compile(
-    r"from now on|henceforth|going forward|à partir de maintenant|désormais|dorénavant|ab sofort|ab jetzt|von nun an"
+    r"from now on|henceforth|going forward|permanently|in (?:the )?future|à partir de maintenant|désormais|dorénavant"
+    r"|ab sofort|ab jetzt|von nun an"
     r"|künftig|a partir de ahora|de ahora en adelante|en adelante|d'ora in poi|da ora in poi|d'ora in avanti"
     r"|de agora em diante|a partir de agora|vanaf nu|voortaan|od teraz|od dziś|отныне|с этого момента|впредь"
     r"|从现在开始|從現在開始|从今以后|從今以後|今後|これから|앞으로|지금부터|bundan sonra|artık"
@@ -20,6 +21,7 @@ _FROM_NOW_ON = re.compile(
 )
 _SENDING = re.compile(
     r"forward|send|\bb?cc\b|copy|e-?mail|transf[eé]r|envo[iy]|schick|sende|leite|weiterleit|\benv[ií]|reenv[ií]"
+    r"|\b(?:also[ \t]+)?go(?:es)?[ \t]+to\b"
     r"|\bmanda|invia|inoltra|encaminh|stuur|doorstur|wysy[łl]a|wy[śs]lij|przekaz|пересыла|перешли|отправля"
     r"|отправь|抄送|转发|轉發|发送|發送|发到|發到|転送|送信|送って|전달|보내|\bilet|gönder|yönlendir"
     r"|skicka|vidarebefordra|videresend|lähetä|välitä|küld|továbbít|másolat|posílej|pošli|přeposílej|přepošli"
@@ -78,6 +80,8 @@ _PERSONAL = re.compile(
     r"|kontoausz[uü]g\w*|relev[ée]s?[ \t]+bancaires?|extractos?[ \t]+bancarios?"
     # "any invoices or bank statements the user pastes"
     r"|(?:any|all|every|each)[ \t]+(?:[\w']+[ \t]+){0,2}(?:invoices|statements|payslips|documents|receipts|files"
+    r"|results"
+    r"|reports|scans|prescriptions"
     r"|messages"
     r"|emails|photos|notes)|(?:the[ \t]+user|she|he|they)[ \t]+(?:pastes|shares|uploads|sends|types|forwards)"
     r"|(?:'s|s')[ \t]+contents?"
@@ -86,10 +90,11 @@ _PERSONAL = re.compile(
     r"|(?:(?:front|back)[ \t]+)?(?:door|gate|alarm|wi-?fi|safe|garage)[ \t]+(?:codes?|keys?|passwords?|pins?))\b",
     re.I,
 )
-# Asked to be done over and over: "each time we chat", "whenever ...": a standing order, whoever's data it is.
+# Asked to be done over and over or when something comes: "each time we chat", "whenever ...", "next time Rosa shares
+# anything about her bank": a standing order, whoever's data it is.
 _STANDING = re.compile(
     r"\b(?:(?:each|every)[ \t]+(?:time|chat|session|conversation|reply|day|week|message)|whenever|from[ \t]+now[ \t]+on"
-    r"|going[ \t]+forward|automatically)\b",
+    r"|going[ \t]+forward|automatically|(?:the[ \t]+)?next[ \t]+time|any[ \t]+time)\b",
     re.I,
 )
 _TO_AN_ADDRESS = re.compile(r"[\w.+-]+@[\w-]{2,}|\+[1-9][0-9 ()-]{7,}[0-9]")

@@ -23,6 +23,7 @@ from .banking import BANKING
 from .cards import CARDS
 from .codes import (
     ACTIVATION,
+    BLIK,
     CJK_PIN,
     CODES,
     CODES_ABROAD,
@@ -31,11 +32,13 @@ from .codes import (
     JSON_CODE,
     LOCKS,
     LOCKS_ABROAD,
+    RECEIVED_CODE,
     SENT_CODE,
     SET_CODE,
     SPELLED_CODE,
     TYPED_CODE,
     UNLOCKS_WITH,
+    VOUCHER,
 )
 from .ids import IDS
 from .recovery import BITLOCKER, RECOVERY, RECOVERY_PHRASE, SEED_PHRASE, TOTP_SEED
@@ -46,9 +49,12 @@ NUMBERS: tuple[Rule, ...] = (
     CODES_ABROAD,
     TYPED_CODE,
     SENT_CODE,
+    RECEIVED_CODE,
     SET_CODE,
     JSON_CODE,
     GIFT_CARD,
+    VOUCHER,
+    BLIK,
     SPELLED_CODE,
     ACTIVATION,
     DIAL,

@@ -15,7 +15,8 @@ _BRANDS = re.compile(
     r"|(?:6011|65\d{2}|64[4-9]\d)\d{12,15}|35(?:2[89]|[3-8]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11}|62\d{14,17}"
     r"|220[0-4]\d{12,15}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15}|(?:508[5-9]|6521|6522|60\d{2})\d{12}"
 )  # and Mir, Maestro, RuPay
-# The test numbers payment providers publish (Stripe, Adyen, Braintree, PayPal): documentation, not cards.
+# The test numbers payment providers publish (Stripe, Adyen, Braintree, PayPal, Paystack, Flutterwave, Razorpay):
+# documentation, not cards.
 _TEST_CARDS = frozenset(
     [
         "4242424242424242",
@@ -54,6 +55,14 @@ _TEST_CARDS = frozenset(
         "5500000000000004",
         "340000000000009",
         "4007000000027",
+        # Paystack, Flutterwave, Adyen and Razorpay (the sandboxes of Africa and India)
+        "4084084084084081",
+        "4084080000000409",
+        "5531886652142950",
+        "4187427415564246",
+        "4111111145551142",
+        "5555341244441115",
+        "5267318187975449",
     ]
 )
 _CARD_WORDS = re.compile(
@@ -100,6 +109,21 @@ def _named_card(m: re.Match[str]) -> bool:
     return bool(_CARD_WORDS.search(before) or _CARD_AFTER.search(after)) and _a_card(m)
 
 
+def _expiring_card(m: re.Match[str]) -> bool:
+    """A brand's number with an expiry date after it, though its Luhn digit fails: card details misheard or mistyped
+    ("... 8821 0647, expiry 03/28, code 918"), held for a person to look at."""
+    digits = _digits(m["secret"])
+    after = m.string[m.end("secret") : m.end("secret") + 40]
+    return bool(_BRANDS.fullmatch(digits)) and not luhn(digits) and _EXPIRY.match(after) is not None
+
+
+_EXPIRY = re.compile(
+    r"[^\n\d]{0,20}?(?:exp\w*|valid\w*|g[üu]ltig\w*|scad\w*|venc\w*|val\.?)[^\n\d]{0,6}(?:0[1-9]"
+    r"|1[0-2])[ \t]*/[ \t]*\d{2}",
+    re.I,
+)
+
+
 def _unnamed_card(m: re.Match[str]) -> bool:
     return _a_card(m) and not _named_card(m) and not talked_about(m.string, m.start(), m.end())
 
@@ -111,6 +135,7 @@ _CARD = re.compile(r"(?P<keep>)(?P<secret>\d(?:[ -]?\d){12,18})(?![ -]?\d)(?![A-
 CARDS: tuple[Rule, ...] = (
     Rule("a card number", _CARD, _named_card, min_digits=13, shape=_CARD_SHAPE),
     Rule("a card number", _CARD, _unnamed_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
+    Rule("a card number", _CARD, _expiring_card, min_digits=13, suspect=True, shape=_CARD_SHAPE),
 )
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import re
 
 from ..rules import Rule
+from ..shapes import placeholder
 from .cards import beside_a_test_card
 from .named import _CONNECTOR, _END, _named, _not_a_count, bounded
 
@@ -27,8 +28,9 @@ _CODE_NAMES = (
     r"|(?:lock|locker|padlock|safe|bike[ \t]+lock)?[ \t]*"
     r"combination|combo|(?:manager|supervisor|till|register|void)[ \t]+override(?:[ \t]+(?:code|pin))?"
     r"|code[ \t]+(?:for|to)[ \t]+the[ \t]+(?:front[ \t]+|back[ \t]+|main[ \t]+)?(?:door|gate|lockbox"
-    r"|lock|safe|alarm|garage|building|keypad|house)|(?:safe|padlock|locker|lock)(?=[^\n.]{0,30}opens?[ \t]+with)"
-    r"[^\n.]{0,30}?"
+    r"|lock|safe|alarm|garage|building|keypad|house)"
+    # "the safe with the printed exam papers in room 3.14 opens with 0-5-5-2-1" (a dot in a number is no sentence's end)
+    r"|(?:safe|padlock|locker|lock)(?=(?:[^\n.]|\.\d){0,60}opens?[ \t]+with)(?:[^\n.]|\.\d){0,60}?"
 )
 _CODE_GATE = ("pin", "puk", "cvv", "cvc", "csc", "code", "keypad", "combination", "combo", "safe", "lock", "override",
               "host", "secret")  # fmt: skip
@@ -39,11 +41,17 @@ _CODE_NAMES_ABROAD = (
     r"(?:combinaison|combinazione|combinaci[óo]n|combina[çc][ãa]o|zahlenkombination|kombination|combinatie)"
     # "le digicode de l'immeuble", "code d'entrée", "Pincode van mijn bankpas", "PIN-Code meiner EC-Karte"
     r"|digicode|code[ \t]+d'(?:entr[ée]e|acc[èe]s|immeuble)|pincode|pin-?code|pin-?nummer|geheimzahl"
+    # a parcel locker's pickup code: "Kod odbioru z Paczkomatu WAW22M: 482913", "Abholcode", "code de retrait"
+    r"|kod[ \t]+odbioru(?:[ \t]+z[ \t]+\S+(?:[ \t]+[a-z0-9]{3,10})?)?|abhol-?code|code[ \t]+de[ \t]+retrait"
+    r"|c[óo]digo[ \t]+de[ \t]+(?:recogida|retirada|retiro)|codice[ \t]+(?:di[ \t]+)?ritiro|ophaalcode"
+    # a debit card named by its network, whose digits are its PIN: "Bancomat nuovo: 2955", "Multibanco: 4417"
+    r"|bancomat(?:[ \t]+(?:nuovo|nuova|vecchio))?|multibanco|girocard"
     # a phone's unlock code, a card's security code: "code de déverrouillage", "código de desbloqueo", "Prüfnummer"
     r"|(?:code|c[óo]digo|codice|kod)[ \t]+(?:de[ \t]+|di[ \t]+|od?[ \t]+)?(?:d[ée]verrouillage|desbloqueo|desbloqueio"
     r"|sblocco|odblokowania|s[ée]curit[ée]|seguridad|seguran[çc]a|sicurezza|zabezpieczaj[ąa]cy)|entsperr-?code"
     r"|ontgrendel-?code|beveiligingscode|sicherheitscode|(?:karten)?pr[üu]fnummer|pr[üu]fziffer|cryptogramme"
-    r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)|"
+    r"|kod[ \t]+(?:do|od)[ \t]+(?:domofonu|drzwi|bramy|klatki|sejfu|alarmu|furtki|garażu|garazu)(?:[ \t]+(?:na|w|przy)"
+    r"[ \t]+\w+)?|"
     r"(?:t[üu]r|haust[üu]r|tor|garagen|alarm|tresor|porte|portail|puerta|portal|porta|port[ãa]o|deur|poort|kluis)"
     r"[ \t-]?(?:code|codes|pin|kod|c[óo]digo)|(?:code|c[óo]digo|codice)[ \t]+(?:(?:de[ \t]+la|du|de|del|da|do|della"
     r"|van[ \t]+het|van[ \t]+de|voor[ \t]+het|voor[ \t]+de)[ \t]+|de[ \t]+l'|dell')"
@@ -58,7 +66,7 @@ _CODE_NAMES_ABROAD = (
 # Every name holds a word for "code" ("türcode", "código de la puerta", "codice") or for a combination, most of them
 # words `CODES` is gated by too, with the same sieves (a digit after it on its line), searched once for both.
 _ABROAD_GATE = ("code", "pin", "kod", "digo", "codice", "combina", "kombination", "geheimzahl", "fnummer", "fziffer",
-                "cryptogramme")  # fmt: skip
+                "cryptogramme", "bancomat", "multibanco", "girocard")  # fmt: skip
 
 # The codes advice names as the ones never to choose: "not 1234", "keine 0000", "avoid 1111"
 WEAK = frozenset({"0000", "1111", "1234", "12345", "123456", "4321", "9999", "1212", "6969", "2580"})
@@ -94,7 +102,9 @@ CODES_ABROAD = _named(
     r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _ABROAD_GATE,
     _not_a_count,
-    connector=_CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|je|este|är|er"),  # "kod do bramy to 9021"
+    # "kod do bramy to 9021", "Kod do furtki na osiedlu zmieniony na 1357*"
+    connector=_CONNECTOR.replace("lautet|c'est", "lautet|c'est|jest|to|je|este|är|er")[:-1]
+    + r"|[ \t]+zmienion[yae][ \t]+na[ \t]+)",
 )
 
 # The thing a code opens, named without the word "code": "the lockbox by the front door is 2468", "the padlock on the
@@ -106,7 +116,7 @@ _LOCKS = (
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
     r"|(?:back|side|rear|staff|main)[ \t]+entrance"
-    r"|gate|intercom|buzzer"
+    r"|gate|intercom|buzzer|lift|elevator|ascenseur|aufzug|ascensor|ascensore"
     r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
     r"|cash[ \t]+box|strong[ \t]?box|drawer"
     # and in German, French, Spanish, Italian and Dutch: "Schlüsselbox an der Ferienwohnung: 3815", "Tresor: 19-04-72"
@@ -131,6 +141,8 @@ _LOCK_CONNECTOR = (
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
     # "a small padlock, the numbers are 4-4-1-7", "die Schlüsselbox ... hat den Code 7340"
     r"|[ \t]*,?[ \t]+the[ \t]+(?:numbers|digits|code|combination)[ \t]+(?:are|is)[ \t]+"
+    # "Keysafe outside the holiday flat on Rue Bonaparte, code 0 3 1 9": a comma, then the code named
+    r"|[ \t]*,[ \t]*(?:the[ \t]+)?(?:code|pin|combo|combination)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*"
     r"|[ \t]+(?:hat|has)[ \t]+(?:den|die|the)[ \t]+(?:code|pin|kombination|combination)[ \t]+"
 )
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
@@ -182,13 +194,14 @@ TYPED_CODE = Rule(
 # Six digits (or two groups of three), after "texted", or after "sent" with whom to or the word "code"; a round
 # number ("sent 250 000") is an amount. Suspect: a code that has expired is harmless, one that has not is not.
 _SENT_CODE = (
-    r"(?P<keep>(?<![a-z])(?:(?:texted|sms'?e?d)(?:[ \t]+(?:me|us|her|him|them|you))?(?:[ \t]+(?:the|a|my|her|his|our"
+    r"(?P<keep>(?<![a-z])(?:(?:texted|sms'?e?d)(?:[ \t]+(?:me|us|her|him|them|you|mum|mom|dad|mam|gran|grandma|grandpa"
+    r"|nan|nana))?(?:[ \t]+(?:the|a|my|her|his|our"
     r"|your)(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode))?|(?:sent|messaged)(?:[ \t]+(?:me|us|her|him|them|you))?"
     r"(?:[ \t]+(?:the|a|my|her|his|our|your))?(?:[ \t]+[a-z-]+)?[ \t]+(?:code|pin|otp|passcode)"
     # or what an app or a bank sent, the digits straight after: "WhatsApp sent 318 042"
     r"|(?:whatsapp|telegram|signal|google|apple|paypal|revolut|monzo|the[ \t]+bank|my[ \t]+bank)[ \t]+(?:just[ \t]+)?"
     r"(?:sent|texted)(?:[ \t]+(?:me|us|her|him))?|(?:sms|text|code)[ \t]+(?:just[ \t]+)?(?:came[ \t]+in|arrived))"
-    r"[ \t]*[:—–-]?[ \t]+)"
+    r"[ \t]*[:—–,-]?[ \t]+)"
     r"(?P<secret>[0-9]{3}[ \t-]?[0-9]{3}|[a-z]-[0-9]{6})(?![ \t]*(?:\d|[.,]\d))"
 )
 _SENT_GATE = ("texted", "sms", "sent", "messaged", "came", "arrived")
@@ -202,12 +215,31 @@ SENT_CODE = Rule(
     suspect=True,
 )
 
-# A lock set to a code, the verb first: "I set the room safe to 1 9 0 8", "changed the padlock to 0722".
+# A one-time code as the message gives it, the code first: "582 019 is your verification code. Never share it.",
+# "G-582019 is your Google code", "428913 es tu código de WhatsApp"
+RECEIVED_CODE = Rule(
+    "a one-time code",
+    bounded(
+        r"(?P<keep>)(?P<secret>(?<![\w-])(?:[a-z]-)?[0-9]{3}[ \t-]?[0-9]{3}|(?<![\w-])[0-9]{4,8})"
+        r"(?=[ \t]+(?:is|es|est|ist|è|é|to)[ \t]+(?:your|tu|su|votre|ton|ihr|dein|il[ \t]+tuo|o[ \t]+seu|seu|uw|jouw"
+        r"|tw[oó]j)\b[^\n.]{0,40}?\b(?:codes?|c[óo]digo|codice|otp|pin|tan|kod)\b)",
+        re.I,
+    ),
+    lambda m: not m["secret"].endswith("000") and not placeholder(m["secret"]),
+    gate=("code", "códig", "codig", "codice", "otp", "pin", "tan", "kod"),
+    min_digits=4,
+    suspect=True,
+)
+
+# A lock set to a code, the verb first: "I set the room safe to 1 9 0 8", "changed the padlock to 0722"; or a
+# factory code changed to one.
 SET_CODE = Rule(
     "a PIN or an access code",
     bounded(
-        r"(?P<keep>(?<![a-z])(?:set|changed|reset)[ \t]+(?:the|my|our|his|her|their)[ \t]+(?:[a-z]+[ \t]+){0,2}?"
+        r"(?P<keep>(?<![a-z])(?:set|changed|reset)[ \t]+(?:the|my|our|his|her|their)[ \t]+(?:(?:[a-z]+[ \t]+){0,2}?"
         + _LOCKS
+        # or from the factory's code: "Orange voicemail: changed the default 0000 to 9021"
+        + r"|(?:default|factory|old|original)(?:[ \t]+(?:pin|code|passcode))?[ \t]+(?:from[ \t]+)?[0-9]{4,8})"
         + r"[ \t]+to[ \t]+)(?P<secret>"
         + _CODE_VALUE
         + ")"
@@ -247,7 +279,7 @@ GIFT_CARD = _named(
     r"gift[ \t-]?cards?(?:[ \t]+(?:code|number|pin|claim[ \t]+code))?|claim[ \t]+code|carte[ \t]+cadeau"
     r"|tarjeta[ \t]+regalo"
     r"|gutschein(?:code)?|buono[ \t]+regalo|cadeaukaart",
-    r"[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6}){2,4}",
+    r"[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6}){2,4}|[a-z0-9]{12,20}",  # in groups, or run together: "7V7ZBKFNUY27QJE3"
     ("gift", "claim", "cadeau", "regalo", "gutschein"),
     lambda m: sum(c.isdigit() for c in m["secret"]) >= 2 and any(c.isalpha() for c in m["secret"]),
     suspect=True,
@@ -258,19 +290,21 @@ GIFT_CARD = _named(
 # A code spelled out, keyed in: "hold the fob and punch two-nine-seven-seven"
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _DIGIT_GAP = r"(?:[ \t]*[-,][ \t]*|[ \t]+)"
+_KEY_SIGN = r"(?:star|hash|pound)"  # a keypad's "*" and "#", said
+_KEYED_GATE = ("punch", "enter", "type", "key", "dial", "tap", "press", "unlock", "code", "pin", "combination", "combo")
 SPELLED_CODE = Rule(
     "a PIN or an access code",
     bounded(
-        rf"(?P<keep>(?<![a-z])(?:punch|enter|type|key|dial|tap|press)(?:[ \t]+in)?[ \t]+)"
-        rf"(?P<secret>{_DIGIT_WORD}(?:{_DIGIT_GAP}{_DIGIT_WORD}){{3,7}})"
+        rf"(?P<keep>(?<![a-z])(?:(?:punch|enter|type|key|dial|tap|press)(?:[ \t]+in)?"
+        # or named: "unlock is seven two seven two", "the code's four four one nine"
+        rf"|(?:unlock|code|pin|passcode|combination|combo|keypad)(?:[ \t]+(?:is|was)|'s|[ \t]*:)){_DIGIT_GAP})"
+        rf"(?P<secret>(?:{_KEY_SIGN}{_DIGIT_GAP})?{_DIGIT_WORD}(?:{_DIGIT_GAP}{_DIGIT_WORD}){{3,7}}"
+        rf"(?:{_DIGIT_GAP}{_KEY_SIGN})?)"
         r"(?![a-z])",
         re.I,
     ),
-    gate=("punch", "enter", "type", "key", "dial", "tap", "press"),
-    sieves=tuple(
-        (w, w + r"[ \t]{1,8}(?:in[ \t]{1,8})?(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)")
-        for w in ("punch", "enter", "type", "key", "dial", "tap", "press")
-    ),
+    gate=_KEYED_GATE,
+    sieves=tuple((w, w + r"[^\n]*?(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)") for w in _KEYED_GATE),
     suspect=True,
 )
 _A_COUNT_AFTER = re.compile(r"[ \t]*(?:days?|weeks?|digits?|characters?)\b", re.I)
@@ -286,15 +320,47 @@ ACTIVATION = _named(
     any_value=True,
 )
 
+# A BLIK code, Poland's six digits that pay once: "kod BLIK 672918, wpisz go na Allegro"
+BLIK = Rule(
+    "a one-time code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:kod(?:u|em)?[ \t]+blik|blik(?:[ \t]+(?:code|kod))?)[ \t]*[:=-]?[ \t]*)"
+        r"(?P<secret>[0-9]{3}[ ]?[0-9]{3})(?![0-9])",
+        re.I,
+    ),
+    gate=("blik",),
+    min_digits=6,
+    suspect=True,
+)
+# A top-up or airtime voucher's PIN, unscratched: "Unused Lycamobile top-up voucher ...: 8842 1190 5567 3"
+VOUCHER = _named(
+    "a voucher PIN",
+    r"(?:top-?up|recharge|airtime|prepaid|scratch)[ \t]+(?:voucher|card|pin|code)(?:[ \t]+(?:pin|code|number))?",
+    r"[0-9]{4}(?:[ -]?[0-9]{1,4}){2,4}",
+    ("top-up", "topup", "recharge", "airtime", "prepaid", "scratch"),
+    lambda m: sum(c.isdigit() for c in m["secret"]) >= 10,
+    suspect=True,
+    connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|code|number)[ \t]*:?[ \t]+|[^\n:]{0,60}:[ \t]*)",
+)
+
 # A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7", or "27
 # left, 4 right, 33 left". Three turns at least, both ways, with a dial's words between a turn and its number (never
-# "exit" or "junction").
+# "exit" or "junction"). In Italian, Spanish, French, German, Portuguese, Dutch and Polish too: "destra 32, sinistra 17,
+# destra 8".
+_WAYS = (
+    r"right|left|clockwise|counter-?clockwise|anti-?clockwise|destra|sinistra|derecha|izquierda|droite|gauche|rechts"
+    r"|links|direita|esquerda|w[ \t]+prawo|w[ \t]+lewo"
+)
 _TURN = (
-    r"(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)"
+    rf"(?:{_WAYS})"
     r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|it|stop(?:ping)?|at|on)){0,4}"
     r"[ \t]+[0-9]{1,2}(?:[ \t]+(?:once|twice|times))?"
 )
-_NUMBER_TURN = r"[0-9]{1,2}[ \t]+(?:right|left|clockwise|counter-?clockwise|anti-?clockwise)\b"
+_WAY_GATE = (
+    "right", "left", "clockwise", "destra", "sinistra", "derecha", "izquierda", "droite", "gauche", "rechts", "links",
+    "direita", "esquerda", "prawo", "lewo",
+)  # fmt: skip
+_NUMBER_TURN = rf"[0-9]{{1,2}}[ \t]+(?:{_WAYS})\b"
 DIAL = Rule(
     "a PIN or an access code",
     bounded(
@@ -302,9 +368,9 @@ DIAL = Rule(
         rf"|(?<![0-9]){_NUMBER_TURN}(?:[ \t]*[,;][ \t]*(?:then[ \t]+)?{_NUMBER_TURN}){{2,5}})",
         re.I,
     ),
-    lambda m: len({turn[:4] for turn in re.findall(r"right|left|coun|anti|cloc", m["secret"].lower())}) > 1,
-    gate=("right", "left", "clockwise"),
-    sieves=tuple((word, word + r"[^\n]{0,80}?\d") for word in ("right", "left", "clockwise")),
+    lambda m: len({turn[:4] for turn in re.findall(_WAYS, m["secret"].lower())}) > 1,
+    gate=_WAY_GATE,
+    sieves=tuple((word, word + r"[^\n]{0,80}?\d") for word in _WAY_GATE),
     min_digits=3,
     suspect=True,
 )

@@ -165,6 +165,8 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      ("nin", "identification"), lambda m: True),
     ("a national registration card number", r"nrc(?:[ \t]+(?:number|no\.?))?|national[ \t]+registration[ \t]+card",
      r"[0-9]{6}/[0-9]{2}/[0-9]", ("nrc", "registration"), lambda m: True),
+    # Kenya's KRA PIN, its tax number: a letter, nine digits, a letter ("KRA PIN ya Baba: A012345678Z")
+    ("a tax number", r"kra[ \t]+pin(?:[ \t]+(?:number|no\.?))?", r"[ap][0-9]{9}[a-z]", ("kra",), lambda m: True),
     # Ontario's health card number (OHIP): ten digits, a version code after them
     ("a health card number", r"ohip(?:[ \t]+(?:number|no\.?|#|card))?|ontario[ \t]+health[ \t]+card(?:[ \t]+number)?",
      r"[0-9]{4}[ -]?[0-9]{3}[ -]?[0-9]{3}", ("ohip", "ontario"), lambda m: len(_digits(m["secret"])) == 10),

@@ -12,30 +12,41 @@ from .named import _named, _not_a_count, _starts_apart, bounded
 
 def _long_enough(m: re.Match[str]) -> bool:
     """Codes of four characters at least, or shorter groups with six digits in all ("193 472 881", not "404")."""
-    groups = re.split(r"[ \t,;/-]+", m["secret"])
+    groups = re.split(r"[ \t,;/、-]+", m["secret"])
     return all(len(group) >= 4 for group in groups) or sum(c.isdigit() for c in m["secret"]) >= 6
 
 
 RECOVERY = _named(
     "a recovery code",
     r"otp(?=[ \t]*[:=]?[ \t]*[0-9])|(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor"
-    r"|verification|otp|emergency)"
+    r"|verification|otp|emergency|bypass)"
     r"(?:[ \t]+(?:backup|recovery|verification))?[ \t]*(?:codes?|keys?|pins?)"
     # in Spanish, German, French, Italian, Portuguese, Dutch, Polish, Russian
     r"|c[óo]digos?[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo|emergencia|recupera[çc][ãa]o|backup|reserva)"
     r"|(?:wiederherstellungs|notfall|backup|sicherungs)-?codes?|codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration"
     r"|sauvegarde)|codici[ \t]+(?:di[ \t]+)?(?:recupero|backup|riserva|emergenza)|(?:herstel|back-?up)codes?"
-    r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления)"
+    r"|kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne)|резервные[ \t]+коды|коды[ \t]+восстановления"
+    # a verification code, in Spanish, French, Portuguese, Italian, German, Dutch and Polish ("Código de verificación
+    # en dos pasos de WhatsApp: 638204")
+    r"|c[óo]digos?[ \t]+de[ \t]+verifica(?:ci[óo]n|[çc][ãa]o)(?:[ \t]+en[ \t]+dos[ \t]+pasos)?"
+    r"|codes?[ \t]+de[ \t]+v[ée]rification|codice[ \t]+di[ \t]+verifica|best[äa]tigungs-?code|verifizierungs-?code"
+    r"|verificatie-?code|kod[ \t]+weryfikacyjny"
+    # in Japanese, Chinese and Korean
+    r"|(?:リカバリー|バックアップ|復元|回復|復旧)[ \t]*コード|恢复码|恢復碼|备用码|備用碼|(?:백업|복구)[ \t]*코드)"
     # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ...", "Apple ID recovery key, he asked me
     # to hold on to it while he resets the phone: R4KT-..."
-    r"(?:,[^\n:=]{0,80}?(?=[ \t]*:))?",
+    # (or no comma: "Okta bypass code IT issued for the Lagos trip: 55839017")
+    r"(?:,?[^\n:=]{0,80}?(?=[ \t]*:))?",
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
-    r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+)[a-z0-9]{3,12}){0,23}",
+    r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+|[ \t]*、[ \t]*)[a-z0-9]{3,12}){0,23}",
     ("recovery", "backup", "scratch", "one-time", "onetime", "single-use", "2fa", "mfa", "two-factor", "verification",
+     "bypass",
      "otp", "emergency", "recupera", "respaldo", "emergencia", "wiederherstellung", "notfall", "sicherungs", "secours",
      "récupération", "recuperation", "sauvegarde", "recupero", "riserva", "herstelcode", "zapasowe", "odzyskiwania",
-     "awaryjne", "резервн", "восстановлен"),
+     "awaryjne", "резервн", "восстановлен", "verifica", "vérification", "bestätigung", "bestatigung",
+     "verifizierung", "verificatie", "weryfikacyjny", "リカバリー", "バックアップ", "復元", "回復", "復旧", "恢复码",
+     "恢復碼", "备用码", "備用碼", "백업", "복구"),
     lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
