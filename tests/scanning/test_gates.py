@@ -8,7 +8,7 @@ import dataclasses
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.scanning import injections, providers, split
@@ -74,15 +74,7 @@ SIEVED = [
     dataclasses.replace(rule, pattern=compiled(rule.pattern)) for rule in UNTWINNED if rule.sieves or rule.min_run
 ]
 NEEDLED = [provider for provider in providers.providers() if provider.needles or provider.min_run]
-# A pattern's lookarounds make hypothesis discard many of the texts it draws, and a loaded machine draws slowly: both
-# are health checks about the generator, not about the gates, and must not fail a run (a CI run once drew 3 of 53).
-GENERATED = settings(
-    max_examples=30,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
-)
+GENERATED = settings(max_examples=30, derandomize=True, database=None, deadline=None)
 around = st.text(max_size=6)
 
 
