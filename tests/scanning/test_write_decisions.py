@@ -145,7 +145,7 @@ LIMITS = {
     "seventyfourth": (1 / 60, 0 / 40, 0 / 50),
     "seventyfifth": (0 / 60, 0 / 40, 0 / 50),
     "seventysixth": (0 / 60, 0 / 40, 0 / 50),
-    "seventyseventh": (1 / 60, 0 / 40, 1 / 50),
+    "seventyseventh": (2 / 60, 0 / 40, 1 / 50),
     "seventyeighth": (1 / 60, 0 / 40, 0 / 50),
     "seventyninth": (2 / 60, 0 / 40, 0 / 50),
     "eightieth": (1 / 60, 0 / 40, 0 / 50),
