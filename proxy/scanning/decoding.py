@@ -85,9 +85,8 @@ def _as_digits(m: re.Match[str]) -> str:
 
 def spelled_digits(text: str) -> str | None:
     """`text` with its runs of digit words written as digits, or None when it has none."""
-    if not _may_spell(text) or _SPELLED.search(text) is None:
-        return None
-    return _SPELLED.sub(_as_digits, text)
+    said, runs = spelled_runs(text)
+    return said if runs else None
 
 
 def spelled_runs(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
