@@ -39,7 +39,9 @@ REFERENCE_HEAD = [0.109656, -0.047725, 0.05351, 0.048086]  # the first vector's 
 
 
 def service_on(root: Path, *, hybrid: bool = True) -> MemoryService:
-    settings = load_settings(overrides={"store.path": str(root)})
+    # a generous store deadline: on a loaded CI machine a fresh service's first read of its files can take
+    # longer than the default 250 ms, and a chat request then goes on without memory (and starts no backfill)
+    settings = load_settings(overrides={"store.path": str(root), "memory.store_deadline_ms": 10_000})
     metrics = Metrics()
     return MemoryService(
         build_store(settings, metrics=metrics), settings.memory, metrics, embeddings=embeddings() if hybrid else None

@@ -29,7 +29,7 @@ ADA = Identity("ada", "w")
 
 def service_on(root: Path, metrics: Metrics | None = None) -> MemoryService:
     """The service as ``build_services`` wires it: the store reports unreadable lines to ``metrics``."""
-    settings = load_settings(overrides={"store.path": str(root)})
+    settings = load_settings(overrides={"store.path": str(root), "memory.store_deadline_ms": 10_000})  # loaded CI
     metrics = metrics or Metrics()
     return MemoryService(build_store(settings, metrics=metrics), settings.memory, metrics)
 
