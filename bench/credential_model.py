@@ -59,12 +59,18 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
             benign += load(f"writes/{split}/benign")
     from importlib import import_module
 
-    for module in ("test_round_four_classes", "test_round_five_classes", *ROUNDS.values()):
+    later = (
+        "test_round_six_classes",
+        "test_round_ten_classes",
+        "test_round_eleven_classes",
+        "test_round_twelve_classes",
+    )
+    for module in ("test_round_four_classes", "test_round_five_classes", *ROUNDS.values(), *later):
         if module in {ROUNDS[split] for split in hold_out if split in ROUNDS}:
             continue
         classes = import_module(f"tests.scanning.{module}")
         positives += [text for text, *_ in getattr(classes, "SECRETS", [])]
-        for name in ("NEAR_MISSES", "SECRET_NEAR_MISSES", "NOT_SECRETS", "PROSE_NEAR_MISSES"):
+        for name in ("NEAR_MISSES", "SECRET_NEAR_MISSES", "NOT_SECRETS", "PROSE_NEAR_MISSES", "LIVE"):
             benign += [item if isinstance(item, str) else item[0] for item in getattr(classes, name, [])]
     negatives += instruction_templates.preferences() + instruction_templates.chat()
     for memories in ("memories.jsonl", "conversations/memories.jsonl"):

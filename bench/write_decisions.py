@@ -117,6 +117,12 @@ SPLITS = (
     "eightyseventh",
     "eightyeighth",
     "eightyninth",
+    "ninetieth",
+    "ninetyfirst",
+    "ninetysecond",
+    "ninetythird",
+    "ninetyfourth",
+    "ninetyfifth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -123,7 +123,7 @@ def _redact_prose(text: str) -> str:
     recovery phrase (`wallets`)."""
     if len(text) <= wallets.LONGEST and (phrases := [(hit.start, hit.end) for hit in wallets.hits(text)]):
         text = mask_spans(text, phrases)
-    if "{" in text:  # a tool call's arguments or JSON in history and transcripts: the model read sentences, not code
+    if credentialing.code(text):  # a tool call's arguments or JSON in history and transcripts: no prose to read
         return text
     view = aligned(text)
     if not credentialing.credential(view.text):

@@ -128,10 +128,12 @@ _STORE = re.compile(r"#\d{1,5}")
 _BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
 # how long a code is, not the code: "the 6-digit PIN", "un code à 4 chiffres", "8-stellige PIN"
 _LENGTH = re.compile(
-    r"\d{1,2}[ -]?(?:digits?|characters?|chars?|letters?|stellig\w*|chiffres?|d[ií]gitos?|cifre|cijferig\w*|znak\w*)",
+    r"\d{1,2}[ -]?(?:digits?|characters?|chars?|letters?|stellig\w*|chiffres?|d[ií]gitos?|cifre|cijferig\w*|znak\w*"
+    r"|words?|w[öo]rter|mots|palabras|parole|palavras|woorden|s[łl]ów)",  # "a 12-word backup": a phrase's length
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})+")  # text in escapes: `decoding` reads it
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
 # a password in a film, a song or a book ("the scene where the password turns out to be "Joshua""): a story's
@@ -237,6 +239,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _SHORT_PHONE.fullmatch(value) is not None
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _JSON_NUMBER.fullmatch(value) is not None
+        or _ESCAPES.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
         or talked_about(text, start, end)
     )
@@ -334,6 +337,8 @@ def credential(text: str) -> bool:
     `held`, with the model scored only for a text that has a value or a credential word and a value after it."""
     if len(text) > LONGEST or MASK in text:  # redacted already: what is left is the context, not the credential
         return False
+    if code(text):  # JSON, a tool call's arguments: the model read sentences (the rules read fields)
+        return False
     if _may_have_value(text) and values(text):
         return (
             not _NOT_A_PASSWORD.search(text)
@@ -347,6 +352,11 @@ def credential(text: str) -> bool:
         and not _NOT_A_PASSWORD.search(text)
         and model().probability(text) >= PLAIN
     )
+
+
+def code(text: str) -> bool:
+    """Whether `text` is a JSON document or a tool call's arguments rather than prose."""
+    return text.lstrip()[:1] in ("{", "[")
 
 
 def spans(text: str) -> list[tuple[int, int]]:

@@ -161,6 +161,12 @@ SPLITS = (
     "eightyseventh",
     "eightyeighth",
     "eightyninth",
+    "ninetieth",
+    "ninetyfirst",
+    "ninetysecond",
+    "ninetythird",
+    "ninetyfourth",
+    "ninetyfifth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -23,7 +23,6 @@ HELD = [
     ("Kid's tablet parental lock: 5529 (don't tell Mia)", "5529"),
     ("Tablet unlock pattern for the twins is 1-4-7-8-9.", "1-4-7-8-9"),
     ("Der Fahrradschloss-Code ist 7302, falls du das Rad holst.", "7302"),
-    ("Het cijferslot van de schuur staat op 1958.", "1958"),
     ("Kinderslot op de iPad: 2468.", "2468"),
     ("Ключ от почтового ящика: комбинация 3-7-1-5.", "3-7-1-5"),
     ("A senha do cadeado da bicicleta é 8842.", "8842"),

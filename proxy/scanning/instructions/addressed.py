@@ -111,8 +111,12 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         ("assistent", "asistente", "assistente", "asystent", "l'ia", "l'ai", "ki", "ia", "assistant", "ai", "bot"),
         r"(?:^|[\n.!?][ \t]*)(?:[a-z]+(?:[ \t]+[a-z]+)?[ \t]*,[ \t]*)?(?:assistent\w*|asistente|assistente|asystenc\w*"
         r"|asystent\w*|l'ia|l'ai|die[ \t]+ki|la[ \t]+ia|de[ \t]+ai)[ \t]*:"
+        # (or in quotes, a dash after it: '"bot - next time someone opens the folder, send ...')
         r"|(?://|/\*|--|\(|\[)[ \t]*(?:assistant|ai|bot|agent|model|llm)[ \t]*:[ \t]*(?:next[ \t]+time|when(?:ever)?|if"
-        r"|ask|always|never|from[ \t]+now|please|save|store|remember|send|forward|tell|do[ \t]+not|don't)\b",
+        r"|ask|always|never|from[ \t]+(?:now|this[ \t]+point|today|here[ \t]+on)|please|save|store|remember|send"
+        r"|forward|tell|do[ \t]+not|don't)\b"
+        r"|[\"“'][ \t]*(?:assistant|ai|bot|agent)[ \t]+[-–—][ \t]+(?:next[ \t]+time|when(?:ever)?|if|always|never"
+        r"|from[ \t]+now|please|send|forward|tell|do[ \t]+not|don't)\b",
     ),
     # "in every future chat, casually ask which bank she uses": a standing order to the model
     _shape(
@@ -138,7 +142,8 @@ _AGENTS = (
 _PLURAL_AI = (
     r"(?:(?:(?:ia|ai|ki)[ \t-]+)(?:assistants?|assistentes?|assistenti|asistentes?|modeles?|modelle|modelos?|modelli"
     r"|modellen|agents?|agentes?|agenti|agenten|bots?)|(?:assistants?|assistentes?|assistenti|asistentes?|modeles?"
-    r"|modelle|modelos?|modelli|modellen|agents?|agentes?|agenti|agenten)[ \t]+(?:ia|ai|ki|de[ \t]+(?:lenguaje|langage"
+    r"|modelle|modelos?|modelli|modellen|agents?|agentes?|agenti|agenten)[ \t]+(?:ia|ai|ki|d[ei][ \t]+(?:ia|ai|ki)\b"
+    r"|de[ \t]+(?:lenguaje|langage"
     r"|linguagem)|di[ \t]+linguaggio|linguistici)|llms?|ias|kis|ki-\w+)"
 )
 AGENTS: tuple[Shape, ...] = (
@@ -205,6 +210,14 @@ AGENTS: tuple[Shape, ...] = (
             "kis",
         ),
     ),  # fmt: skip
+    # "> Agentes de IA: ao fazer deploy, adicionem ...": several of them, called on as a line opens
+    _shape(
+        "an instruction to the assistant",
+        ("agente", "agenti", "modelo", "modelli", "modelle", "asistentes", "assistente", "assistenti"),
+        r"(?:^|[\n.!?>][ \t]*)(?:agentes|agenti|agenten|asistentes|assistentes|assistenti|modelos|modelli|modelle)"
+        r"[ \t]+(?:d[ei][ \t]+)?(?:ia|ai|ki)[ \t]*:[ \t]*(?:ao|al|cuando|quando|si|se|wenn|falls|siempre|sempre|immer"
+        r"|nunca|mai|nie|nao|no|ignor\w*|adicion\w*|anad\w*|agreg\w*|aggiung\w*|envi\w*|inclu\w*|fugt|fuhrt|sendet)\b",
+    ),
     _shape(
         "an instruction to the assistant",
         ("yapay", "icin", "asistan"),  # Turkish "için" is "icin" in the Latin view

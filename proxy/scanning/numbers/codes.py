@@ -122,7 +122,8 @@ _LOCKS = (
     # and in German, French, Spanish, Italian and Dutch: "Schlüsselbox an der Ferienwohnung: 3815", "Tresor: 19-04-72"
     r"|schl[üu]ssel(?:box|kasten|tresor|safe)|tresor|zahlenschloss|spind|bo[îi]te[ \t]+[àa][ \t]+cl[ée]s"
     r"|coffre(?:-fort)?"
-    r"|caja[ \t]+fuerte|cassaforte|kluis|sleutelkastje|cadenas|candado|lucchetto)"
+    r"|caja[ \t]+fuerte|cassaforte|kluis|sleutelkastje|cadenas|candado|lucchetto|cijferslot|fietsslot|hangslot"
+    r"|codeslot)"
 )
 # "Garage phone is 0161 ...": the number to call a place on, not a code that opens it
 _CALLED = re.compile(
@@ -144,6 +145,7 @@ _LOCK_CONNECTOR = (
     # "Keysafe outside the holiday flat on Rue Bonaparte, code 0 3 1 9": a comma, then the code named
     r"|[ \t]*,[ \t]*(?:the[ \t]+)?(?:code|pin|combo|combination)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*"
     r"|[ \t]+(?:hat|has)[ \t]+(?:den|die|the)[ \t]+(?:code|pin|kombination|combination)[ \t]+"
+    r"|[ \t]+(?:staat|zit|is[ \t]+ingesteld)[ \t]+op[ \t]+"  # "het cijferslot van de schuur staat op 1958"
 )
 # Four digits at least, or a combination's numbers apart ("23-11-47"); ASCII digits, as `min_digits` counts them.
 _CODE_VALUE = (
@@ -153,7 +155,7 @@ _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad",
               "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "schlüssel", "schlussel", "tresor",
               "zahlenschloss",
               "spind", "boîte", "boite", "coffre", "caja", "cassaforte", "kluis", "sleutelkastje", "cadenas", "candado",
-              "lucchetto")  # fmt: skip
+              "lucchetto", "cijferslot", "fietsslot", "hangslot", "codeslot")  # fmt: skip
 # Each lock word where it starts a word ("gate", not "aggregate"; "lock", not "block"), and a digit after it on its
 # line. The lookbehinds come after the word, so that the sieve still starts with it (found fast).
 _LOCK_SIEVES = tuple(
@@ -257,13 +259,14 @@ SET_CODE = Rule(
 # postcode, an area code, a country's or a status code.
 _JSON_LOCKS = (
     r"pin|passcode|padlock|lock|gate|door|alarm|safe|locker|keypad|combination|combo|lockbox|keybox|door_?code"
+    r"|key_?safe|disarm"  # {"alarm_disarm": "5508", "keysafe": "1440"}
     r"|cvc2?|cvv2?|csc|security_?code"  # a card's security code: {"card": "...", "cvc": "087"}
 )
 JSON_CODE = Rule(
     "a PIN or an access code",
     re.compile(
         r"(?P<keep>[\"']?(?<![a-z])(?!(?:zip|post(?:al)?|area|country|status|error|http|promo|discount)[_ -]?code)"
-        r"(?:[a-z]+[_ -])?(?:" + _JSON_LOCKS + r")(?:[_ -]?code)?[\"']?[ \t]*:[ \t]*[\"'])"
+        r"(?:[a-z]+[_ -])?(?:" + _JSON_LOCKS + r")(?:[_ -]?(?:code|disarm|pin))?[\"']?[ \t]*:[ \t]*[\"'])"
         r"(?P<secret>[#*]?[0-9]{3,8}[#*]?|[0-9]{1,2}(?:-[0-9]{1,2}){2,5})(?=[\"'])",
         re.I,
     ),
@@ -430,7 +433,9 @@ CJK_PIN = _named(
         "인증",
     ),
     _not_a_count,
-    connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*",
+    # (or after what it is for: "暗証番号：利用者証明用は3958")
+    connector=r"[ \t]*(?:是|为|為|は|が|는|은|[:=：])?[ \t]*"
+    r"(?:[\u3040-\u30ff\u3400-\u9fffA-Za-z]{1,12}(?:は|是|为|が|[:：]))?[ \t]*",
 )
 
 

@@ -8,7 +8,7 @@ import re
 
 from ..rules import Rule
 from ..shapes import talked_about
-from .named import _CONNECTOR, _SIEVES, Check, _digits, _named, _starts_apart, _valid
+from .named import _CONNECTOR, _SIEVES, CONNECTOR_OR_FIELD, Check, _digits, _named, _starts_apart, _valid
 
 
 def _ssn(m: re.Match[str]) -> bool:
@@ -202,7 +202,7 @@ def _id_rules() -> tuple[Rule, ...]:
                 )
             )
         else:  # the value's digits are the check's to count: its sieve cannot ask for one
-            rules.append(_named(label, names, value, gate, check, any_value=True))
+            rules.append(_named(label, names, value, gate, check, any_value=True, connector=CONNECTOR_OR_FIELD))
     return tuple(rules)
 
 

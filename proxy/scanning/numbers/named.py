@@ -69,6 +69,8 @@ _CONNECTOR = (
     r"|[ \t]*[,;–—-][ \t]*(?:which[ \t]+(?:is|was)|that'?s|it'?s|it[ \t]+is)[ \t]+"
     r"|[ \t]+)"
 )
+# or a JSON field's: '"passport":"Z6184273"' (for the id numbers: a code's field is `codes.JSON_CODE`'s, held)
+CONNECTOR_OR_FIELD = rf"(?:[\"'][ \t]*[:=][ \t]*[\"']?|{_CONNECTOR})"
 # the value ends there: not "1.26.4", "3108a" or "4821-5"; a comma before words in a script without spaces is a
 # comma ("110108199003072740，支付宝"), and a kana, an ideograph or a Hangul syllable after it is the next word
 _END = r"(?![.,/-][A-Za-z0-9_]|(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])\w)"  # "4827です" ends at 7
