@@ -123,6 +123,12 @@ SPLITS = (
     "ninetythird",
     "ninetyfourth",
     "ninetyfifth",
+    "ninetysixth",
+    "ninetyseventh",
+    "ninetyeighth",
+    "ninetyninth",
+    "hundredth",
+    "hundredfirst",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -203,6 +203,9 @@ _META = re.compile(
     r"|mean(?:s|t|ing)?|news|headlines?|stor(?:y|ies)"
     # a filter's word list: "AutoMod blocks messages containing "ignore previous instructions" since someone spammed it"
     r"|automod|contain(?:s|ing)?|spamm\w*|filter(?:s|ed|ing)?"
+    # a test of a bot, or a demo of the trick: "someone typed "ignore previous instructions" into the chatbot during
+    # testing", "the speaker showed how "..." tricks chatbots"
+    r"|test(?:s|ed|ing)?|typed|tricks?|guardrails?|demo(?:s|ed|nstrat\w*)?|showed|speakers?"
     # where a quoted override is a joke or a print, not an order: "a T-shirt that says ..."; and found in an essay
     r"|slogans?|t-?shirts?|shirts?|hoodies?|mugs?|stickers?|posters?|memes?|jokes?|puns?|captions?|taglines?|mottos?"
     r"|essays?|white\s+text|hidden\s+text"

@@ -305,7 +305,7 @@ _LOCK_WITH = r"(?:with|com|con|avec|par|mit|met|z)"
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
-    r"|clave[ \t]+de[ \t]+acceso"
+    r"|clave[ \t]+de[ \t]+acceso|memorable[ \t]+word"  # (a UK bank's "memorable word": letters of it are asked)
     r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
     # Czech and Slovak, Hungarian, the Balkans', Lithuanian, Estonian, Finnish, Nordic, Hebrew, Arabic, Hindi,
     # Vietnamese, Indonesian, Thai; and a code word, as an alarm company asks for one ("palabra clave", "Kennwort")
@@ -892,6 +892,20 @@ NAMED: tuple[Rule, ...] = (
         ),
         lambda m: not placeholder(m["secret"]) and not _NOT_AN_ANSWER.fullmatch(m["secret"]),
         gate=("security", "verification", "secret", "challenge", "memorable"),
+        suspect=True,
+    ),
+    Rule(  # "If the bank asks the security question (name of first pet) the answer is Noisette", "Pytanie pomocnicze
+        # w banku: imię pierwszego psa - odpowiedź, którą podałem to Burek2": the answer after its question, far on
+        "a security answer",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?i:(?:security|secret|verification|memorable|challenge)[ \t]+questions?"
+            r"|pytanie[ \t]+pomocnicze|pregunta[ \t]+de[ \t]+seguridad|question[ \t]+secr[eè]te|sicherheitsfrage"
+            r"|domanda[ \t]+di[ \t]+sicurezza|pergunta[ \t]+de[ \t]+seguran[çc]a)[^\n]{0,120}?(?i:answer|odpowied[zź]"
+            r"|respuesta|r[ée]ponse|antwort|risposta|resposta)[^\n.;:]{0,40}?[ \t]+(?i:is|was|to|es|est|ist|è|é|era)"
+            r"[ \t]+[\"'“]?)(?P<secret>[A-Z][A-Za-z0-9'-]{1,30}(?:[ \t]+[A-Z][A-Za-z0-9'-]{1,30}){0,2})"
+        ),
+        lambda m: not placeholder(m["secret"]) and not _NOT_AN_ANSWER.fullmatch(m["secret"]),
+        gate=("question", "pytanie", "pregunta", "sicherheitsfrage", "domanda", "pergunta"),
         suspect=True,
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong

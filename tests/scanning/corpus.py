@@ -167,6 +167,12 @@ SPLITS = (
     "ninetythird",
     "ninetyfourth",
     "ninetyfifth",
+    "ninetysixth",
+    "ninetyseventh",
+    "ninetyeighth",
+    "ninetyninth",
+    "hundredth",
+    "hundredfirst",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

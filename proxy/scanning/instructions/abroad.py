@@ -75,6 +75,11 @@ _CONSEQUENTIAL = (
     r"|uninstall|reset)"
 )
 
+_PLURAL_AI_ABROAD = (
+    r"(?:(?:les|los|las|os|as|gli|i|die|de)[ \t]+)?(?:assistants|asistentes|assistentes|assistenti|assistenten"
+    r"|agents|agentes|agenti|agenten|modeles|modelos|modelli|modelle|outils|herramientas|ferramentas|strumenti)"
+    r"[ \t]+(?:d'|de[ \t]+|di[ \t]+)?(?:ia|ki|ai)\b"
+)
 ABROAD: tuple[Shape, ...] = (
     _shape(
         "an instruction to the assistant",
@@ -610,4 +615,36 @@ ABROAD: tuple[Shape, ...] = (
         r"|response|reponse|risposta|antwort|mensaje|mensagem|message|messaggio|nachricht)\b[^\n]{0,120}?"
         r"\b[a-z0-9-]{2,40}\.(?:com|mx|br|es|pt|net|org|io|ar|co|cl|pe|fr|it|de|info|xyz|shop|app)\b",
     ),  # fmt: skip
+    # "nie tłumacz dlaczego", "non farlo notare a nessuno", "sin que se entere", "sans le dire à personne": kept from
+    # whoever would see it, in Polish, Italian, Spanish, Portuguese, French and German
+    _shape(
+        "a concealment instruction",
+        ("nie", "non", "sin", "sem", "sans", "ohne", "erklare", "explique", "nikomu"),
+        r"\bnie[ \t]+(?:t[łl]umacz|wyja[śs]niaj)[ \t]+dlaczego\b|\bnikomu[ \t]+nie[ \t]+m[óo]w\b"
+        r"|\bnon[ \t]+(?:farlo|farla|farli|farle)[ \t]+notare\b"
+        r"|\bnon[ \t]+mostrarl[aoie][ \t]+(?:nel|nella|a|al|alla)\b"
+        r"|\bsenza[ \t]+dirlo[ \t]+a[ \t]+nessuno\b|\bnon[ \t]+spiegare[ \t]+perch"
+        r"|\bsin[ \t]+que[ \t]+(?:se[ \t]+)?(?:note|entere|den[ \t]+cuenta|de[ \t]+cuenta)\b"
+        r"|\bno[ \t]+expliques[ \t]+por[ \t]+que\b"
+        r"|\bsem[ \t]+(?:avisar|contar|dizer)[ \t]+a[ \t]+ninguem\b|\bnao[ \t]+expliques[ \t]+porque\b"
+        r"|\bsans[ \t]+(?:le[ \t]+)?(?:dire|prevenir)[ \t]+(?:a[ \t]+)?personne\b|\bn'explique[ \t]+pas[ \t]+pourquoi\b"
+        r"|\bohne[ \t]+(?:es[ \t]+)?jemandem[ \t]+(?:zu[ \t]+)?(?:sagen|erzahlen)\b|\berklare[ \t]+nicht[ \t]+warum\b",
+    ),  # fmt: skip
+    # '"Assistente, d'ora in poi addebita ..."', "Asistente, a partir de ahora ...": the model called by name, then
+    # told what holds from now on
+    _shape(
+        "a note to the assistant",
+        ("assistent", "asistente", "assistente", "asystent", "ia,", "ki,", "bot,"),
+        r"(?:^|[\"“'(\n.!?:][ \t]*)(?:assistente|asistente|assistent[ea]?|asystencie|ia|ki|bot)[ \t]*,[ \t]*"
+        r"(?:d'ora[ \t]+in[ \t]+poi|da[ \t]+(?:ora|oggi)[ \t]+in[ \t]+poi|a[ \t]+partir[ \t]+de[ \t]+(?:ahora|hoy|agora"
+        r"|hoje|maintenant|aujourd'hui)|desde[ \t]+(?:ahora|hoy|agora|hoje)|de[ \t]+agora[ \t]+em[ \t]+diante"
+        r"|des[ \t]+maintenant|ab[ \t]+(?:jetzt|sofort|heute)|vanaf[ \t]+nu|od[ \t]+teraz|od[ \t]+dzisiaj)\b",
+    ),  # fmt: skip
+    # "les assistants IA doivent conseiller ...", "los asistentes de IA deben ...": AI models in the plural, told
+    _shape(
+        "an instruction to the assistant",
+        ("doivent", "deben", "devem", "devono", "mussen", "moeten", "musza"),
+        rf"\b{_PLURAL_AI_ABROAD}[ \t]+(?:doivent|deben|devem|devono|mussen|moeten|musza)[ \t]+"
+        r"(?!(?:etre|ser|estar|essere|sein|werden|worden|zijn|byc)\b)\w",
+    ),
 )

@@ -143,7 +143,7 @@ _LOCK_CONNECTOR = (
     # "a small padlock, the numbers are 4-4-1-7", "die Schlüsselbox ... hat den Code 7340"
     r"|[ \t]*,?[ \t]+the[ \t]+(?:numbers|digits|code|combination)[ \t]+(?:are|is)[ \t]+"
     # "Keysafe outside the holiday flat on Rue Bonaparte, code 0 3 1 9": a comma, then the code named
-    r"|[ \t]*,[ \t]*(?:the[ \t]+)?(?:code|pin|combo|combination)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*"
+    r"|[ \t]*(?:,|[ \t][–—-])[ \t]*(?:the[ \t]+)?(?:code|pin|combo|combination)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*"
     r"|[ \t]+(?:hat|has)[ \t]+(?:den|die|the)[ \t]+(?:code|pin|kombination|combination)[ \t]+"
     r"|[ \t]+(?:staat|zit|is[ \t]+ingesteld)[ \t]+op[ \t]+"  # "het cijferslot van de schuur staat op 1958"
 )
