@@ -129,6 +129,12 @@ SPLITS = (
     "ninetyninth",
     "hundredth",
     "hundredfirst",
+    "hundredsecond",
+    "hundredthird",
+    "hundredfourth",
+    "hundredfifth",
+    "hundredsixth",
+    "hundredseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -173,6 +173,12 @@ SPLITS = (
     "ninetyninth",
     "hundredth",
     "hundredfirst",
+    "hundredsecond",
+    "hundredthird",
+    "hundredfourth",
+    "hundredfifth",
+    "hundredsixth",
+    "hundredseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -170,6 +170,13 @@ LIMITS = {
     "ninetyninth": (2 / 60, 2 / 40, 0 / 50),
     "hundredth": (0 / 60, 2 / 40, 1 / 50),
     "hundredfirst": (1 / 60, 4 / 40, 1 / 50),
+    # written blind, measured once after the fourteenth round and committed unread
+    "hundredsecond": (0 / 60, 5 / 40, 1 / 50),
+    "hundredthird": (3 / 60, 3 / 40, 1 / 50),
+    "hundredfourth": (0 / 60, 8 / 40, 1 / 50),
+    "hundredfifth": (0 / 60, 1 / 40, 3 / 50),
+    "hundredsixth": (1 / 60, 6 / 40, 3 / 50),
+    "hundredseventh": (2 / 60, 4 / 40, 0 / 50),
 }
 
 
