@@ -305,7 +305,7 @@ _LOCK_WITH = r"(?:with|com|con|avec|par|mit|met|z)"
 
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
-    r"|clave[ \t]+de[ \t]+acceso|memorable[ \t]+word"  # (a UK bank's "memorable word": letters of it are asked)
+    r"|clave[ \t]+de[ \t]+acceso"
     r"|parola d'ordine|wachtwoord|has[łl]o|[şs]ifre|пароль|парол[ья]|密码|密碼|口令|パスワード|비밀번호"
     # Czech and Slovak, Hungarian, the Balkans', Lithuanian, Estonian, Finnish, Nordic, Hebrew, Arabic, Hindi,
     # Vietnamese, Indonesian, Thai; and a code word, as an alarm company asks for one ("palabra clave", "Kennwort")
