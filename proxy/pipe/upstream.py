@@ -106,19 +106,27 @@ class Upstream:
         url = yarl.URL(str(self.url(path, query)), encoded=True) if query else self._parsed(path)[1]
         session = self._session or self._open()
         exchange = upstream_sent(self.server)
-        try:
-            answer = await session.request(
-                method,
-                url,
-                headers=_text(headers),
-                data=None if content == b"" else content,
-                allow_redirects=False,
-                auto_decompress=False,  # relayed as it came, or decoded by httpx where the proxy reads it
-                compress=False,
-                timeout=self._client_timeout,
-            )
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise _failed(exc) from exc
+        for again in (True, False):
+            try:
+                answer = await session.request(
+                    method,
+                    url,
+                    headers=_text(headers),
+                    data=None if content == b"" else content,
+                    allow_redirects=False,
+                    auto_decompress=False,  # relayed as it came, or decoded by httpx where the proxy reads it
+                    compress=False,
+                    timeout=self._client_timeout,
+                )
+                break
+            except aiohttp.ClientConnectionResetError as exc:
+                # A pooled connection the upstream closed as we took it (its keep-alive ran out first): the request
+                # never went out whole, so a body we hold goes once more, on a fresh connection. aiohttp does this
+                # for idempotent methods only; a half-written request cannot have been acted on either.
+                if not again or not (content is None or isinstance(content, bytes)):
+                    raise _failed(exc) from exc
+            except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+                raise _failed(exc) from exc
         answered = answer.headers
         upstream_answered(exchange, answer.status, answered.get("x-request-id") or answered.get("request-id"))
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
