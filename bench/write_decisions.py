@@ -135,6 +135,12 @@ SPLITS = (
     "hundredfifth",
     "hundredsixth",
     "hundredseventh",
+    "hundredeighth",
+    "hundredninth",
+    "hundredtenth",
+    "hundredeleventh",
+    "hundredtwelfth",
+    "hundredthirteenth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

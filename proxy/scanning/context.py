@@ -249,7 +249,8 @@ _NAMED = re.compile(
 
 _NAMED_AFTER = re.compile(
     r"[ \t]+(?:vault|folder|entry|item|collection|group|channel|server|team|list|tab|sheet|board|account|network"
-    r"|wifi)\b"
+    r"|wifi"
+    r"|means|meant|stands[ \t]+for|refers[ \t]+to)\b"  # or a term defined: 'in my notes "the key intermediate" means'
 )
 
 

@@ -75,7 +75,8 @@ _CREDENTIAL_WORD = re.compile(
     r"|\b(?:(?:door|gate|entry|alarm|lock|safe)?codes?|combination|login|credentials?|secret|token|seed|recovery"
     r"|kennwort|zugangsdaten|mot de passe|mdp|digicode|identifiants|contrase[ñn]a|clave|c[oó]digo|parola d'ordine"
     r"|credenziali|codice|senha|palavra-passe|wachtwoord|l[öo]senord\w*|adgangskode\w*|salasana\w*|has[łl]o|heslo"
-    r"|jelsz\w*|[şs]ifre\w*|kod\w*|kód\w*)\b"
+    r"|jelsz\w*|[şs]ifre\w*|kod\w*|kód\w*"
+    r"|(?:phrase|words?)[ \t]+(?:that|which|to)[ \t]+(?:unlocks?|opens?|disarms?|decrypts?))\b"  # what it opens
     r"|пароль|код|пин|暗証|パスワード|密码|口令|暗号|비밀번호|비번|암호",
     re.IGNORECASE,
 )
@@ -103,12 +104,15 @@ _NAMES_A_VALUE = re.compile(
     r"(?:\b(?:is|was|ist|est|es|pin|code|codice|c[óo]digo|pass\w*|combo|combination|kod|kode)|è|é|[:=])\W*$",
     re.IGNORECASE,
 )
-# a business's tax or registration number: "Partita IVA dell'idraulico: 04512870961", "VAT no. GB123456789"
+# a business's tax or registration number, a published identifier: "Partita IVA dell'idraulico: 04512870961", "VAT no.
+# GB123456789", "My ORCID iD is 0000-0003-4172-8856", a phone's IMEI
 _BUSINESS_NUMBER = re.compile(
     r"\b(?:partita[ \t]+iva|p\.?[ \t]?iva|vat(?:[ \t]+(?:number|no\.?|id|reg\w*))?|ust-?id\w*|n°[ \t]*tva|tva"
     r"|btw(?:-?nummer)?|cif|siret|siren|abn|company[ \t]+(?:number|no\.?|registration)|kvk(?:-?nummer)?"
     r"|handelsregister\w*|nip[ \t]+firmy"
-    r"|registro[ \t]+mercantil|bic|swift(?:[ \t]+code)?)\b[^\n.;]{0,30}$",  # (a bank's BIC is printed on its letters)
+    r"|registro[ \t]+mercantil|bic|swift(?:[ \t]+code)?"
+    # (a BIC is on a bank's letters, an ORCID iD on papers)
+    r"|orcid(?:[ \t]+i[ds])?|doi|isbn|issn|imei)\b[^\n.;]{0,50}$",
     re.IGNORECASE,
 )
 # an ISO date or time, a JSON number (a landline is `LANDLINE`)
@@ -121,6 +125,8 @@ _STANDARD = re.compile(
 )
 # a time of day, a phone number as Americans write it, a store's number after its name ("Walgreens #4021 on Elm St,
 # 555-0148, open till 10pm")
+_VERSION = re.compile(r"v\d{1,3}(?:\.\d{1,4}){1,3}", re.IGNORECASE)  # "moved to v2.14.3": a release
+_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)  # a day of the month: "change it by the 20th"
 _CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
 _SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
 _MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
@@ -157,6 +163,9 @@ _NOT_A_PASSWORD = re.compile(
 )
 # a phone number ("phone 030 4412 7789", "Tel. 0151 ..."), a parcel's tracking number, an invoice's or an order's
 # reference: they open nothing
+# a code of six digits or fewer that came to a phone is no phone number: "just came to my phone: 584219"
+_TEXTED_CODE = re.compile(r"\d{4,6}")
+_TEXTED = re.compile(r"\b(?:to|on)\s+(?:my|her|his|your|the|our)\s+(?:phone|mobile|cell)\s*:?\s*$", re.I)
 _CALLED = re.compile(
     r"(?:\b(?:phone|tel|telephone|call|ring|fax|whatsapp|mobile|cell|hotline|tracking|sendungsnummer|suivi"
     r"|seguimiento|tracciamento|zending|reference|ref|invoice|order|ticket|case|booking|receipt|rechnung|facture"
@@ -215,7 +224,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or "://" in value  # a link (a password in one is the rules')
         or _ROUND.fullmatch(value) is not None
         or _PORT.search(text, max(0, start - 12), start) is not None
-        or _CALLED.search(text, max(0, start - 24), start) is not None
+        or (_CALLED.search(text, max(0, start - 24), start) is not None and not _texted(text, start, value))
         or _POSTCODE.search(text, max(0, start - 40), start) is not None
         or _LINE.search(text, max(0, start - 48), start) is not None
         or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
@@ -229,13 +238,15 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (
             _RECENT_YEAR.fullmatch(value) is not None and _NAMES_A_VALUE.search(text, max(0, start - 16), start) is None
         )
-        or _BUSINESS_NUMBER.search(text, max(0, start - 40), start) is not None
+        or _BUSINESS_NUMBER.search(text, max(0, start - 64), start) is not None
         or LANDLINE.fullmatch(value) is not None
         or _TIMESTAMP.fullmatch(value) is not None
         or _LENGTH.fullmatch(value) is not None
         or _STANDARD.fullmatch(value) is not None
         or _MASKED_BEFORE.search(text, max(0, start - 8), start) is not None
         or _CLOCK.fullmatch(value) is not None
+        or _ORDINAL.fullmatch(value) is not None
+        or _VERSION.fullmatch(value) is not None
         or _SHORT_PHONE.fullmatch(value) is not None
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _JSON_NUMBER.fullmatch(value) is not None
@@ -243,6 +254,10 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
         or talked_about(text, start, end)
     )
+
+
+def _texted(text: str, start: int, value: str) -> bool:
+    return _TEXTED_CODE.fullmatch(value) is not None and _TEXTED.search(text, max(0, start - 24), start) is not None
 
 
 def values(text: str) -> list[tuple[int, int]]:

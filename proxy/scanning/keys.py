@@ -261,6 +261,13 @@ PREFIXED: tuple[Rule, ...] = (
         prefixes=("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
         gate=("k_live_", "k_test_"),
     ),
+    Rule(  # any vendor's live key in the shape Stripe made common: "htl_live_2b8f4e91a7c03d65f1e28b49"
+        "a vendor token",
+        re.compile(r"(?<![\w.-])(?P<keep>[a-z]{2,8}_(?:live|prod)_)(?P<secret>[A-Za-z0-9]{16,})(?![\w-])"),
+        _is_prefixed_token,
+        gate=("_live_", "_prod_"),
+        suspect=True,
+    ),
     Rule(
         "a Hugging Face token",
         re.compile(r"\b(?P<keep>hf_|api_org_)(?P<secret>[A-Za-z0-9]{30,})"),

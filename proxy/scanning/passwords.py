@@ -303,6 +303,7 @@ _LOCK_GATE = ("locked", "protected", "secured", "encrypted", "unlock", "opens", 
               "cifrad", "cifrat", "criptat", "versleuteld", "beveiligd", "zabezpieczon", "chronion")  # fmt: skip
 _LOCK_WITH = r"(?:with|com|con|avec|par|mit|met|z)"
 
+_STARTS = r"(?<![A-Za-z0-9])"  # a password word starts a word: not "1Password", the manager's name
 PASSWORD_WORDS = (
     r"passwords?|passw(?:or)?d|passphrase|passcode|passwort|kennwort|mot de passe|mdp|contrase[ñn]a|senha"
     r"|clave[ \t]+de[ \t]+acceso"
@@ -318,7 +319,7 @@ PASSWORD_WORDS = (
 )
 KEY_NAMES = (
     r"token|secret|(?:api|access|secret|private|priv|auth|service|account|db|database|client|signing|encryption"
-    r"|master|license)[ _-]?key|apikey|client[ _-]?secret|auth[ _-]?token|access[ _-]?token"
+    r"|master|licen[cs]e)[ _-]?key|apikey|client[ _-]?secret|auth[ _-]?token|access[ _-]?token"
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=][ \t]*|[ \t]*(?:是|为|為|は|는|은)[ \t]*"
@@ -345,6 +346,8 @@ _FILLER = (
     r"[^\W\d_]{1,24}){1,2}(?=[ \t]*[:=]|[ \t]+là[ \t])"  # and before Vietnamese "là": "Mật khẩu wifi là ..."
     # or Vietnamese words up to "là", whose the password is: "Mật khẩu cổng thông tin sinh viên của em là ..."
     r"|(?:[ \t]+[^\s:=]{1,12}){1,8}?(?=[ \t]+là[ \t]))?"
+    # and an aside between dashes: "the password for the org account — which Jess set up at 3am ... — is ..."
+    r"(?:[ \t]+[—–-][ \t][^\n]{1,240}?[ \t][—–-])?"  # (the folded view's dashes are hyphens)
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
@@ -434,7 +437,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my password is hunter2", "the root password on the NAS was changed to ...", "Pw for the panel: ..."
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|pw|pwd|{_WIFI_KEY}){_FILLER}{_CONNECTOR}"
             rf"(?:[\"'`「『]|«[ \t]?)?)"
             rf"{_VALUE}{{4,64}})",
             re.I,
@@ -510,7 +513,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'the wifi passphrase is "Blue Harbor Lights 1987"', "the GPG passphrase is 'tangerine dreams 42'"
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}{_OPEN})"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|(?:wi-?fi|wlan|network)[ \t]+key){_FILLER}{_CONNECTOR}{_OPEN})"
             rf"{_QUOTED}",
             re.I,
         ),
@@ -521,7 +524,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'the verbal password is "blue heron"': two plain words, only suspect ("password is "not set"")
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}{_OPEN})(?P<secret>[A-Za-z]{{3,20}}"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}){_FILLER}{_CONNECTOR}{_OPEN})(?P<secret>[A-Za-z]{{3,20}}"
             r"[ \t][A-Za-z]{3,20})(?=[\"'`»›])",
             re.I,
         ),
@@ -659,7 +662,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "Cambié la clave del correo del trabajo el lunes: ahora es faro-Cadiz_88": changed, and what it is now
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|clave|login|admin)[^\n]{{0,60}}?[ \t,:;(]+"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|clave|login|admin)[^\n]{{0,60}}?[ \t,:;(]+"
             r"(?:(?:now|ahora|agora|adesso|ora|maintenant|jetzt|nu|teraz)[ \t,]+(?:it'?s|it[ \t]+is|is|es|é|è|c'est"
             r"|ist(?:[ \t]+es)?|het[ \t]+is|is[ \t]+het|jest|to)"
             # or "it's now ...": "Router admin ... is no longer the sticker one, it's now 7hT9-qWm2-Lp4z"
@@ -834,7 +837,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "Mon mot de passe Freebox c'est soleil-de-minuit-42": a name after the word, then "is"; only suspect
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})(?P<name>(?:[ \t]+[^\s:=\"'`]{{1,24}}){{1,2}}?)[ \t]+(?:c'est"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS})(?P<name>(?:[ \t]+[^\s:=\"'`]{{1,24}}){{1,2}}?)[ \t]+(?:c'est"
             rf"|c’est|ist"
             rf"|lautet|est|es|è|é|is|was)[ \t]+[\"'`«]?){_VALUE}{{4,64}})",
             re.I,
@@ -910,14 +913,14 @@ NAMED: tuple[Rule, ...] = (
     ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",
-        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pass|pw|pwd)[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
+        re.compile(rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|pass|pw|pwd)[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
         _is_strong_password,
         gate=(*_PASSWORD_GATE, "pw"),
         sieves=(("pass", _PASS_WORD + r"[ \t]"),),
     ),
     Rule(  # "with password tacobell2019", "the password taxes2023secure": no verb, so only suspect
         "a password",
-        re.compile(rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS})[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
+        re.compile(rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS})[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
         _is_password_shaped,
         gate=_PASSWORD_GATE,
         sieves=(("pass", _PASS_WORD + r"[ \t]"),),
@@ -927,7 +930,7 @@ NAMED: tuple[Rule, ...] = (
         "a password",
         re.compile(
             r"(?<![\w@/.:~-])(?P<keep>)(?P<secret>(?=[^\s]{0,40}[a-z])(?=[^\s]{0,40}[A-Z])[A-Za-z0-9!#$%&*?@^~+=_.-]{8,40})"
-            rf"(?=[^\n]{{0,60}}?(?<![A-Za-z])(?:{PASSWORD_WORDS})(?![A-Za-z]))"
+            rf"(?=[^\n]{{0,60}}?{_STARTS}(?:{PASSWORD_WORDS})(?![A-Za-z]))"
         ),
         _is_strong_before_the_word,
         gate=_PASSWORD_GATE,
@@ -1143,7 +1146,7 @@ NAMED: tuple[Rule, ...] = (
         # password after how it was made, then "that is"
         "a password",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?:{PASSWORD_WORDS}|pw|pwd)[^\n]{{0,100}}?[ \t,;(—–-]+(?:o[ \t]+sea|es[ \t]+decir"
+            rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|pw|pwd)[^\n]{{0,100}}?[ \t,;(—–-]+(?:o[ \t]+sea|es[ \t]+decir"
             r"|i\.e\.|that[ \t]+is|that'?s|which[ \t]+makes[ \t]+it|so[ \t]+it'?s|donc|c'est-[àa]-dire|quindi|ossia"
             r"|cio[èe]"
             r"|d\.[ \t]?h\.|also|ou[ \t]+seja|dus)[ \t:,]+)(?=\S*[0-9])" + _VALUE + "{6,40})",

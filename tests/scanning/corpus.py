@@ -179,6 +179,12 @@ SPLITS = (
     "hundredfifth",
     "hundredsixth",
     "hundredseventh",
+    "hundredeighth",
+    "hundredninth",
+    "hundredtenth",
+    "hundredeleventh",
+    "hundredtwelfth",
+    "hundredthirteenth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -174,7 +174,7 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("an identity card number", r"c[ée]dula(?:[ \t]+de[ \t]+(?:ciudadan[ií]a|identidad))?",
      r"[0-9]{1,3}(?:\.[0-9]{3}){2,3}|[0-9]{1,2}-[0-9]{3,4}-[0-9]{3,4}|[0-9]{6,11}", ("cédula", "cedula"),
      lambda m: len(_digits(m["secret"])) >= 6),
-    ("a passport number", r"passport(?:[ \t]+(?:number|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport"
+    ("a passport number", r"passport(?:[ \t_-]+(?:number|num|no\.?|#|nr\.?))?|reisepass(?:nummer)?|passeport"
      r"|旅券番号|パスポート番号|护照号码?|護照號碼?|여권[ \t]*번호",
      # (a digit in it, so that "passport for the flight: 548290173" does not take "flight" and stop)
      r"(?=[a-z]{0,8}[0-9])[a-z0-9]{6,9}", ("passport", "reisepass", "passeport", "旅券番号", "パスポート番号", "护照号",
