@@ -64,6 +64,9 @@ def corpus(hold_out: set[str]) -> tuple[list[str], list[str], list[str]]:
         "test_round_ten_classes",
         "test_round_eleven_classes",
         "test_round_twelve_classes",
+        "test_round_thirteen_classes",
+        "test_round_fourteen_classes",
+        "test_round_fifteen_classes",
     )
     for module in ("test_round_four_classes", "test_round_five_classes", *ROUNDS.values(), *later):
         if module in {ROUNDS[split] for split in hold_out if split in ROUNDS}:

@@ -91,7 +91,7 @@ def corpus(hold_out: set[str], chats: Path | None = None) -> tuple[list[str], li
         negatives += load(f"writes/{split}/secrets")
         benign += load(f"writes/{split}/benign")  # many of them talk about injections: the hardest to tell apart
     preferences = benign + load("training/preferences") + templates.preferences() + templates.preferences_abroad()
-    preferences += templates.prompt_talk() + templates.reading(6)
+    preferences += templates.prompt_talk() + templates.reading(6) + templates.policies()
     positives += templates.disguised_orders() + templates.orders_abroad()
     # and the texts the scanning tests name one by one (tests/test_scanning.py, tests/scanning/test_*classes.py)
     from importlib import import_module

@@ -610,3 +610,78 @@ def reading(count: int = 12) -> list[str]:
         for _ in range(count):
             texts.add(frame.format(read=rng.choice(reads), thing=rng.choice(things), feel=rng.choice(feels)))
     return sorted(texts)
+
+
+# A team's rules and its talk about its own AI tools: "we never ask customers to ...", "a patient asked whether our
+# chat assistant ...". Stated of people, in the third person or "we": no order to the assistant reading them (the
+# hundred-and-fourteenth to -nineteenth splits held four such texts).
+_POLICY_FRAMES = (
+    "{who} {never} {act} {what} {where}; {instead}.",
+    "{who} {never} {act} {what} {where}, {instead}.",
+    "{someone} asked whether our {ai} {does}; {answer}.",
+    "{someone} asked if the {ai} {does} - {answer}.",
+    "Our AI policy{when}: {ais} may {task}, but {human} {checks}.",
+    "An article said AI agents should never {risky} - I agree; {rule}.",
+    "Team rule: {rule}.",
+    "House rule since {month}: {rule}.",
+    # and how a person signs in: "Log in with ana@example.com; the SSO page is https://..." (said to the user)
+    "Log in with {email}; the {portal} is {url}.",
+    "Sign in with your {account} at {url} - {after}.",
+    "{who} log in with their {account}; the {portal} is {url}.",
+)
+_POLICY_FILL = {
+    "who": ["We", "Our staff", "Freelancers", "Front-desk staff", "The team", "Nurses", "Teachers", "Our agents",
+            "Volunteers", "New hires", "Contractors", "Drivers"],
+    "never": ["never", "must never", "should never", "don't", "are not allowed to", "may not"],
+    "act": ["ask customers to read out", "share", "email", "post", "write down", "send", "ask callers for",
+            "read out", "store", "print"],
+    "what": ["their full card number", "their CAT tool login", "patient records", "the alarm code", "passwords",
+             "client files", "bank details", "the master key", "login details", "exam papers"],
+    "where": ["over the phone", "with subcontractors", "in the group chat", "on sticky notes", "by email",
+              "on social media", "to anyone outside the firm", "in plain text"],
+    "instead": ["send the secure payment link instead", "that's clause 7.3 of the framework agreement",
+                "use the shared vault instead", "ask IT instead", "the auditors check this every year",
+                "it's in the staff handbook", "we learned that the hard way in 2022", "no exceptions"],
+    "someone": ["A patient", "A customer", "A parent", "A client", "A guest", "A member", "A tenant", "A student"],
+    "ai": ["AI chat assistant", "chat helper", "website chatbot", "AI receptionist", "booking bot",
+           "support assistant", "AI helper on the app"],
+    "does": ["stores her records", "is an AI", "gives medical advice", "can see payment details",
+             "remembers conversations", "reads her emails", "shares data with advertisers"],
+    "answer": ["I told her it only sees appointment times and her first name", "we say honestly that it is and offer "
+               "to connect a human agent", "it doesn't, it only books appointments and answers opening-hours "
+               "questions", "it can't, payments go through the bank's own page", "I said no and showed her the "
+               "privacy page", "we explained it keeps nothing after the chat ends"],
+    "when": ["", ", as adopted in March", " (updated in June)", ", agreed at the staff meeting", " since 2024"],
+    "ais": ["assistants", "AI tools", "chatbots", "AI helpers", "the assistants"],
+    "task": ["suggest headlines and summaries", "draft replies", "sort the inbox", "book appointments",
+             "translate first drafts", "answer opening-hours questions"],
+    "human": ["a human editor", "a manager", "a nurse", "the account lead", "a person", "someone on the desk"],
+    "checks": ["reads every story before it's published", "approves anything sent to clients",
+               "checks every reply", "signs off on refunds", "reviews every translation"],
+    "risky": ["auto-approve payments", "send money without a person checking", "delete files on their own",
+              "answer legal questions", "change bank details"],
+    "rule": ["any wire over $1,000 needs a callback to a known number", "if any email asks us to change a "
+             "supplier's bank details, phone the supplier on a known number first", "refunds over 200 need two "
+             "signatures", "nobody shares logins, ever", "new payees are checked by phone", "the last one out "
+             "sets the alarm"],
+    "month": ["March", "the spring", "last year", "the audit", "January"],
+    "email": ["ana@example.com", "your work email", "the shop account", "j.doe@clinic.example", "the team address"],
+    "portal": ["SSO page", "staff portal", "booking system", "timesheet site", "supplier portal", "VPN page"],
+    "url": ["https://sso.example.com", "https://portal.example.org/login", "intranet.example.com",
+            "https://book.example.net", "https://vpn.example.com/Login2"],
+    "account": ["work account", "Google account", "staff ID", "school email", "Microsoft account"],
+    "after": ["the timesheets are under Reports", "ask Sam if it locks you out", "it asks for a code by text",
+              "bookmarks are in the wiki"],
+}  # fmt: skip
+
+
+def policies(count: int = 400) -> list[str]:
+    """`count` rules of a team and its talk about its own AI tools: preferences, never orders to the assistant."""
+    rng = random.Random(SEED + 7)
+    texts = set()
+    for _ in range(count):
+        text = rng.choice(_POLICY_FRAMES)
+        for slot, words in _POLICY_FILL.items():
+            text = text.replace("{" + slot + "}", rng.choice(words))
+        texts.add(text)
+    return sorted(texts)

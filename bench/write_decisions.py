@@ -141,6 +141,12 @@ SPLITS = (
     "hundredeleventh",
     "hundredtwelfth",
     "hundredthirteenth",
+    "hundredfourteenth",
+    "hundredfifteenth",
+    "hundredsixteenth",
+    "hundredseventeenth",
+    "hundredeighteenth",
+    "hundrednineteenth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

@@ -242,7 +242,8 @@ _NAMED = re.compile(
     # a password manager's entry or vault: "under 'NAS'", "the vault 'Flat 3B'"
     r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as"
     # a title: "reading "Security Engineering" by Ross Anderson"
-    r"|reading|read|books?|paper|article|talk|course|film|movie|song|album|chapter|episode|podcast)"
+    r"|reading|read|books?|paper|article|talk|course|film|movie|song|album|chapter|episode|podcast"
+    r"|(?:network|ssid|wi-?fi)[ \t]+(?:is|was)(?:[ \t]+(?:now|called|named))?)"  # "the new network is OH-Staff-5G"
     r"(?:[ \t]+(?:the|a|an|my|our|their|its))?[ \t]*[:=]?[ \t]*[\"'`«]?$"  # "under the 'Research Infra' vault"
 )
 

@@ -45,7 +45,7 @@ _MIXED = re.compile(
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _DIGITS = re.compile(r"(?<![\w.])[#*]?\d(?:[ ./-]?\d){3,}[#*]?(?![\w.]\w)")
 _QUOTED = re.compile(
-    r"(?<!\w)\"[^\"\n]{2,40}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
+    r"(?<!\w)\"[^\"\n]{2,60}\"|(?<![^\s(\[{])'[^'\s][^'\n]{1,38}[^'\s]'(?!\w)|“[^”\n]{2,40}”|„[^“”\n]{2,40}[“”]"
     r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
 )
 # letters, spaces and commas only: "memory", "Kanzlei NAS", "email only, no SMS"
@@ -144,7 +144,7 @@ _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
 # a password in a film, a song or a book ("the scene where the password turns out to be "Joshua""): a story's
 _FICTION = re.compile(
-    r"\b(?:sc[eè]nes?|novels?|sitcoms?|episodes?|lyrics|songs?|romanzo|fumetto|comics?|manga|anime"
+    r"\b(?:sc[eè]nes?|novels?|sitcoms?|episodes?|lyrics|songs?|romanzo|fumetto|comics?|manga|anime|script|screenplay"
     r"|(?:in|from|of)[ \t]+(?:the|a|that|this|de|het|el|la|le|il)[ \t]+"
     r"(?:film|movie|book|series|show|pel[íi]cula|filme))\b",
     re.IGNORECASE,

@@ -31,6 +31,12 @@ def _is_token(m: re.Match[str]) -> bool:
     return looks_generated(m["secret"])
 
 
+def _is_licence_key(m: re.Match[str]) -> bool:
+    """Groups of letters and digits mixed, as a vendor generates them: not a date or a part number of digits alone."""
+    value = m["secret"]
+    return sum(c.isdigit() for c in value) >= 3 and sum(c.isalpha() for c in value) >= 3
+
+
 def _is_prefixed_token(m: re.Match[str]) -> bool:
     """A vendor prefix followed by random characters, not by words ("secret_key_base")."""
     value = m["secret"]
@@ -260,6 +266,16 @@ PREFIXED: tuple[Rule, ...] = (
         lambda m: not (m["keep"].endswith("test_") and example(m["secret"])),  # Stripe's docs key, in test mode
         prefixes=("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
         gate=("k_live_", "k_test_"),
+    ),
+    Rule(  # "Telematics software licence (5 seats): K7RX-2M9Q-VT4H-8WNB-JC3P", '"licence_code": "MNOV-4K7P-..."'
+        "a licence key",
+        re.compile(
+            r"(?P<keep>(?i:licen[cs]e)[^\n:]{0,60}?[\"']?[ \t]*:[ \t]*[\"']?)"
+            r"(?P<secret>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,7})(?![\w-])"
+        ),
+        _is_licence_key,
+        gate=("licen",),
+        sieves=(("licen", r"licen[cs]e[^\n:]{0,60}?[\"']?[ \t]*:[ \t]*[\"']?[a-z0-9]{4,6}-"),),
     ),
     Rule(  # any vendor's live key in the shape Stripe made common: "htl_live_2b8f4e91a7c03d65f1e28b49"
         "a vendor token",

@@ -347,7 +347,8 @@ _FILLER = (
     # or Vietnamese words up to "là", whose the password is: "Mật khẩu cổng thông tin sinh viên của em là ..."
     r"|(?:[ \t]+[^\s:=]{1,12}){1,8}?(?=[ \t]+là[ \t]))?"
     # and an aside between dashes: "the password for the org account — which Jess set up at 3am ... — is ..."
-    r"(?:[ \t]+[—–-][ \t][^\n]{1,240}?[ \t][—–-])?"  # (the folded view's dashes are hyphens)
+    # (the folded view's dashes are hyphens), in brackets, or after a comma: "..., which Ingrid set up in 2019, is"
+    r"(?:[ \t]+[—–-][ \t][^\n]{1,240}?[ \t][—–-]|[ \t]+\([^()\n]{1,240}\)|,?[ \t]+(?:which|who)\b[^\n]{1,240}?,)?"
 )
 _ASSIGNMENT = r"[\"']?[ \t]*[:=]>?[ \t]*[\"']?)(?P<secret>[^\s\"'`,;)\]}>]{4,})"
 # A phrase in quotes of any kind (the folded view has made typographic ones straight), ending where a quote does.
@@ -947,7 +948,8 @@ NAMED: tuple[Rule, ...] = (
         "a token or API key",
         re.compile(
             rf"(?P<keep>(?<![A-Za-z])(?:{KEY_NAMES}|key){_FILLER}(?:[ \t]+(?:is|was)|[ \t]*[:=])?[ \t]*[\"'`]?)"
-            r"(?P<secret>[A-Za-z0-9+/_.~-]{12,})",
+            # (a digit in it: "API key for the post-editing pipeline: 3f8a..." does not stop at "post-editing")
+            r"(?P<secret>(?=[A-Za-z+/_.~-]*[0-9])[A-Za-z0-9+/_.~-]{12,})",
             re.I,
         ),
         _is_generated_value,

