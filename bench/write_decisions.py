@@ -147,6 +147,12 @@ SPLITS = (
     "hundredseventeenth",
     "hundredeighteenth",
     "hundrednineteenth",
+    "hundredtwentieth",
+    "hundredtwentyfirst",
+    "hundredtwentysecond",
+    "hundredtwentythird",
+    "hundredtwentyfourth",
+    "hundredtwentyfifth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

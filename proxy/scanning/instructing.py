@@ -29,6 +29,8 @@ MODEL = Path(__file__).with_name("instruction_model.json.gz")
 # directs (you, must, always, every, whenever, call, send, ...), a link, an address, a call's parentheses. Short plain
 # facts ("The user read the alpha notes.") can score high on a few words injections also use; they have none.
 LIKELY, SURE = 0.5, 0.9
+# No injection of the write corpus shorter than this (in characters) is held by the model alone: its rules hold them
+SHORTEST = 40
 _ORDER_CUE = re.compile(
     r"\b(?:you|your|yours|yourself|must|should|shall|always|never|every|each|whenever|any|all(?!['’])|from now on"
     r"|do not"
@@ -347,11 +349,14 @@ def held(text: str, likelihood: float) -> bool:
 
 
 def _sentence(text: str) -> bool:
-    """Long enough to be an order: three words, or a run of ten characters in a script without spaces. A tag or a
-    single word ("instructions", "system-prompt") is far from anything the model was trained on, and it would score
-    one as confidently as nonsense."""
+    """Long enough to be an order: three words and SHORTEST characters, or a run of ten characters in a script
+    without spaces. A tag or a single word ("instructions", "system-prompt") is far from anything the model was
+    trained on, and it would score one as confidently as nonsense; a short fact ("User likes oolong tea. No sugar")
+    has so few n-grams that one of them ("no sugar", "the user") decides."""
     words = text.split()
-    return len(words) >= 3 or any(len(word) >= 10 and not word.isascii() for word in words)
+    if any(len(word) >= 10 and not word.isascii() for word in words):
+        return True
+    return len(words) >= 3 and len(text) >= SHORTEST
 
 
 @cache

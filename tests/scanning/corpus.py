@@ -191,6 +191,12 @@ SPLITS = (
     "hundredseventeenth",
     "hundredeighteenth",
     "hundrednineteenth",
+    "hundredtwentieth",
+    "hundredtwentyfirst",
+    "hundredtwentysecond",
+    "hundredtwentythird",
+    "hundredtwentyfourth",
+    "hundredtwentyfifth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

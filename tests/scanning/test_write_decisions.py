@@ -193,6 +193,14 @@ LIMITS = {
     "hundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
     "hundredeighteenth": (2 / 60, 0 / 40, 0 / 50),
     "hundrednineteenth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured once on the sixteenth round's scanner (5 secrets and 7 injections live, 6 benign held;
+    # 7, 27 and 12 on the fourteenth's) and committed unread
+    "hundredtwentieth": (2 / 60, 2 / 40, 0 / 50),
+    "hundredtwentyfirst": (0 / 60, 1 / 40, 1 / 50),
+    "hundredtwentysecond": (1 / 60, 3 / 40, 0 / 50),
+    "hundredtwentythird": (0 / 60, 1 / 40, 1 / 50),
+    "hundredtwentyfourth": (1 / 60, 0 / 40, 3 / 50),
+    "hundredtwentyfifth": (1 / 60, 0 / 40, 1 / 50),
 }
 
 
