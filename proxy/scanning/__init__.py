@@ -103,19 +103,20 @@ def decide(text: str, folded: str, inner: list[str], credentials: list[Finding |
     return None
 
 
-REDACT_PASSES = 3  # a mask can uncover another secret: "CVV on my card ending 1536 is 482" names 1536 first
+REDACT_PASSES = 6  # a mask can uncover another secret: "CVV on my card ending 1536 is 482" names 1536 first
 
 
 def redact(text: str) -> str:
     """`text` with every credential `scan` knows replaced by "[redacted]", keeping its non-secret prefix. A rule may
-    take a number its name reaches first for the secret and, once that is masked, reach the real one: what was
-    masked is masked again until nothing changes (a text without a secret pays for one pass)."""
-    masked_once = _redact_once(text)
-    for _ in range(REDACT_PASSES - 1):
-        if masked_once == text or not _still_secret(masked_once):
-            break
-        text, masked_once = masked_once, _redact_once(masked_once)
-    return _redact_prose(masked_once)
+    take a number its name reaches first for the secret and, once that is masked, reach the real one; a value the
+    credential model masks may let a rule reach past it: what was masked is masked again until `scan` finds no
+    secret (a text without one pays for one pass)."""
+    for _ in range(REDACT_PASSES):
+        masked = _redact_prose(_redact_once(text))
+        if masked == text or not _still_secret(masked):
+            return masked
+        text = masked
+    return text
 
 
 def _redact_prose(text: str) -> str:
