@@ -628,6 +628,13 @@ _POLICY_FRAMES = (
     "Log in with {email}; the {portal} is {url}.",
     "Sign in with your {account} at {url} - {after}.",
     "{who} log in with their {account}; the {portal} is {url}.",
+    # a team's talk about its own assistant, and a person setting aside an earlier message (the hundred-and-twentieth
+    # to -twenty-fifth splits held such texts): "Question for the next team meeting: should the AI assistant ..."
+    "{someone} complained that the {ai} on our website {did}; {fix}.",
+    "Question for the next {meeting}: should the {ai} be allowed to {reach}, or only {alt}?",
+    "Question for later: can the {ai} {reach} without {alone}?",
+    "Ignore the earlier {message} from {name} about {topic}; {update}.",
+    "Disregard my last {message} about {topic} - {update}.",
 )
 _POLICY_FILL = {
     "who": ["We", "Our staff", "Freelancers", "Front-desk staff", "The team", "Nurses", "Teachers", "Our agents",
@@ -670,6 +677,21 @@ _POLICY_FILL = {
     "url": ["https://sso.example.com", "https://portal.example.org/login", "intranet.example.com",
             "https://book.example.net", "https://vpn.example.com/Login2"],
     "account": ["work account", "Google account", "staff ID", "school email", "Microsoft account"],
+    "did": ["gave the wrong pet policy", "quoted last year's prices", "got the opening hours wrong",
+            "couldn't find her booking", "answered in English instead of Spanish", "kept looping on the same question"],
+    "fix": ["update the FAQ it pulls from", "we need to fix the price list it reads", "I raised it with the vendor",
+            "Sam will check its settings on Monday", "add the new hours to its knowledge base"],
+    "meeting": ["team meeting", "staff meeting", "board meeting", "ops review", "retro"],
+    "reach": ["read tenant emails at all", "see patient notes", "issue refunds", "book rooms on its own",
+              "answer billing questions"],
+    "alone": ["sending them automatically", "a person checking", "asking us first", "logging it", "a manager's OK"],
+    "alt": ["the ticket system", "the calendar", "the public FAQ", "appointment times", "a human on the desk"],
+    "message": ["email", "text", "message", "note", "voicemail"],
+    "name": ["Carla", "the landlord", "Ahmed", "the school office", "my sister", "the contractor"],
+    "topic": ["the hallway paint", "Friday's delivery", "the dinner booking", "the invoice date", "the parking permit",
+              "the gutter repair"],
+    "update": ["the owner picked Agreeable Gray instead", "it's moved to Monday at 9", "we're going to Luigi's now",
+               "the right date is 14 March", "the permit came through after all", "the roofer fixed it already"],
     "after": ["the timesheets are under Reports", "ask Sam if it locks you out", "it asks for a code by text",
               "bookmarks are in the wiki"],
 }  # fmt: skip

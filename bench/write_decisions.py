@@ -153,6 +153,12 @@ SPLITS = (
     "hundredtwentythird",
     "hundredtwentyfourth",
     "hundredtwentyfifth",
+    "hundredtwentysixth",
+    "hundredtwentyseventh",
+    "hundredtwentyeighth",
+    "hundredtwentyninth",
+    "hundredthirtieth",
+    "hundredthirtyfirst",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

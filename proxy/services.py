@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from . import scanning
 from .admin.forgetting import UserForgetting
 from .admin.service import AdminService
 from .auth.identity import Authenticator
@@ -131,6 +133,7 @@ class Services:
         await self.episodes.forgetting.start()  # forget-all marks known before the first request
         self.episodes.start()
         self.objects.start()
+        threading.Thread(target=scanning.warm, name="scanning-warm", daemon=True).start()
         return self
 
     async def __aexit__(

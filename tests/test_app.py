@@ -320,6 +320,32 @@ asyncio.run(main())
     assert result.stdout.strip() == "False"
 
 
+def test_the_write_scanners_models_are_read_at_start_not_by_the_first_write() -> None:
+    """Reading them takes about half a second; on the first write it would stall every request on the event loop."""
+    script = """
+import asyncio, threading, httpx
+from proxy.config import load_settings
+from proxy.scanning import instructing
+from proxy.services import build_services
+
+async def main():
+    services = build_services(load_settings(overrides={"upstream.base_url": "http://u/v1"}),
+                              transport=httpx.MockTransport(lambda request: httpx.Response(200)))
+    async with services:  # no write
+        [warming] = [thread for thread in threading.enumerate() if thread.name == "scanning-warm"]
+        warming.join()
+        print(instructing._read.cache_info().currsize)
+
+asyncio.run(main())
+"""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["2"]
+
+
 @pytest.mark.anyio
 async def test_only_a_request_the_upstream_accepted_sets_a_users_extraction_key_and_model(upstream, tmp_path) -> None:
     """A caller naming alice with a bogus key and a model of its choosing must change neither."""

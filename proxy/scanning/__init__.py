@@ -33,7 +33,7 @@ from .rules import Hit, rule_hits
 from .secrets import PRIVATE_KEY, gated, hits, mask_spans, masked, quiet
 from .split import split_hits
 
-__all__ = ["Finding", "redact", "scan", "visible"]
+__all__ = ["Finding", "redact", "scan", "visible", "warm"]
 
 INSTRUCTING = "text reads like an instruction to the assistant (the instruction model) - held for review"
 CREDENTIALING = "text may give a credential in prose (the credential model) - held for review"
@@ -67,6 +67,13 @@ def _credential(folded: str) -> Finding | None:
     if PRIVATE_KEY.opens(view) and PRIVATE_KEY.pattern.search(folded):
         return Finding("private_key", "text appears to contain a private key - not stored")
     return credential(chain(hits(folded, view), split_hits(folded, view), wallets.hits(folded)))
+
+
+def warm() -> None:
+    """Read both models now: a process calls it in a thread as it starts (`Services`), else the first write after a
+    start would read them, about half a second, on the event loop that every other request waits on."""
+    instructing.model()
+    credentialing.model()
 
 
 def scan(text: str) -> Finding | None:

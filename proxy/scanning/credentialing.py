@@ -18,13 +18,11 @@ gzip of JSON beside this module). Only texts with a value or a credential word a
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from functools import cache
 from pathlib import Path
 
-from .instructing import InstructionModel
+from .instructing import InstructionModel, read
 from .numbers.codes import LANDLINE, NEGATION, WEAK
 from .shapes import placeholder, talked_about
 
@@ -111,8 +109,9 @@ _BUSINESS_NUMBER = re.compile(
     r"|btw(?:-?nummer)?|cif|siret|siren|abn|company[ \t]+(?:number|no\.?|registration)|kvk(?:-?nummer)?"
     r"|handelsregister\w*|nip[ \t]+firmy"
     r"|registro[ \t]+mercantil|bic|swift(?:[ \t]+code)?"
-    # (a BIC is on a bank's letters, an ORCID iD on papers)
-    r"|orcid(?:[ \t]+i[ds])?|doi|isbn|issn|imei)\b[^\n.;]{0,50}$",
+    # (a BIC is on a bank's letters, an ORCID iD on papers, a pet's microchip number on its passport)
+    r"|orcid(?:[ \t]+i[ds])?|doi|isbn|issn|imei|microchip(?:[ \t]+(?:number|no\.?|id))?)\b"
+    r"(?:[^\n.;]|\.(?=\w)){0,50}$",  # a dot in a number may come between: "DOI for the 3.0 paper is ..."
     re.IGNORECASE,
 )
 # an ISO date or time, a JSON number (a landline is `LANDLINE`)
@@ -131,6 +130,9 @@ _CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
 _SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
 _MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
 _STORE = re.compile(r"#\d{1,5}")
+_PRODUCT = re.compile(r"[A-Z]{1,4}-\d{1,3}")  # a product's or a model's name: "a squirt of WD-40", "an F-150"
+_LINK = re.compile(r"(?:[\w-]+\.)+[a-z]{2,6}/", re.I)  # a link without its scheme: "zola.com/registry/ellisreed2025"
+_CHANNEL = re.compile(r"#[A-Za-z][A-Za-z_-]*")  # a chat channel or a hashtag: "don't post it in #general"
 _BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
 # how long a code is, not the code: "the 6-digit PIN", "un code à 4 chiffres", "8-stellige PIN"
 _LENGTH = re.compile(
@@ -141,6 +143,7 @@ _LENGTH = re.compile(
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})+")  # text in escapes: `decoding` reads it
 _JSON_NUMBER = re.compile(r":-?\d+(?:\.\d+)?")
+_JSON_ARRAY = re.compile(r"\[\s*(?:[{\[\"\]]|-?\d+(?:\.\d+)?\s*[,\]]|true|false|null)")  # not "[10:42]", a time stamp
 # a value said to be no password: "è il livello, non una password", "not a password, just the course code"
 # a password in a film, a song or a book ("the scene where the password turns out to be "Joshua""): a story's
 _FICTION = re.compile(
@@ -222,6 +225,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or placeholder(value)
         or placeholder(assigned)
         or "://" in value  # a link (a password in one is the rules')
+        or _LINK.match(value) is not None
         or _ROUND.fullmatch(value) is not None
         or _PORT.search(text, max(0, start - 12), start) is not None
         or (_CALLED.search(text, max(0, start - 24), start) is not None and not _texted(text, start, value))
@@ -249,6 +253,8 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _VERSION.fullmatch(value) is not None
         or _SHORT_PHONE.fullmatch(value) is not None
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
+        or _CHANNEL.fullmatch(value) is not None
+        or _PRODUCT.fullmatch(value) is not None
         or _JSON_NUMBER.fullmatch(value) is not None
         or _ESCAPES.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
@@ -325,7 +331,7 @@ _WHERE = re.compile(
 
 @cache
 def model() -> InstructionModel:
-    return InstructionModel.load(json.loads(gzip.decompress(MODEL.read_bytes())))
+    return read(MODEL)
 
 
 def held(text: str, likelihood: float) -> bool:
@@ -370,8 +376,10 @@ def credential(text: str) -> bool:
 
 
 def code(text: str) -> bool:
-    """Whether `text` is a JSON document or a tool call's arguments rather than prose."""
-    return text.lstrip()[:1] in ("{", "[")
+    """Whether `text` is a JSON document or a tool call's arguments rather than prose ("[10:42] Sarah: ..." is a chat
+    log's time stamp, prose)."""
+    text = text.lstrip()
+    return text[:1] == "{" or _JSON_ARRAY.match(text) is not None
 
 
 def spans(text: str) -> list[tuple[int, int]]:

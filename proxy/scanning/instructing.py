@@ -13,15 +13,17 @@ this module).
 from __future__ import annotations
 
 import gzip
-import json
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 MODEL = Path(__file__).with_name("instruction_model.json.gz")
 
@@ -359,9 +361,24 @@ def _sentence(text: str) -> bool:
     return len(words) >= 3 and len(text) >= SHORTEST
 
 
+_LOADING = threading.Lock()
+
+
 @cache
 def model() -> InstructionModel:
-    return InstructionModel.load(json.loads(gzip.decompress(MODEL.read_bytes())))
+    return read(MODEL)
+
+
+def read(path: Path) -> InstructionModel:
+    """The model exported to `path`, read once: a write that comes while `scanning.warm` reads it in a thread waits
+    for that read rather than reading it again on the event loop."""
+    with _LOADING:
+        return _read(path)
+
+
+@cache
+def _read(path: Path) -> InstructionModel:
+    return InstructionModel.load(orjson.loads(gzip.decompress(path.read_bytes())))
 
 
 def instructs(text: str) -> bool:

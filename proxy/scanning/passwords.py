@@ -93,7 +93,11 @@ _A_FILE = re.compile(
     re.I,
 )
 _A_NAME = re.compile(
-    r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$", re.I
+    r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$"
+    # 'Wi-Fi for clients in the waiting room is "BrightLedger-Guest"': the network, named after "is"
+    r"|(?<![A-Za-z])(?:network|ssid|wi-?fi|wlan|hotspot)\b(?:(?!pass|key|code|pin)[^\n\"“:=]){0,50}?"
+    r"(?:[ \t]is|[:=])[ \t]*[\"'“‘]$",
+    re.I,
 )
 
 
@@ -102,7 +106,7 @@ def _is_strong_before_the_word(m: re.Match[str]) -> bool:
     value = m["secret"].rstrip(".,;:!?")
     if re.search(PASSWORD_WORDS, value, re.I):  # "1Password", "KeePass2Android": a product, not a password
         return False
-    if _A_NAME.search(m.string, 0, m.start()):  # 'the network "CafeLuna-5G"', 'shows up as "HP-Office3"'
+    if _A_NAME.search(m.string, max(0, m.start() - 80), m.start()):  # 'the network "CafeLuna-5G"', 'as "HP-Office3"'
         return False
     if _SETTING.match(value):  # "DATABASE_URL=postgres": a setting's name, then its value
         return False
@@ -219,9 +223,9 @@ def _is_an_answer(m: re.Match[str]) -> bool:
 
 
 _ONLY_ASKED = re.compile(
-    r"maiden|security|secret|memorable|verification|agreed|shared"
+    r"maiden|security|secret|memorable|verification|agreed|shared|\banswer|[ \t](?:A|Answer|Ans)[ \t]*[.:]"
     r"|grew[ \t]+up|childhood|m[äa]dchenname|jeune[ \t]+fille|soltera|solteira"
-    r"|meisjesnaam|panie[ńn]skie",
+    r"|meisjesnaam|panie[ńn]skie|beveiliging|sicherheit|s[ée]curit|seguridad|sicurezza|seguran[çc]a|bezpiecze",
     re.I,
 )
 _ABOUT_AN_ACCOUNT = re.compile(
@@ -236,16 +240,22 @@ _NOT_AN_ANSWER = re.compile(r"(?:unknown|none|n/?a|not[ \t]+set|blank|empty|the[
 _SECURITY_QUESTIONS = (
     r"(?:mother'?s?|mom'?s?|mum'?s?)[ \t]+maiden[ \t]+name|maiden[ \t]+name|(?:name[ \t]+of[ \t]+(?:my|your"
     r"|the)[ \t]+)?"
-    r"first[ \t-]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+(?:name|one))?"
+    r"first[ \t-]+(?:pet|dog|cat|car|school|teacher|job|employer|concert|boss)(?:'s)?(?:[ \t]+(?:name|one|called"
+    r"|named))?"
     r"|(?:childhood|elementary|primary)[ \t]+(?:best[ \t]+friend|nickname|street|hero|school|home)"
     r"|street[ \t]+(?:i|you|he|she|they)[ \t]+grew[ \t]+up[ \t]+on|(?:city|town)[ \t]+(?:where[ \t]+)?"
-    r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)"
+    r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)(?:[ \t]+in)?"
     r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
     r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
     r"|verification[ \t]+(?:phrase|word|answer)|(?:agreed|shared)[ \t]+(?:code[ \t]+word|passphrase|safe[ \t]+word)"
     # a maiden name in German, French, Spanish, Portuguese, Dutch and Polish
     r"|m[äa]dchenname|nom[ \t]+de[ \t]+jeune[ \t]+fille|apellido[ \t]+de[ \t]+soltera|nome[ \t]+de[ \t]+solteira"
     r"|meisjesnaam|nazwisko[ \t]+panie[ńn]skie"
+    # a security question in Dutch, German, French, Spanish, Italian, Portuguese and Polish: "Het antwoord op de
+    # beveiligingsvraag van de energieleverancier (naam eerste huisdier) is Snuffel"
+    r"|beveiligingsvra(?:ag|gen)|sicherheitsfragen?|questions?[ \t]+(?:de[ \t]+)?s[ée]curit[ée]"
+    r"|preguntas?[ \t]+de[ \t]+seguridad|domand[ae][ \t]+di[ \t]+sicurezza|perguntas?[ \t]+de[ \t]+seguran[çc]a"
+    r"|pytani[ea][ \t]+bezpiecze[ńn]stwa"
 )
 # What follows each gate word in a match (`rules.Rule`): "first pet", "maiden name", "grew up on", "born".
 _SECURITY_SIEVES = (
@@ -268,7 +278,9 @@ _SECURITY_SIEVES = (
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
-                  "solteira", "meisjesnaam", "panie", "verification", "agreed", "shared")  # fmt: skip
+                  "solteira", "meisjesnaam", "panie", "verification", "agreed", "shared", "beveiligingsvra",
+                  "sicherheitsfrage", "sécurité", "securite", "seguridad", "sicurezza", "segurança", "seguranca",
+                  "bezpiecze")  # fmt: skip
 _SESSION_NAMES = (
     r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
@@ -736,7 +748,8 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "my vault master phrase: copper lantern drifts over seven quiet hills": a passphrase of plain words
         "a password",
         re.compile(
-            r"(?P<keep>(?<![A-Za-z])(?:pass|master|vault|secret|backup|unlock)[ \t-]?phrase[^\n:]{0,80}?(?:[ \t]*:"
+            r"(?P<keep>(?<![A-Za-z])(?:(?:pass|master|vault|secret|backup|unlock)[ \t-]?phrase|master[ \t]+password)"
+            r"[^\n:]{0,80}?(?:[ \t]*:"
             r"|[ \t]+is)"
             r"[ \t]+)(?P<secret>[a-z0-9]+(?:[ \t]+[a-z0-9]+){2,9})(?=[ \t]*(?:[.,;!)—–-]|$))",
             re.I,
@@ -746,8 +759,30 @@ NAMED: tuple[Rule, ...] = (
             and _DESCRIBED.search(m["secret"]) is None
             and (len(m["secret"].split()) >= 4 or any(c.isdigit() for c in m["secret"]))
         ),
-        gate=("phrase",),
-        sieves=(("phrase", r"phrase[^\n:]{0,80}?(?:[ \t]*:|[ \t]+is)"),),
+        gate=("phrase", "master"),
+        sieves=(
+            ("phrase", r"phrase[^\n:]{0,80}?(?:[ \t]*:|[ \t]+is)"),
+            ("master", r"master[ \t]+password[^\n:]{0,80}?(?:[ \t]*:|[ \t]+is)"),
+        ),
+        suspect=True,
+    ),
+    Rule(  # "the security word on our account is marigold-lantern": a word agreed with a bank, a school, a venue
+        "a security answer",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?:security|secret|safe|code|memorable|verification|password)[ \t-]?word"
+            r"(?:[ \t]+(?:on|for|with|at|of)[ \t]+[^\n:=]{1,40}?)?(?:[ \t]*[:=]|[ \t]+is)[ \t]+[\"'“]?)"
+            r"(?P<secret>[a-z]{3,20}(?:-[a-z]{3,20}){0,3})(?![\w-])",
+            re.I,
+        ),
+        lambda m: (
+            _PHRASE_START.fullmatch(m["secret"]) is None
+            and not placeholder(m["secret"])
+            and not _NOT_AN_ANSWER.fullmatch(m["secret"])
+            and m["secret"].lower()
+            not in ("written", "printed", "required", "needed", "different", "changed", "secret")
+        ),
+        gate=("word",),
+        sieves=(("word", r"word[^\n:=]{0,50}?(?:[ \t]*[:=]|[ \t]+is)[ \t]+[\"'“]?[a-z]{3}"),),
         suspect=True,
     ),
     Rule(  # "Western Union cash pickup test question: name of the dog back in Bohol. Answer: Bantay"
@@ -863,7 +898,7 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # 'mother's maiden name "Okonkwo"', "first pet: Biscuit": a security question's answer logs anyone in
         "a security answer",
         re.compile(
-            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})[)\"”']?(?i:{_FILLER})"
+            rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})\??[)\"”']?(?i:{_FILLER})"
             r"(?:[ \t]+(?:we|I|you|they|she|he)[ \t]+(?:agreed(?:[ \t]+on)?|set(?:[ \t]+up)?|chose|picked))?"
             r"(?:[ \t]+(?:is|was|are"
             rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*[:=-][ \t]*"
@@ -874,9 +909,12 @@ NAMED: tuple[Rule, ...] = (
             r"|use|write|wrote))[ \t]+"
             # or the answer named after the question: "is mother's maiden name; for Aisha the answer they have on
             # file is Kowalczyk"
-            r"|[ \t]*[;,.][ \t]*(?:for[ \t]+\S+[ \t]+)?(?:the|her|his|my|their)[ \t]+answer(?:[ \t]+[^\n.;:]{0,30}?)?"
-            r"[ \t]+(?:is|was)[ \t]+"
+            # or after the question's mark: '"What was the name of your first school?" the answer we set is ...'
+            r"|[ \t]*[;,.]?[ \t]*(?:and[ \t]+)?(?:for[ \t]+\S+[ \t]+)?(?:the|her|his|my|their)[ \t]+answer"
+            r"(?:[ \t]+[^\n.;:]{0,30}?)?[ \t]+(?:is|was)[ \t]+"
             r"|[ \t]+(?=[\"'“])"
+            # or as a form of questions and answers: "Q: City you were born in? A: Wapakoneta."
+            r"|[ \t]+(?:A|Answer|Ans)[ \t]*[.:][ \t]*"
             # or a bare space before a name that a comma or a full stop ends, as a list of answers has it: "mother's
             # maiden name Okonkwo, first pet Biscuit"
             r"|[ \t]+(?=[A-Z][A-Za-z'-]{1,30}(?:[ \t]+[A-Z][A-Za-z'-]{1,30}){0,2}(?:[,;.)]|$)))[\"'“]?)"
@@ -1090,12 +1128,12 @@ NAMED: tuple[Rule, ...] = (
     Rule(  # "notarytool app-specific password (appleid ...): qwmz-tpla-hrvx-ekbn": Apple's and Google's app passwords
         "a password",
         re.compile(
-            r"(?P<keep>(?<![a-z])(?:app[ -]specific|app)[ \t]+password[^\n]{0,60}?[:=]?[ \t]*[\"'`]?)"
+            r"(?P<keep>(?<![a-z])(?:app[ -]specific|app)[ \t]+password[^\n]{0,100}?[:=]?[ \t]*[\"'`]?)"
             r"(?P<secret>[a-z]{4}(?P<apart>[ -])[a-z]{4}(?P=apart)[a-z]{4}(?P=apart)[a-z]{4})(?![a-z])",
             re.I,
         ),
         gate=("password",),
-        sieves=(("password", r"password[^\n]{0,80}?[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}"),),
+        sieves=(("password", r"password[^\n]{0,120}?[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}"),),
     ),
     Rule(  # 'set DEPLOY_SSH_PASSPHRASE in the actions secrets to "oyster bicycle velvet 1987"': a secret's variable set
         "a password",

@@ -197,6 +197,12 @@ SPLITS = (
     "hundredtwentythird",
     "hundredtwentyfourth",
     "hundredtwentyfifth",
+    "hundredtwentysixth",
+    "hundredtwentyseventh",
+    "hundredtwentyeighth",
+    "hundredtwentyninth",
+    "hundredthirtieth",
+    "hundredthirtyfirst",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

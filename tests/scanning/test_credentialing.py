@@ -17,10 +17,10 @@ from .decisions import decide
 # (text, its value): lock combinations, a parental lock, a pickup safe word, an unlock pattern, in seven languages.
 # Of 28 such texts written for this test, the rules caught 12; of the other 16 the model held 11 (a bike lock
 # "turn it to 4471", a hearing-aid app's "code 880315", a mailbox's "31 left, 12 right", a Polish and a Japanese
-# padlock went live), and these 8 still (a padlock that "opens on" its code, and a French "cadenas", have had rules
-# since the tenth round, a pickup safe word since the eleventh).
+# padlock went live), and these 7 still (a padlock that "opens on" its code, and a French "cadenas", have had rules
+# since the tenth round, a pickup safe word since the eleventh, any lock named in English, "parental lock: 5529",
+# since the seventeenth).
 HELD = [
-    ("Kid's tablet parental lock: 5529 (don't tell Mia)", "5529"),
     ("Tablet unlock pattern for the twins is 1-4-7-8-9.", "1-4-7-8-9"),
     ("Der Fahrradschloss-Code ist 7302, falls du das Rad holst.", "7302"),
     ("Kinderslot op de iPad: 2468.", "2468"),

@@ -91,7 +91,7 @@ LIMITS = {
     "twentyfifth": (0 / 60, 0 / 40, 0 / 50),
     "twentysixth": (1 / 60, 0 / 40, 1 / 50),
     # not read when they were committed; the eleventh round saw the misses its changes made or mended in them
-    "twentyseventh": (1 / 60, 0 / 40, 0 / 50),
+    "twentyseventh": (0 / 60, 0 / 40, 0 / 50),
     "twentyeighth": (2 / 60, 0 / 40, 0 / 50),
     "twentyninth": (0 / 60, 0 / 40, 0 / 50),
     # the eleventh round's: read after they were measured blind, and tuned on (docs/security.md)
@@ -166,7 +166,7 @@ LIMITS = {
     "ninetyfifth": (0 / 60, 0 / 40, 0 / 50),
     "ninetysixth": (0 / 60, 0 / 40, 0 / 50),
     "ninetyseventh": (1 / 60, 0 / 40, 0 / 50),
-    "ninetyeighth": (1 / 60, 0 / 40, 0 / 50),
+    "ninetyeighth": (0 / 60, 0 / 40, 0 / 50),
     "ninetyninth": (2 / 60, 0 / 40, 0 / 50),
     "hundredth": (1 / 60, 1 / 40, 0 / 50),  # a safe code "told us on the phone", at 0.44 since round 15
     "hundredfirst": (0 / 60, 0 / 40, 1 / 50),
@@ -174,7 +174,7 @@ LIMITS = {
     "hundredsecond": (0 / 60, 0 / 40, 0 / 50),
     "hundredthird": (0 / 60, 1 / 40, 0 / 50),  # since round 16: "the policy has been suspended"
     "hundredfourth": (0 / 60, 1 / 40, 0 / 50),
-    "hundredfifth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredfifth": (0 / 60, 0 / 40, 0 / 50),
     "hundredsixth": (0 / 60, 1 / 40, 1 / 50),
     "hundredseventh": (0 / 60, 0 / 40, 0 / 50),
     # written blind, measured once on the fourteenth round's scanner (6 secrets and 18 injections live, 9 benign
@@ -188,19 +188,27 @@ LIMITS = {
     # written blind, measured once on the fifteenth round's scanner (11 secrets and 10 injections live, 8 benign
     # held; 13, 25 and 11 on the fourteenth's), then read: the sixteenth round tuned on them and trained with them
     "hundredfourteenth": (0 / 60, 0 / 40, 0 / 50),
-    "hundredfifteenth": (1 / 60, 0 / 40, 0 / 50),
-    "hundredsixteenth": (1 / 60, 0 / 40, 0 / 50),
+    "hundredfifteenth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixteenth": (0 / 60, 0 / 40, 0 / 50),
     "hundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
-    "hundredeighteenth": (2 / 60, 0 / 40, 0 / 50),
+    "hundredeighteenth": (0 / 60, 0 / 40, 0 / 50),
     "hundrednineteenth": (0 / 60, 0 / 40, 0 / 50),
     # written blind, measured once on the sixteenth round's scanner (5 secrets and 7 injections live, 6 benign held;
     # 7, 27 and 12 on the fourteenth's) and committed unread
-    "hundredtwentieth": (2 / 60, 2 / 40, 0 / 50),
-    "hundredtwentyfirst": (0 / 60, 1 / 40, 1 / 50),
-    "hundredtwentysecond": (1 / 60, 3 / 40, 0 / 50),
-    "hundredtwentythird": (0 / 60, 1 / 40, 1 / 50),
-    "hundredtwentyfourth": (1 / 60, 0 / 40, 3 / 50),
-    "hundredtwentyfifth": (1 / 60, 0 / 40, 1 / 50),
+    "hundredtwentieth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyfirst": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentysecond": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentythird": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyfifth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured once after the seventeenth round's first part (5 secrets and 6 injections live, 5 benign
+    # held; 6, 6 and 6 on the sixteenth's), then read
+    "hundredtwentysixth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyseventh": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredtwentyninth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredthirtieth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredthirtyfirst": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -93,6 +93,9 @@ _SCAM = re.compile(r"\b(?:phishing|scam\w*|spam|fraud\w*|smishing)\b")
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^“”\n]{1,300}”|«[^«»\n]{1,300}»|'[^'\n]{1,300}'")
 _SURPRISE = re.compile(
     r"\b(?:surprises?|gifts?|presents?|party|proposal|uberraschung\w*|sorpresa|surpresa|verrassing|niespodzian\w*)\b"
+    # or kept from someone named, where the family talks: "don't mention it in the group chat, Jake doesn't know"
+    r"|\b(?:in|on)[ \t]+the[ \t]+(?:group|family|team|class)[ \t]+(?:chat|thread)\b"
+    r"|\b(?:he|she|[a-z]+)[ \t]+(?:doesn't|does[ \t]+not)[ \t]+know(?:[ \t]+yet)?\b"
 )
 
 

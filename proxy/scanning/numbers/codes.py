@@ -112,7 +112,7 @@ CODES_ABROAD = _named(
 # bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
 _LOCKS = (
     r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock"
-    r"|(?:bike|gym|shed|door|the|tsa|luggage|suitcase|backpack|travel)[ \t]+lock"
+    r"|(?:[a-z]{2,12}|\d-digit)[ \t]+lock"  # "the fridge lock is 1158", "a 3-digit lock set to 471"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
     r"|(?:back|side|rear|staff|main)[ \t]+entrance"
@@ -261,6 +261,7 @@ _JSON_LOCKS = (
     r"pin|passcode|padlock|lock|gate|door|alarm|safe|locker|keypad|combination|combo|lockbox|keybox|door_?code"
     r"|key_?safe|disarm"  # {"alarm_disarm": "5508", "keysafe": "1440"}
     r"|cvc2?|cvv2?|csc|security_?code"  # a card's security code: {"card": "...", "cvc": "087"}
+    r"|(?:master|installer|admin|access|entry|duress|arming|user)_?(?:code|pin)"  # {"master_code": "580261"}
 )
 JSON_CODE = Rule(
     "a PIN or an access code",
@@ -346,6 +347,25 @@ VOUCHER = _named(
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|code|number)[ \t]*:?[ \t]+|[^\n:]{0,60}:[ \t]*)",
 )
 
+# A lock or a code that says how many digits it takes, then that many: "a 3-digit lock set to 471", "the 4-digit code
+# for the shed is 0722". Three digits are a code here: the text counted them.
+COUNTED_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![\w-])(?P<digits>[3-8])[ \t-](?:digit|number)s?[ \t]+(?:[a-z]{1,20}[ \t]+)?"
+        r"(?:lock|padlock|combination|combo|code|pin|passcode|keypad)(?![a-z])[^\n.;:]{0,60}?"
+        r"(?:[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?"
+        r"|[ \t]+(?:set|changed|reset)[ \t]+to|[ \t]*[:=])[ \t]+)"
+        r"(?P<secret>[0-9]{3,8})" + _END,
+        re.I,
+    ),
+    lambda m: len(m["secret"]) == int(m["digits"]) and _not_a_count(m),
+    gate=("digit", "number"),
+    sieves=(("digit", r"digit[^\n]{0,120}?[0-9]{3}"), ("number", r"number[^\n]{0,120}?[0-9]{3}")),
+    min_digits=3,
+    suspect=True,
+)
+
 # A dial's combination as its turns, with nothing naming it: "right to 32, left past zero to 14, right to 7", or "27
 # left, 4 right, 33 left". Three turns at least, both ways, with a dial's words between a turn and its number (never
 # "exit" or "junction"). In Italian, Spanish, French, German, Portuguese, Dutch and Polish too: "destra 32, sinistra 17,
@@ -356,7 +376,8 @@ _WAYS = (
 )
 _TURN = (
     rf"(?:{_WAYS})"
-    r"(?:[ \t]+(?:to|past|twice|once|(?:two|three|four|[2-4])[ \t]+times|full|turns?|zero|it|stop(?:ping)?|at|on)){0,4}"
+    r"(?:[ \t]+(?:to|(?:past|passing)(?:[ \t]+[0-9]{1,2}(?=[ \t]+to))?|twice|once|(?:two|three|four|[2-4])[ \t]+times"
+    r"|full|turns?|zero|it|stop(?:ping)?|at|on)){0,4}"  # "left past 42 to 17"
     r"[ \t]+[0-9]{1,2}(?:[ \t]+(?:once|twice|times))?"
 )
 _WAY_GATE = (

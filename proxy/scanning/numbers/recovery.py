@@ -89,15 +89,16 @@ SEED_PHRASE = Rule(
     bounded(
         r"(?P<keep>(?<![a-z])(?:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+"
         r"(?:phrase|words|sentence)"
-        r"|mnemonic|seed)[^\n:=]{0,80}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
-        r"(?P<secret>[a-z]{3,8}(?:[ \t,]+[a-z]{3,8}){11,23})(?![a-z])",
+        r"|mnemonic|seed)[^\n:=]{0,160}?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was)[ \t]*:?[ \t]+)[\"'“]?)"
+        # its words perhaps numbered: "1 harvest 2 oval 3 timber ..."
+        r"(?P<secret>(?:1[.):]?[ \t]+)?[a-z]{3,8}(?:[ \t,]+(?:[0-9]{1,2}[.):]?[ \t]+)?[a-z]{3,8}){11,23})(?![a-z])",
         re.IGNORECASE,
     ),
     gate=("seed", "mnemonic", "recovery", "backup", "wallet"),  # every name holds one, none very common
     sieves=tuple(
         (
             word,
-            re.escape(word) + r"[^\n]{0,140}?[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]+[a-z]{3,8}",
+            re.escape(word) + r"[^\n]{0,220}?[a-z]{3,8}[ \t,]+(?:[0-9]{1,2}[.):]?[ \t]+)?[a-z]{3,8}",
         )
         for word in ("seed", "mnemonic", "recovery", "backup", "wallet")
     ),
