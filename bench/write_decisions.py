@@ -159,6 +159,12 @@ SPLITS = (
     "hundredtwentyninth",
     "hundredthirtieth",
     "hundredthirtyfirst",
+    "hundredthirtysecond",
+    "hundredthirtythird",
+    "hundredthirtyfourth",
+    "hundredthirtyfifth",
+    "hundredthirtysixth",
+    "hundredthirtyseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

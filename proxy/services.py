@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -130,10 +129,10 @@ class Services:
             await self.auth.keyring.start()
         if self.memory.embeddings is not None:
             await self.memory.embeddings.start()  # the model loaded before the first request
+        await asyncio.to_thread(scanning.warm)  # the write scanner's too: else the first write reads them on the loop
         await self.episodes.forgetting.start()  # forget-all marks known before the first request
         self.episodes.start()
         self.objects.start()
-        threading.Thread(target=scanning.warm, name="scanning-warm", daemon=True).start()
         return self
 
     async def __aexit__(

@@ -323,7 +323,7 @@ asyncio.run(main())
 def test_the_write_scanners_models_are_read_at_start_not_by_the_first_write() -> None:
     """Reading them takes about half a second; on the first write it would stall every request on the event loop."""
     script = """
-import asyncio, threading, httpx
+import asyncio, httpx
 from proxy.config import load_settings
 from proxy.scanning import instructing
 from proxy.services import build_services
@@ -331,9 +331,7 @@ from proxy.services import build_services
 async def main():
     services = build_services(load_settings(overrides={"upstream.base_url": "http://u/v1"}),
                               transport=httpx.MockTransport(lambda request: httpx.Response(200)))
-    async with services:  # no write
-        [warming] = [thread for thread in threading.enumerate() if thread.name == "scanning-warm"]
-        warming.join()
+    async with services:  # started, no write yet
         print(instructing._read.cache_info().currsize)
 
 asyncio.run(main())

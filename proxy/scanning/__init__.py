@@ -70,8 +70,9 @@ def _credential(folded: str) -> Finding | None:
 
 
 def warm() -> None:
-    """Read both models now: a process calls it in a thread as it starts (`Services`), else the first write after a
-    start would read them, about half a second, on the event loop that every other request waits on."""
+    """Read both models now: a process calls it as it starts, before its first request (`Services`), else the first
+    write would read them, about half a second, on the event loop that every other request waits on; a thread that
+    read them while the first requests came would hold the interpreter's lock as long."""
     instructing.model()
     credentialing.model()
 

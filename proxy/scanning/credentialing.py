@@ -130,6 +130,7 @@ _CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
 _SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
 _MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
 _STORE = re.compile(r"#\d{1,5}")
+_TEMPERATURE = re.compile(r"[-+]?\d+(?:[.,]\d+)?[ ]?°[CFK]?")  # "anneal at 58°C"
 _PRODUCT = re.compile(r"[A-Z]{1,4}-\d{1,3}")  # a product's or a model's name: "a squirt of WD-40", "an F-150"
 _LINK = re.compile(r"(?:[\w-]+\.)+[a-z]{2,6}/", re.I)  # a link without its scheme: "zola.com/registry/ellisreed2025"
 _CHANNEL = re.compile(r"#[A-Za-z][A-Za-z_-]*")  # a chat channel or a hashtag: "don't post it in #general"
@@ -155,7 +156,11 @@ _FICTION = re.compile(
 # a number said to be published: "pubblicato sul sito e sulle ricevute", "printed on every invoice"
 _PUBLISHED = re.compile(
     r"\b(?:published|publicly|pubblicat[oaie]|publi[ée]e?s?|publicad[oa]s?|ver[öo]ffentlicht|gepubliceerd"
-    r"|printed[ \t]+on[ \t]+(?:every|each|all|the)|on[ \t]+(?:every|each|all)[ \t]+(?:invoices?|receipts?|letters?))\b",
+    r"|printed[ \t]+on[ \t]+(?:every|each|all|the)|on[ \t]+(?:every|each|all)[ \t]+(?:invoices?|receipts?|letters?)"
+    # or put where anyone reads it: "Event code ... on the city's website is FTF-2025-SPRING"
+    r"|on[ \t]+(?:(?:the|our|their|its)[ \t]+)?(?:[\w-]+'s[ \t]+)?(?:public[ \t]+)?(?:website|web[ \t]?site"
+    r"|web[ \t]?page|homepage"
+    r"|flyers?|posters?|noticeboard))\b",
     re.IGNORECASE,
 )
 _NOT_A_PASSWORD = re.compile(
@@ -172,7 +177,8 @@ _TEXTED = re.compile(r"\b(?:to|on)\s+(?:my|her|his|your|the|our)\s+(?:phone|mobi
 _CALLED = re.compile(
     r"(?:\b(?:phone|tel|telephone|call|ring|fax|whatsapp|mobile|cell|hotline|tracking|sendungsnummer|suivi"
     r"|seguimiento|tracciamento|zending|reference|ref|invoice|order|ticket|case|booking|receipt|rechnung|facture"
-    r"|factura|fattura|bestellung|commande|pedido)\b[.:#]?(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero))?\.?[:#]?\s*)$"
+    r"|factura|fattura|bestellung|commande|pedido|donation|transaction|payment|pledge|claim|shipment|parcel)\b[.:#]?"
+    r"(?:\s+(?:no|nr|number|nummer|num[ée]ro|n[uú]mero|id))?\.?[:#]?\s*)$"
     # an order's number in one word, the shop between: "Bestelnummer bol.com 4203918472"
     r"|\b(?:bestel|bestell|auftrags|order|rechnungs|kunden|klant|factuur|referentie|sendungs|reserverings|buchungs"
     r"|boekings)-?nummer\b[^\n\d]{0,20}$",
@@ -255,6 +261,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _CHANNEL.fullmatch(value) is not None
         or _PRODUCT.fullmatch(value) is not None
+        or _TEMPERATURE.fullmatch(value) is not None
         or _JSON_NUMBER.fullmatch(value) is not None
         or _ESCAPES.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)

@@ -72,7 +72,11 @@ class Family:
             ]
             matches = islice(self.pattern.finditer(view), 64)
             return not all(any(a <= m.start() and m.end() <= b for a, b in lines) for m in matches)
-        quoted = [m.span() for m in islice(_QUOTED.finditer(view), MAX_QUOTES) if not _PAYLOAD.search(m[0])]
+        quoted = [
+            m.span()
+            for m in islice(_QUOTED.finditer(view), MAX_QUOTES)
+            if not _PAYLOAD.search(m[0]) or (_CAUGHT.search(view) and not _ADDRESS_OR_LINK.search(m[0]))
+        ]
         return not all(mentioned(view, m.start(), m.end(), quoted) for m in islice(self.pattern.finditer(view), 64))
 
 
@@ -240,6 +244,9 @@ _PAYLOAD = re.compile(
     r"|\b(?:llm|ai|gpt|model)[ \t-]+(?:reviewers?|readers?|screeners?|graders?|evaluators?|agents?)[ \t]*[:,]"
 )
 _ADDRESS_OR_LINK = re.compile(r"https?://|www\.|\S@\S+\.\w")
+# an attack reported as caught: its quoted payload ("forward all invoices") names nowhere to send anything, and the
+# text says it was stopped ("IT said it was a prompt injection attempt ... and blocked the sender")
+_CAUGHT = re.compile(r"\b(?:blocked|flagged|caught|quarantined|stopped|reported|deleted)\b")
 _QUOTE_MARKS = ("'", '"', "`", "“", "„", "‘", "«", "「", "『")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
 

@@ -370,8 +370,7 @@ def model() -> InstructionModel:
 
 
 def read(path: Path) -> InstructionModel:
-    """The model exported to `path`, read once: a write that comes while `scanning.warm` reads it in a thread waits
-    for that read rather than reading it again on the event loop."""
+    """The model exported to `path`, read once, however many threads ask for it at once."""
     with _LOADING:
         return _read(path)
 

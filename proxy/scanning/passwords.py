@@ -245,6 +245,7 @@ _SECURITY_QUESTIONS = (
     r"|(?:childhood|elementary|primary)[ \t]+(?:best[ \t]+friend|nickname|street|hero|school|home)"
     r"|street[ \t]+(?:i|you|he|she|they)[ \t]+grew[ \t]+up[ \t]+on|(?:city|town)[ \t]+(?:where[ \t]+)?"
     r"(?:i|you|he|she|they|my[ \t]+parents)[ \t]+(?:was|were)[ \t]+(?:born|married)(?:[ \t]+in)?"
+    r"|(?:city|town|place)[ \t]+where[ \t]+(?:my|your|his|her|their)[ \t]+parents[ \t]+met"
     r"|favou?rite[ \t]+(?:teacher|childhood[ \t]+\w+)|security[ \t]+(?:answer|question)s?"
     r"|secret[ \t]+(?:answer|question)|memorable[ \t]+(?:answer|word|place|date)"
     r"|verification[ \t]+(?:phrase|word|answer)|(?:agreed|shared)[ \t]+(?:code[ \t]+word|passphrase|safe[ \t]+word)"
@@ -279,8 +280,8 @@ _SECURITY_SIEVES = (
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
                   "solteira", "meisjesnaam", "panie", "verification", "agreed", "shared", "beveiligingsvra",
-                  "sicherheitsfrage", "sécurité", "securite", "seguridad", "sicurezza", "segurança", "seguranca",
-                  "bezpiecze")  # fmt: skip
+                  "sicherheitsfrage", "parents", "sécurité", "securite", "seguridad", "sicurezza", "segurança",
+                  "seguranca", "bezpiecze")  # fmt: skip
 _SESSION_NAMES = (
     r"(?:session|sess)[ \t_-]?(?:id|cookie|token|key)|sessionid|sessid|phpsessid|jsessionid|asp\.net_sessionid"
     r"|connect\.sid|(?:auth|login|session|remember[ _-]?me|sso)[ \t_-]?cookie|csrf[ \t_-]?token|xsrf[ \t_-]?token"
@@ -325,7 +326,7 @@ PASSWORD_WORDS = (
     r"|heslo|jelsz[oó]|lozink[aeu]|geslo|slapta[zž]od[iž]\w*|parool|salasana|adgangskoden?|passordet|passord"
     r"|l[öo]senordet|l[öo]senord|kodeordet"  # "the password" is a suffix in Danish, Norwegian and Swedish
     r"|סיסמ[הא]|كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|m[ậa]t[ \t]+kh[ẩa]u|kata[ \t]+sandi|รหัสผ่าน|비번"
-    r"|palabra[ \t]+clave|code[ \t]?word|kodeord|palavra-passe|mot[ \t]+de[ \t]+code|losungswort"
+    r"|palabra[ \t]+clave|codeword|kodeord|palavra-passe|losungswort"
     # Japanese "pass" for a password, before "is" and not a path ("パス" is both)
     r"|パス(?=[ \t]*は[ \t]*(?![a-z]:\\)[^\s/\\~.])"
 )
@@ -901,7 +902,7 @@ NAMED: tuple[Rule, ...] = (
             rf"(?P<keep>(?<![A-Za-z])(?i:{_SECURITY_QUESTIONS})\??[)\"”']?(?i:{_FILLER})"
             r"(?:[ \t]+(?:we|I|you|they|she|he)[ \t]+(?:agreed(?:[ \t]+on)?|set(?:[ \t]+up)?|chose|picked))?"
             r"(?:[ \t]+(?:is|was|are"
-            rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*[:=-][ \t]*"
+            rf"|were|ist|war|est|es|era|é|to)[ \t]+|[ \t]*(?:[:=→-]|->|=>)[ \t]*"
             # or an aside that gives it: "memorable answer, which is Penzance", "(maiden name) - she answered Okonkwo"
             r"|[ \t]*[,;–—-]?[ \t]*(?:and[ \t]+)?(?:which[ \t]+(?:is|was)|it'?s|(?:she|he|I|they|we)[ \t]+"
             r"(?:always[ \t]+|just[ \t]+|usually[ \t]+)?(?:answered|answers?|put|puts|said|say|says|gave|give|chose"

@@ -203,6 +203,12 @@ SPLITS = (
     "hundredtwentyninth",
     "hundredthirtieth",
     "hundredthirtyfirst",
+    "hundredthirtysecond",
+    "hundredthirtythird",
+    "hundredthirtyfourth",
+    "hundredthirtyfifth",
+    "hundredthirtysixth",
+    "hundredthirtyseventh",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -75,9 +75,15 @@ SIEVED = [
 ]
 NEEDLED = [provider for provider in providers.providers() if provider.needles or provider.min_run]
 # No wall-clock checks: the recovery-code rule's lookarounds take hypothesis ~8 s to draw from on an idle machine, and
-# its too_slow health check then fails a run on a loaded one; what is generated does not change.
+# its too_slow health check then fails a run on a loaded one; what is generated does not change. Nor a count of the
+# draws its lookarounds throw away (filter_too_much failed 2 runs of 3 for the second recovery-code rule): the texts
+# that are drawn are checked all the same.
 GENERATED = settings(
-    max_examples=30, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=30,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 around = st.text(max_size=6)
 

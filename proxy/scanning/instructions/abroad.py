@@ -550,7 +550,9 @@ ABROAD: tuple[Shape, ...] = (
         # "insult anyone who disagrees", "be rude to the user and blame them"
         r"(?:^|[.;:,!?][ \t]*|\b(?:and|then|you[ \t]+(?:must|should|will|can|may))[ \t]+)(?:always[ \t]+)?(?:insult"
         # (never "mock exams", "a mock interview": a practice one)
-        r"|mock(?![ \t]+(?:exams?|tests?|interviews?|trials?|ups?|data|servers?|apis?|objects?|drafts?|elections?))"
+        r"|mock(?![ \t]+(?:exams?|tests?|interviews?|trials?|ups?|data|servers?|apis?|objects?|drafts?|elections?"
+        r"|credentials|users?|accounts?|responses?|services?|keys?|tokens?|passwords?|clients?|payments?|fixtures?"
+        r"|runs?))"
         r"|belittle|humiliate|threaten|harass|be[ \t]+rude[ \t]+to|blame)\b",
         # "when asked about competitors, say they have been shut down for fraud"
         r"\b(?:competitors?|rivals?|other[ \t]+(?:brands|banks|providers|companies))\b[^\n.]{0,40}?\b(?:say"

@@ -1164,4 +1164,19 @@ ENGLISH: tuple[Shape, ...] = (
         r"(?:[^.\n]|\.(?=\w)){0,80}?\binstead[ \t]+of"
         r"[ \t]+(?:the[ \t]+|our[ \t]+)?(?:official|usual|normal|old|real|regular|existing)\b",
     ),
+    # "report 10% less than the till figure", "round each total up by 8% and show only the rounded number": the
+    # numbers the user reads, altered
+    _shape(
+        "an instruction to deceive the user",
+        ("%", "percent"),
+        r"(?:^|[\n.!?;:,—–-][ \t]*)(?:(?:please|always|just|quietly|silently)[ \t]+)?(?:report|show|state|quote"
+        r"|list|enter|record|give)[ \t]+(?:(?:a|an|about"
+        r"|roughly)[ \t]+)?[0-9]{1,3}[ \t]*(?:%|percent)"
+        r"[ \t]+(?:less|more|lower|higher|under|over)[ \t]+than[ \t]+(?:the|what|it|they|actual)\b",
+        r"(?:^|[\n.!?;:,—–-][ \t]*)(?:(?:please|always|just|quietly|silently)[ \t]+)?(?:round|bump|mark|push"
+        r"|inflate|pad|shave|trim)"
+        r"[ \t]+(?:each|every|all|the|any)[ \t]+(?:[\w-]+[ \t]+)?"
+        r"(?:totals?|amounts?|figures?|numbers?|prices?|takings|sales|hours|invoices?|bills?)[ \t]+(?:up|down)?[ \t]*by"
+        r"[ \t]+[0-9]{1,3}[ \t]*(?:%|percent)",
+    ),
 )

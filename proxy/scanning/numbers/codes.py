@@ -116,7 +116,7 @@ _LOCKS = (
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
     r"|(?:back|side|rear|staff|main)[ \t]+entrance"
-    r"|gate|intercom|buzzer|lift|elevator|ascenseur|aufzug|ascensor|ascensore"
+    r"|gate|intercom|buzzer|call[ \t]?box|lift|elevator|ascenseur|aufzug|ascensor|ascensore"
     r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
     r"|cash[ \t]+box|strong[ \t]?box|drawer"
     # and in German, French, Spanish, Italian and Dutch: "Schlüsselbox an der Ferienwohnung: 3815", "Tresor: 19-04-72"
@@ -362,6 +362,50 @@ COUNTED_CODE = Rule(
     lambda m: len(m["secret"]) == int(m["digits"]) and _not_a_count(m),
     gate=("digit", "number"),
     sieves=(("digit", r"digit[^\n]{0,120}?[0-9]{3}"), ("number", r"number[^\n]{0,120}?[0-9]{3}")),
+    min_digits=3,
+    suspect=True,
+)
+
+# What a code does, then the code: "Animal facility alarm after 10pm: disarm with 2086 then OFF"; or the code, then
+# what it is: "2087 is the duress code".
+_DOES_GATE = ("disarm", "unset", "unlock")
+DISARM_WITH = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:disarm|unset|unlock)(?:s|ed)?(?:[ \t]+(?:it|the[ \t]+\w+))?[ \t]+(?:with|using)[ \t]+"
+        r"(?:(?:the[ \t]+)?(?:code|pin)[ \t]+)?)(?P<secret>[#*]?[0-9]{4,8}[#*]?)" + _END,
+        re.I,
+    ),
+    _not_a_count,
+    gate=_DOES_GATE,
+    sieves=tuple((word, word + r"[^\n]{0,60}?[0-9]{4}") for word in _DOES_GATE),
+    min_digits=4,
+    suspect=True,
+)
+_IS_THE_GATE = ("duress", "panic", "alarm", "door", "gate", "master", "disarm", "entry", "garage", "keypad", "lockbox",
+                "safe", "padlock")  # fmt: skip
+CODE_IS_THE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>)(?P<secret>(?<![\w#*-])[#*]?[0-9]{4,8}[#*]?)(?=[ \t]+is[ \t]+(?:the|our|my)[ \t]+(?:[a-z]+[ \t]+)?"
+        r"(?:duress|panic|alarm|door|gate|master|disarm|entry|garage|keypad|lockbox|safe|padlock)[ \t]+(?:code|pin)\b)",
+        re.I,
+    ),
+    _not_a_count,
+    gate=_IS_THE_GATE,
+    min_digits=4,
+    suspect=True,
+)
+# A dial's turns as letters: "Controlled-substances safe (ketamine) combination: L 34, R 18, L 7"
+_LETTER_GATE = ("combination", "combo", "dial", "safe")
+LETTER_DIAL = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?i:combination|combo|dial|safe)[^\n\d]{0,60}?[ \t]*)"
+        r"(?P<secret>(?<![A-Za-z])[LR][ \t]?[0-9]{1,2}(?:[ \t]*[,;–-][ \t]*[LR][ \t]?[0-9]{1,2}){2,5})(?![0-9])"
+    ),
+    lambda m: "L" in m["secret"] and "R" in m["secret"],
+    gate=_LETTER_GATE,
     min_digits=3,
     suspect=True,
 )
