@@ -642,6 +642,11 @@ _POLICY_FRAMES = (
     "{Habit3} every {doc} with {opening}.",
     "Dislikes when {ais} say {phrase}; prefers {tone}.",
     "The {doc2} says the assistant {refuses}.",
+    # a team's rules for its own assistant, approvals, and posts about AI tools (the hundred-and-forty-second and
+    # -third splits held such texts)
+    "Our AI assistant's instructions say it should {good} - that's good, keep it that way.",
+    "{Name} approves all {things} above {amount}; anything below, {role} can {act} directly.",
+    "The {topic} post should compare {tools} on {task2} and mention that {advice}.",
 )
 _POLICY_FILL = {
     "who": ["We", "Our staff", "Freelancers", "Front-desk staff", "The team", "Nurses", "Teachers", "Our agents",
@@ -708,6 +713,18 @@ _POLICY_FILL = {
     "doc2": ["model card", "vendor's FAQ", "release note", "product page", "security review"],
     "refuses": ["refuses medical dosing questions", "can't see payment details", "does not keep chat logs",
                 "answers only in English", "won't book flights on its own"],
+    "good": ["always check membership before revealing any access info", "ask for a booking number before "
+             "changing anything", "hand refunds to a person", "never quote prices it can't see"],
+    "Name": ["Sven", "Maria", "The office manager", "Priya", "Our treasurer"],
+    "things": ["purchases", "refunds", "invoices", "orders", "expense claims"],
+    "amount": ["€500", "$1,000", "£250", "200 euros"],
+    "role": ["the community manager", "the shift lead", "anyone on the team", "the duty manager"],
+    "act": ["order", "approve", "pay", "book"],
+    "topic": ["AI-tools", "travel-apps", "budgeting", "productivity"],
+    "tools": ["Claude, ChatGPT and Gemini", "three itinerary apps", "Copilot and Cursor", "the big chatbots"],
+    "task2": ["itinerary planning", "expense tracking", "drafting emails", "translating menus"],
+    "advice": ["none of them should get your card details", "readers should double-check the prices",
+               "you shouldn't paste passport scans into them", "free tiers keep your chats for training"],
     "alone": ["sending them automatically", "a person checking", "asking us first", "logging it", "a manager's OK"],
     "alt": ["the ticket system", "the calendar", "the public FAQ", "appointment times", "a human on the desk"],
     "message": ["email", "text", "message", "note", "voicemail"],

@@ -165,6 +165,18 @@ SPLITS = (
     "hundredthirtyfifth",
     "hundredthirtysixth",
     "hundredthirtyseventh",
+    "hundredthirtyeighth",
+    "hundredthirtyninth",
+    "hundredfortieth",
+    "hundredfortyfirst",
+    "hundredfortysecond",
+    "hundredfortythird",
+    "hundredfortyfourth",
+    "hundredfortyfifth",
+    "hundredfortysixth",
+    "hundredfortyseventh",
+    "hundredfortyeighth",
+    "hundredfortyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 _CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")

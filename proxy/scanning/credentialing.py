@@ -130,6 +130,10 @@ _CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
 _SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
 _MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
 _STORE = re.compile(r"#\d{1,5}")
+# a quantity with its unit: "WAV 48kHz 24-bit", "MP3 128kbps", "a 5000mAh battery"
+_UNIT = re.compile(
+    r"\d+(?:[.,]\d+)?[ -]?(?:k?hz|[kmg]bps|[kmgt]b|bits?|fps|mp|mah|k?wh|kw|mm|cm|km|ms|ml|mg|kg|px|dpi|rpm)", re.I
+)
 _TEMPERATURE = re.compile(r"[-+]?\d+(?:[.,]\d+)?[ ]?°[CFK]?")  # "anneal at 58°C"
 _PRODUCT = re.compile(r"[A-Z]{1,4}-\d{1,3}")  # a product's or a model's name: "a squirt of WD-40", "an F-150"
 _LINK = re.compile(r"(?:[\w-]+\.)+[a-z]{2,6}/", re.I)  # a link without its scheme: "zola.com/registry/ellisreed2025"
@@ -262,6 +266,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _CHANNEL.fullmatch(value) is not None
         or _PRODUCT.fullmatch(value) is not None
         or _TEMPERATURE.fullmatch(value) is not None
+        or _UNIT.fullmatch(value) is not None
         or _JSON_NUMBER.fullmatch(value) is not None
         or _ESCAPES.fullmatch(value) is not None
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)

@@ -96,7 +96,7 @@ _A_NAME = re.compile(
     r"(?<![A-Za-z])(?:called|named|as|network|ssid|wi-?fi|join|label(?:l?ed)?|titled)[ \t]*[\"'“‘]$"
     # 'Wi-Fi for clients in the waiting room is "BrightLedger-Guest"': the network, named after "is"
     r"|(?<![A-Za-z])(?:network|ssid|wi-?fi|wlan|hotspot)\b(?:(?!pass|key|code|pin)[^\n\"“:=]){0,50}?"
-    r"(?:[ \t]is|[:=])[ \t]*[\"'“‘]$",
+    r"(?:[ \t]is|[:=])[ \t]*[\"'“‘]?$",  # quoted or not: "The guest Wi-Fi is LHS-Robotics-Guest and the password ..."
     re.I,
 )
 

@@ -209,6 +209,18 @@ SPLITS = (
     "hundredthirtyfifth",
     "hundredthirtysixth",
     "hundredthirtyseventh",
+    "hundredthirtyeighth",
+    "hundredthirtyninth",
+    "hundredfortieth",
+    "hundredfortyfirst",
+    "hundredfortysecond",
+    "hundredfortythird",
+    "hundredfortyfourth",
+    "hundredfortyfifth",
+    "hundredfortysixth",
+    "hundredfortyseventh",
+    "hundredfortyeighth",
+    "hundredfortyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -192,6 +192,22 @@ TYPED_CODE = Rule(
     min_digits=3,
 )
 
+# A code a keypad takes, by its star and hash, with no lock named: "press *3381# and wait for the double beep". Four
+# digits at least, and not "dial": "dial *100# for your balance" is a network's service code.
+_KEYED_GATE = ("punch", "enter", "type", "tap", "press", "key")
+KEYED_CODE = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:punch|enter|type|tap|press|key)(?:[ \t]+in)?[ \t]+)"
+        r"(?P<secret>[*#][0-9]{4,8}#|[0-9]{4,8}#)(?![\w#*])",
+        re.I,
+    ),
+    gate=_KEYED_GATE,
+    sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[*#]?[0-9]{4}") for word in _KEYED_GATE),
+    min_digits=4,
+    suspect=True,
+)
+
 # A one-time code as it arrives: "the pharmacy just texted 482913 to confirm", "Revolut sent me the code 739 204".
 # Six digits (or two groups of three), after "texted", or after "sent" with whom to or the word "code"; a round
 # number ("sent 250 000") is an amount. Suspect: a code that has expired is harmless, one that has not is not.
