@@ -223,7 +223,7 @@ def main() -> int:
         help="in how many texts a character n-gram and a word n-gram must be to be a feature (the model's size)",
     )
     parser.add_argument("--no-cv", action="store_true", help="skip cross-validation")
-    parser.add_argument("--c", type=float, default=6.0, help="inverse regularisation strength")
+    parser.add_argument("--c", type=float, default=4.0, help="inverse regularisation strength")
     parser.add_argument("--preference-weight", type=float, default=12.0, help="a preference counts as this many")
     parser.add_argument("--check", action="store_true", help="report, do not write the model")
     parser.add_argument("--write", type=Path, default=MODEL, help="where to write the model")

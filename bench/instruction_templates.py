@@ -645,8 +645,8 @@ _POLICY_FRAMES = (
     # a team's rules for its own assistant, approvals, and posts about AI tools (the hundred-and-forty-second and
     # -third splits held such texts)
     "Our AI assistant's instructions say it should {good} - that's good, keep it that way.",
-    "{Name} approves all {things} above {amount}; anything below, {role} can {act} directly.",
-    "The {topic} post should compare {tools} on {task2} and mention that {advice}.",
+    "{Name} approves all {things} above {amount}; anything below, {role} can {act2} directly.",
+    "The {post_topic} post should compare {tools} on {task2} and mention that {advice}.",
 )
 _POLICY_FILL = {
     "who": ["We", "Our staff", "Freelancers", "Front-desk staff", "The team", "Nurses", "Teachers", "Our agents",
@@ -719,8 +719,8 @@ _POLICY_FILL = {
     "things": ["purchases", "refunds", "invoices", "orders", "expense claims"],
     "amount": ["€500", "$1,000", "£250", "200 euros"],
     "role": ["the community manager", "the shift lead", "anyone on the team", "the duty manager"],
-    "act": ["order", "approve", "pay", "book"],
-    "topic": ["AI-tools", "travel-apps", "budgeting", "productivity"],
+    "act2": ["order", "approve", "pay", "book"],
+    "post_topic": ["AI-tools", "travel-apps", "budgeting", "productivity"],
     "tools": ["Claude, ChatGPT and Gemini", "three itinerary apps", "Copilot and Cursor", "the big chatbots"],
     "task2": ["itinerary planning", "expense tracking", "drafting emails", "translating menus"],
     "advice": ["none of them should get your card details", "readers should double-check the prices",

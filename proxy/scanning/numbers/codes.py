@@ -194,7 +194,7 @@ TYPED_CODE = Rule(
 
 # A code a keypad takes, by its star and hash, with no lock named: "press *3381# and wait for the double beep". Four
 # digits at least, and not "dial": "dial *100# for your balance" is a network's service code.
-_KEYED_GATE = ("punch", "enter", "type", "tap", "press", "key")
+_STAR_HASH_GATE = ("punch", "enter", "type", "tap", "press", "key")
 KEYED_CODE = Rule(
     "a PIN or an access code",
     bounded(
@@ -202,8 +202,8 @@ KEYED_CODE = Rule(
         r"(?P<secret>[*#][0-9]{4,8}#|[0-9]{4,8}#)(?![\w#*])",
         re.I,
     ),
-    gate=_KEYED_GATE,
-    sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[*#]?[0-9]{4}") for word in _KEYED_GATE),
+    gate=_STAR_HASH_GATE,
+    sieves=tuple((word, word + r"(?:[ \t]{1,8}in)?[ \t]{1,8}[*#]?[0-9]{4}") for word in _STAR_HASH_GATE),
     min_digits=4,
     suspect=True,
 )
