@@ -16,180 +16,35 @@ split-out numbers of the credential model (bench/credential_model.py ``--hold-ou
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
-import re
+import sys
 import time
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 from proxy.scanning import scan
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests/scanning"
-SPLITS = (
-    "tuned",
-    "held_out",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "blind",
-    "sixth",
-    "seventh",
-    "eighth",
-    "tenth",
-    "eleventh",
-    "twelfth",
-    "thirteenth",
-    "fourteenth",
-    "fifteenth",
-    "sixteenth",
-    "seventeenth",
-    "eighteenth",
-    "nineteenth",
-    "twentieth",
-    "twentyfirst",
-    "twentysecond",
-    "twentythird",
-    "twentyfourth",
-    "twentyfifth",
-    "twentysixth",
-    "twentyseventh",
-    "twentyeighth",
-    "twentyninth",
-    "thirtieth",
-    "thirtyfirst",
-    "thirtysecond",
-    "thirtythird",
-    "thirtyfourth",
-    "thirtyfifth",
-    "fortysecond",
-    "fortythird",
-    "fortyfourth",
-    "fortyfifth",
-    "fortysixth",
-    "fortyseventh",
-    "fortyeighth",
-    "fortyninth",
-    "fiftieth",
-    "fiftyfirst",
-    "fiftysecond",
-    "fiftythird",
-    "thirtysixth",
-    "thirtyseventh",
-    "thirtyeighth",
-    "thirtyninth",
-    "fortieth",
-    "fortyfirst",
-    "fiftyfourth",
-    "fiftyfifth",
-    "fiftysixth",
-    "fiftyseventh",
-    "fiftyeighth",
-    "fiftyninth",
-    "sixtieth",
-    "sixtyfirst",
-    "sixtysecond",
-    "sixtythird",
-    "sixtyfourth",
-    "sixtyfifth",
-    "sixtysixth",
-    "sixtyseventh",
-    "sixtyeighth",
-    "sixtyninth",
-    "seventieth",
-    "seventyfirst",
-    "seventysecond",
-    "seventythird",
-    "seventyfourth",
-    "seventyfifth",
-    "seventysixth",
-    "seventyseventh",
-    "seventyeighth",
-    "seventyninth",
-    "eightieth",
-    "eightyfirst",
-    "eightysecond",
-    "eightythird",
-    "eightyfourth",
-    "eightyfifth",
-    "eightysixth",
-    "eightyseventh",
-    "eightyeighth",
-    "eightyninth",
-    "ninetieth",
-    "ninetyfirst",
-    "ninetysecond",
-    "ninetythird",
-    "ninetyfourth",
-    "ninetyfifth",
-    "ninetysixth",
-    "ninetyseventh",
-    "ninetyeighth",
-    "ninetyninth",
-    "hundredth",
-    "hundredfirst",
-    "hundredsecond",
-    "hundredthird",
-    "hundredfourth",
-    "hundredfifth",
-    "hundredsixth",
-    "hundredseventh",
-    "hundredeighth",
-    "hundredninth",
-    "hundredtenth",
-    "hundredeleventh",
-    "hundredtwelfth",
-    "hundredthirteenth",
-    "hundredfourteenth",
-    "hundredfifteenth",
-    "hundredsixteenth",
-    "hundredseventeenth",
-    "hundredeighteenth",
-    "hundrednineteenth",
-    "hundredtwentieth",
-    "hundredtwentyfirst",
-    "hundredtwentysecond",
-    "hundredtwentythird",
-    "hundredtwentyfourth",
-    "hundredtwentyfifth",
-    "hundredtwentysixth",
-    "hundredtwentyseventh",
-    "hundredtwentyeighth",
-    "hundredtwentyninth",
-    "hundredthirtieth",
-    "hundredthirtyfirst",
-    "hundredthirtysecond",
-    "hundredthirtythird",
-    "hundredthirtyfourth",
-    "hundredthirtyfifth",
-    "hundredthirtysixth",
-    "hundredthirtyseventh",
-    "hundredthirtyeighth",
-    "hundredthirtyninth",
-    "hundredfortieth",
-    "hundredfortyfirst",
-    "hundredfortysecond",
-    "hundredfortythird",
-    "hundredfortyfourth",
-    "hundredfortyfifth",
-    "hundredfortysixth",
-    "hundredfortyseventh",
-    "hundredfortyeighth",
-    "hundredfortyninth",
-)
-KINDS = ("secrets", "injections", "benign")
-_CODE_POINT = re.compile(r"\{U\+([0-9A-Fa-f]{4,6})\}")
 
 
-def load(name: str) -> list[str]:
-    """As tests/scanning/corpus.py reads a sample file (kept here so an older `proxy` can be measured)."""
-    lines = (CORPUS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
-    return [
-        _CODE_POINT.sub(lambda m: chr(int(m[1], 16)), line)
-        for line in lines
-        if line.strip() and line != "#" and not line.startswith("# ")
-    ]
+def _corpus() -> ModuleType:
+    """tests/scanning/corpus.py of this checkout, by its path: `tests` on ``PYTHONPATH`` would be the older
+    worktree's, whose splits are fewer (corpus.py imports nothing of `proxy`)."""
+    spec = importlib.util.spec_from_file_location("write_corpus", CORPUS / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+_CORPUS = _corpus()
+SPLITS: tuple[str, ...] = _CORPUS.SPLITS
+KINDS: tuple[str, ...] = _CORPUS.KINDS
+load = _CORPUS.load
 
 
 def decide(text: str) -> str:
