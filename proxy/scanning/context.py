@@ -243,6 +243,8 @@ _NAMED = re.compile(
     r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as"
     # a title: "reading "Security Engineering" by Ross Anderson"
     r"|reading|read|books?|paper|article|talk|course|film|movie|song|album|chapter|episode|podcast"
+    # or a piece to write: 'Blog idea: "How we keep your data safe"', 'subject line: "Your login, explained"'
+    r"|idea|blog|post|headline|title|subject|slogan|tagline|caption|topic|theme|webinar|newsletter|video|slide"
     r"|(?:network|ssid|wi-?fi)[ \t]+(?:is|was)(?:[ \t]+(?:now|called|named))?)"  # "the new network is OH-Staff-5G"
     r"(?:[ \t]+(?:the|a|an|my|our|their|its))?[ \t]*[:=]?[ \t]*[\"'`«]?$"  # "under the 'Research Infra' vault"
 )

@@ -138,6 +138,17 @@ _TEMPERATURE = re.compile(r"[-+]?\d+(?:[.,]\d+)?[ ]?°[CFK]?")  # "anneal at 58�
 _PRODUCT = re.compile(r"[A-Z]{1,4}-\d{1,3}")  # a product's or a model's name: "a squirt of WD-40", "an F-150"
 _LINK = re.compile(r"(?:[\w-]+\.)+[a-z]{2,6}/", re.I)  # a link without its scheme: "zola.com/registry/ellisreed2025"
 _CHANNEL = re.compile(r"#[A-Za-z][A-Za-z_-]*")  # a chat channel or a hashtag: "don't post it in #general"
+# a card's last four, said so: "the card on Mum's pharmacy account ends in 4471"
+_LAST_FOUR = re.compile(
+    r"\b(?:ends?|ending)[ \t]+(?:in|with)[ \t]+$|\blast[ \t]+(?:four|4)(?:[ \t]+digits)?[ \t]*(?:are|is|:)?[ \t]*$",
+    re.I,
+)
+# a published id of an app or a product, which a store page shows anyone: "Lanternfall's Steam app ID is 2419870"
+_PUBLIC_ID = re.compile(
+    r"\b(?:app|application|store|product|item|listing|game|package|bundle|asin|isbn|sku)[ \t]*(?:ids?|numbers?|no\.?)\b"
+    r"[^\n.]{0,60}$",
+    re.I,
+)
 _BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
 # how long a code is, not the code: "the 6-digit PIN", "un code à 4 chiffres", "8-stellige PIN"
 _LENGTH = re.compile(
@@ -196,7 +207,8 @@ _LINE = re.compile(
     r"(?:\s+\S+){0,4}?\s*[:=]?\s*$",
     re.IGNORECASE,
 )
-# a postcode, a few words after its name: "Kod pocztowy akademika to 30-059", "PLZ der Praxis: 80331"
+# a postcode, a few words after its name: "Kod pocztowy akademika to 30-059", "PLZ der Praxis: 80331" (no small
+# letters: "his kid's name backwards with the zip: nodnarB90210" is a password)
 _POSTCODE = re.compile(
     r"\b(?:post[ \t]?code|zip(?:[ \t]?code)?|plz|postleitzahl|code[ \t]+postal|c[óo]digo[ \t]+postal|cap|pocztowy"
     r"|postnummer|postcode)\b(?:\s+\S+){0,3}?\s*[:=]?\s*$",
@@ -239,7 +251,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _ROUND.fullmatch(value) is not None
         or _PORT.search(text, max(0, start - 12), start) is not None
         or (_CALLED.search(text, max(0, start - 24), start) is not None and not _texted(text, start, value))
-        or _POSTCODE.search(text, max(0, start - 40), start) is not None
+        or (_POSTCODE.search(text, max(0, start - 40), start) is not None and value == value.upper())
         or _LINE.search(text, max(0, start - 48), start) is not None
         or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
         or _MANAGER.fullmatch(value) is not None
@@ -264,6 +276,8 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _SHORT_PHONE.fullmatch(value) is not None
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _CHANNEL.fullmatch(value) is not None
+        or (_LAST_FOUR.search(text, max(0, start - 24), start) is not None and len(value) == 4)
+        or _PUBLIC_ID.search(text, max(0, start - 80), start) is not None
         or _PRODUCT.fullmatch(value) is not None
         or _TEMPERATURE.fullmatch(value) is not None
         or _UNIT.fullmatch(value) is not None

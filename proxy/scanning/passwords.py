@@ -130,7 +130,13 @@ _A_QUESTION = re.compile(
     re.I,
 )
 _NETWORK = re.compile(r"\b(?:router|wi-?fi|wlan|modem|hub|hotspot|network|box|tablet|ssid)\b", re.I)
-_COMPOUND = re.compile(r"[A-Z]{2,6}-[A-ZÄÖÜ]?[a-zäöüßéèà]{3,}")
+# who asks for a code word on the phone: an alarm's monitoring centre, a security firm, a bank
+_ASKED_BY = re.compile(
+    r"\b(?:alarm|monitoring|security|securitas|adt|verisure|patrol|bank|call[ \t]?cent(?:re|er)|operator|guards?)\b",
+    re.I,
+)
+# a word for a thing: an acronym first ("API-sleutel", "WLAN-Passwort") or a letter ("e-Services", "i-Ready")
+_COMPOUND = re.compile(r"[A-Z]{2,6}-[A-ZÄÖÜ]?[a-zäöüßéèà]{3,}|[a-z]{1,2}-[A-Z][a-z]{2,}")
 
 
 def _is_strong_typed(m: re.Match[str]) -> bool:
@@ -951,6 +957,29 @@ NAMED: tuple[Rule, ...] = (
         gate=("question", "pytanie", "pregunta", "sicherheitsfrage", "domanda", "pergunta"),
         suspect=True,
     ),
+    Rule(  # 'the answer to "name of the first street you lived on" is Aldersgate Crescent': a security question quoted
+        "a security answer",
+        re.compile(
+            r"(?P<keep>(?<![A-Za-z])(?i:answer)[ \t]+to[ \t]+(?:the[ \t]+(?:question[ \t]+)?)?[\"“'(]"
+            r"(?=[^\"”')\n]{0,80}?\b(?i:first|maiden|pet|street|school|born|birth|favou?rite|childhood"
+            r"|nickname|teacher|car|mother|father|grand\w+|best[ \t]+friend|honeymoon|met)\b)[^\"”')\n]{5,80}[\"”')]"
+            r"[ \t]*(?i:is|was|[:=-])[ \t]+[\"'“]?)"
+            r"(?P<secret>[A-Z][A-Za-z0-9'-]{1,30}(?:[ \t]+[A-Z][A-Za-z0-9'-]{1,30}){0,2})"
+        ),
+        lambda m: not placeholder(m["secret"]) and not _NOT_AN_ANSWER.fullmatch(m["secret"]),
+        gate=("answer",),
+        suspect=True,
+    ),
+    Rule(  # "Blessed2BeABlessing! is what the church Instagram is on now": a strong value first, what it opens after
+        "a password",
+        re.compile(
+            r"(?:^|(?<=[\n.!?:][ \t]))(?P<keep>)(?P<secret>[A-Za-z0-9!#$%&*?@^~+=_.-]{8,40})(?=[ \t]+is[ \t]+what[ \t]+"
+            r"(?:the|our|my|his|her|their)[ \t]+[^.\n]{1,40}?[ \t](?:is|was|are)[ \t]+(?:on|set[ \t]+to|using)\b)"
+        ),
+        lambda m: strong_password(m["secret"].rstrip(".,;:")),
+        gate=("what",),
+        suspect=True,
+    ),
     Rule(  # "with password 'Qu1ckSilver!'", "pass Tr4velB4g!": no verb, so the value must look strong
         "a password",
         re.compile(rf"(?P<keep>{_STARTS}(?:{PASSWORD_WORDS}|pass|pw|pwd)[ \t]+[\"'`]?){_VALUE}{{6,64}})", re.I),
@@ -982,6 +1011,18 @@ NAMED: tuple[Rule, ...] = (
         _is_literal,
         gate=_KEY_GATE,
         sieves=tuple((word, word + _ASSIGNED) for word in _KEY_GATE),
+    ),
+    Rule(  # '"technician_key":"8F3A1C27-94BE-..."': a JSON field named as someone's key, with a generated value
+        "a token or API key",
+        re.compile(
+            r'(?P<keep>"(?!(?:idempotency|partition|sort|primary|foreign|cache|dedupe?|object|public|publishable|routing'
+            r'|row|group|lookup|translation|message|map|s3|storage|site|i18n|ssh_public|pub)[_-]key")'
+            r'[a-z][a-z0-9]{1,24}[_-]key"[ \t]*:[ \t]*")(?P<secret>[a-z0-9][a-z0-9_-]{19,})(?=")',
+            re.I,
+        ),
+        _is_generated_value,
+        gate=("_key", "-key"),
+        suspect=True,
     ),
     Rule(  # "the API key is Zx9...", "client secret Q~..."
         "a token or API key",
@@ -1076,6 +1117,17 @@ NAMED: tuple[Rule, ...] = (
                 r"phrase|phrase[ \t]+it[ \t]+(?:asks|wants|prompts)",
             ),
         ),
+        suspect=True,
+    ),
+    Rule(  # 'If Securitas calls about the alarm, say the word "marmalade"': the word an alarm company or a bank asks
+        "a code word",
+        re.compile(
+            r"(?P<keep>(?<![a-zA-Z])(?i:(?:say|give|use|tell[ \t]+them)[ \t]+the[ \t]+word[ \t]+)[\"“'])"
+            r"(?P<secret>[^\"”'\n]{3,40})(?=[\"”'])"
+        ),
+        lambda m: _ASKED_BY.search(m.string) is not None and not placeholder(m["secret"].replace(" ", "_")),
+        gate=("word",),
+        sieves=(("word", r"(?:say|give|use|them)[ \t]+the[ \t]+word"),),
         suspect=True,
     ),
     Rule(  # "die PIN dazu ist Wattenmeer-44": a PIN that is a word and digits, as a password is

@@ -14,8 +14,8 @@ _PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 PLACEHOLDER = re.compile(
     r"[$<{%\[*].*|your[\w-]*|x+|\.+|none|null|nil|true|false|redacted|hidden|masked|required|optional"
     # these two: code, not a literal ("settings.DB_PASSWORD", "getenv("), unless it ends in digits as words with
-    # dots do ("cafe.com.leite88")
-    r"|example|placeholder|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?<!\d)[(\[]?|[A-Za-z_]\w*[(\[]"
+    # dots do ("cafe.com.leite88") or has a digit inside a word, as a chosen one does ("Br3athe.Lift.Rest")
+    r"|example|placeholder|(?!.*\d[A-Za-z])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?<!\d)[(\[]?|[A-Za-z_]\w*[(\[]"
     # the word standing for itself in templates: "postgres://user:password@localhost", "PASSWORD=changeme"
     r"|passw(?:or)?d|changeme|change[_-]me|changeit|my-?password",
     re.I,

@@ -233,6 +233,30 @@ LIMITS = {
     "hundredfortyseventh": (1 / 60, 0 / 40, 1 / 50),
     "hundredfortyeighth": (1 / 60, 0 / 40, 0 / 50),
     "hundredfortyninth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the seventeenth round's last build (2 secrets and 8 injections live, 6 benign held),
+    # then read
+    "hundredfiftieth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyfirst": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftysecond": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftythird": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyfifth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the eighteenth round's first part (3 secrets and 6 injections live, 6 benign held;
+    # 3, 5 and 4 on the seventeenth's), then read
+    "hundredfiftysixth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyseventh": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredfiftyninth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtieth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtyfirst": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the eighteenth round's second part (4 secrets and 8 injections live, 0 benign held;
+    # 4, 9 and 1 on the seventeenth's), then read
+    "hundredsixtysecond": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtythird": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtyfourth": (0 / 60, 1 / 40, 0 / 50),
+    "hundredsixtyfifth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtysixth": (1 / 60, 0 / 40, 0 / 50),
+    "hundredsixtyseventh": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ..normalise import latin, plain
+from ..normalise import latin, plain, unleet
 from ..rules import Literals
 from . import cjk
 from .abroad import ABROAD
@@ -103,17 +103,24 @@ _SURPRISE = re.compile(
 GATES = Literals(word for shape in SHAPES for word in (*shape.gate, *shape.also))
 
 
-def find(folded: str) -> str | None:
-    """The kind of suspect instruction in a folded text (`normalise.aligned`), or None."""
-    view = latin(folded)
-    if "<!--" in view and _comment(view):
-        return "a hidden comment"
+def _shaped(view: str) -> str | None:
     present = GATES.present(view)
     for shape in SHAPES:
         if shape.search(view, present):
             if shape.label in _EXCUSABLE and _excused(view, shape):
                 continue
             return shape.label
+    return None
+
+
+def find(folded: str) -> str | None:
+    """The kind of suspect instruction in a folded text (`normalise.aligned`), or None."""
+    view = latin(folded)
+    if "<!--" in view and _comment(view):
+        return "a hidden comment"
+    for reading in (view, *unleet(view)):  # and leetspeak undone: "n0te f0r the m0del: d1sable ..."
+        if label := _shaped(reading):
+            return label
     if "//" in folded and "?" in folded and _FILLED_LINK.search(folded):
         return "a link for the model to fill in"
     if "@" in folded and standing_forward(seen := plain(folded)):

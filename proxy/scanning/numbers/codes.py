@@ -340,6 +340,39 @@ ACTIVATION = _named(
     any_value=True,
 )
 
+# A generated code in groups, named as what lets someone in: "the access code to share with the bank is
+# V-7KQ4-H29M-X3TD". Capitals and digits only, as generated codes are ("Spring-Sale-2024" is words); only suspect.
+_GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "authori", "enrol", "registration",
+                 "pairing", "invit", "setup")  # fmt: skip
+GROUPED_CODE = _named(
+    "an access code",
+    r"(?:access|share|sharing|unlock|login|sign-?in|authori[sz]ation|enrol?ment|registration|pairing|invit(?:e|ation)"
+    r"|setup)[ \t]+(?:code|key|pin)",
+    r"[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}",
+    _GROUPED_GATE,
+    lambda m: (
+        m["secret"] == m["secret"].upper()
+        and sum(c.isdigit() for c in m["secret"]) >= 2
+        and sum(c.isalpha() for c in m["secret"]) >= 2
+    ),
+    suspect=True,
+    any_value=True,
+)
+
+# A push-button lock's code, pressed a button or two at a time: "push-button lock: press 3 and 5 together, then 1,
+# then 4". Three presses at least, after a word for what it opens; only suspect.
+_PRESS = r"\d(?:[ \t]+(?:and|&|\+)[ \t]+\d)*(?:[ \t]+together)?"
+PUSH_BUTTON = Rule(
+    "a PIN or an access code",
+    bounded(
+        r"(?P<keep>(?<![a-z])(?:lock|door|keypad|gate|safe|box|locker|cabinet)\b[^.\n]{0,40}?\b(?:press|push|punch)"
+        rf"[ \t]+)(?P<secret>{_PRESS}(?:[ \t]*,[ \t]*(?:then[ \t]+)?{_PRESS}){{2,6}})(?![0-9])",
+        re.I,
+    ),
+    gate=("press", "push", "punch"),
+    suspect=True,
+)
+
 # A BLIK code, Poland's six digits that pay once: "kod BLIK 672918, wpisz go na Allegro"
 BLIK = Rule(
     "a one-time code",

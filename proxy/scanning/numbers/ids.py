@@ -72,6 +72,13 @@ def _with_digits(count: int) -> Check:
     return lambda m: sum(c.isdigit() for c in m["secret"]) >= count
 
 
+def _passport(m: re.Match[str]) -> bool:
+    """Five digits at least, or a German passport's nine capitals and digits ("C4R8J21TP": four digits may be all)."""
+    value = m["secret"]
+    digits = sum(c.isdigit() for c in value)
+    return digits >= 5 or (len(value) == 9 and digits >= 3 and value == value.upper())
+
+
 # (label, names, value, gate words, stdnum module or check): a named number, certain when its check passes.
 _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("a Social Insurance Number",
@@ -179,7 +186,7 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
      # (a digit in it, so that "passport for the flight: 548290173" does not take "flight" and stop)
      r"(?=[a-z]{0,8}[0-9])[a-z0-9]{6,9}", ("passport", "reisepass", "passeport", "旅券番号", "パスポート番号", "护照号",
                                           "護照號", "여권"),
-     _with_digits(5)),
+     _passport),
     ("a driving licence number", r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?|driving[ \t]+licen[cs]e"
      r"(?:[ \t]+(?:number|no\.?|#))?|licen[cs]e[ \t]+number|f[üu]hrerschein(?:nummer)?",
      r"[a-z0-9][a-z0-9-]{4,19}",
