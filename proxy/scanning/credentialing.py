@@ -140,7 +140,14 @@ _LINK = re.compile(r"(?:[\w-]+\.)+[a-z]{2,6}/", re.I)  # a link without its sche
 _CHANNEL = re.compile(r"#[A-Za-z][A-Za-z_-]*")  # a chat channel or a hashtag: "don't post it in #general"
 # a card's last four, said so: "the card on Mum's pharmacy account ends in 4471"
 _LAST_FOUR = re.compile(
-    r"\b(?:ends?|ending)[ \t]+(?:in|with)[ \t]+$|\blast[ \t]+(?:four|4)(?:[ \t]+digits)?[ \t]*(?:are|is|:)?[ \t]*$",
+    r"\b(?:ends?|ending)(?:[ \t]+(?:in|with))?[ \t]+$"
+    r"|\blast[ \t]+(?:four|4)(?:[ \t]+digits)?[ \t]*(?:are|is|:)?[ \t]*$",
+    re.I,
+)
+# a record's id, which opens nothing: "Visa fee paid: transaction TXN-20260412-88731"
+_RECORD = re.compile(
+    r"\b(?:transaction|txn|order|invoice|receipt|reference|ref|tracking|ticket|case|claim|shipment|parcel)"
+    r"(?:[ \t]+(?:ids?|numbers?|no\.?|#))?[ \t]*[:#]?[ \t]*(?:[a-z]{2,5}-)?$",
     re.I,
 )
 # a published id of an app or a product, which a store page shows anyone: "Lanternfall's Steam app ID is 2419870"
@@ -278,6 +285,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _CHANNEL.fullmatch(value) is not None
         or (_LAST_FOUR.search(text, max(0, start - 24), start) is not None and len(value) == 4)
         or _PUBLIC_ID.search(text, max(0, start - 80), start) is not None
+        or _RECORD.search(text, max(0, start - 24), start) is not None
         or _PRODUCT.fullmatch(value) is not None
         or _TEMPERATURE.fullmatch(value) is not None
         or _UNIT.fullmatch(value) is not None

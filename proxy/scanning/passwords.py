@@ -962,7 +962,9 @@ NAMED: tuple[Rule, ...] = (
         re.compile(
             r"(?P<keep>(?<![A-Za-z])(?i:answer)[ \t]+to[ \t]+(?:the[ \t]+(?:question[ \t]+)?)?[\"“'(]"
             r"(?=[^\"”')\n]{0,80}?\b(?i:first|maiden|pet|street|school|born|birth|favou?rite|childhood"
-            r"|nickname|teacher|car|mother|father|grand\w+|best[ \t]+friend|honeymoon|met)\b)[^\"”')\n]{5,80}[\"”')]"
+            r"|nickname|teacher|car|mother|father|grand\w+|best[ \t]+friend|honeymoon|met|grow[ \t]+up|grew[ \t]+up)\b)"
+            # and whose question it is, perhaps: '... for the hotel's Airbnb host account is Wharf Lane'
+            r"[^\"”')\n]{5,80}[\"”')](?:[ \t]+(?:for|on|of)[ \t]+[^\n.\"“]{1,60}?)?"
             r"[ \t]*(?i:is|was|[:=-])[ \t]+[\"'“]?)"
             r"(?P<secret>[A-Z][A-Za-z0-9'-]{1,30}(?:[ \t]+[A-Z][A-Za-z0-9'-]{1,30}){0,2})"
         ),

@@ -239,6 +239,12 @@ SPLITS = (
     "hundredsixtyfifth",
     "hundredsixtysixth",
     "hundredsixtyseventh",
+    "hundredsixtyeighth",
+    "hundredsixtyninth",
+    "hundredseventieth",
+    "hundredseventyfirst",
+    "hundredseventysecond",
+    "hundredseventythird",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

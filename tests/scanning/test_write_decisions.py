@@ -257,6 +257,14 @@ LIMITS = {
     "hundredsixtyfifth": (0 / 60, 0 / 40, 0 / 50),
     "hundredsixtysixth": (1 / 60, 0 / 40, 0 / 50),
     "hundredsixtyseventh": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the eighteenth round's third part (3 secrets and 6 injections live, 2 benign held;
+    # 3, 7 and 2 on the seventeenth's), then read
+    "hundredsixtyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredsixtyninth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventieth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventyfirst": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventysecond": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventythird": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -19,7 +19,7 @@ _CODE_NAMES = (
     # what mobile money calls its PIN: "Airtel Money secret number 8-4-2-0"
     r"|secret[ \t]+(?:number|pin)"
     r"|passcode|(?:zoom[ \t]+)?host[ \t]+key|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access"
-    r"|garage|buzzer|lockbox|lock[ \t]?box"
+    r"|garage|buzzer|lockbox|lock[ \t]?box|barrier|car[ \t]+park|carpark|parking[ \t]+barrier"
     r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock"
     # codes that let someone take a child, void a sale, collect a parcel or silence an alarm
     r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic|wps)"
@@ -342,13 +342,14 @@ ACTIVATION = _named(
 
 # A generated code in groups, named as what lets someone in: "the access code to share with the bank is
 # V-7KQ4-H29M-X3TD". Capitals and digits only, as generated codes are ("Spring-Sale-2024" is words); only suspect.
-_GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "authori", "enrol", "registration",
-                 "pairing", "invit", "setup")  # fmt: skip
+_GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "authori", "authentication", "auth",
+                 "enrol", "registration", "pairing", "invit", "setup")  # fmt: skip
 GROUPED_CODE = _named(
     "an access code",
-    r"(?:access|share|sharing|unlock|login|sign-?in|authori[sz]ation|enrol?ment|registration|pairing|invit(?:e|ation)"
-    r"|setup)[ \t]+(?:code|key|pin)",
-    r"[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}",
+    r"(?:access|share|sharing|unlock|login|sign-?in|authori[sz]ation|authentication|auth|enrol?ment|registration"
+    r"|pairing|invit(?:e|ation)|setup)[ \t]+(?:code|key|pin)",
+    # in groups, or six to twelve run together ("Companies House authentication code ...: 7HK2QX")
+    r"(?=[a-z-]{0,40}[0-9])(?:[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}|[a-z0-9]{6,12})",
     _GROUPED_GATE,
     lambda m: (
         m["secret"] == m["secret"].upper()

@@ -51,10 +51,13 @@ def _starts_apart(m: re.Match[str], reach: int = 1) -> bool:
 # Between the words that name a number and the number: whose it is ("for the office", "on the back of the Visa",
 # "des Nutzers"), then "is", ":" or "=" (or nothing: "PIN 4821").
 _FILLER = (
-    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|des|du|de|do|da|del|della"
+    r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|after|before|until"
+    r"|des|du|de|do|da|del|della"
     r"|vom|von|für|fur|zum|zur|zu|bei|im|am|an|auf|unter|hinter|neben|van|voor|för|til|av|pour|para|per|chez)"
     # whole words, a form's name ("for the W-9"), a house number before its street ("at 14 Elm Rd")
-    r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])|\d{1,4}[a-z]?(?=[ \t]+[A-Za-z])))+?"
+    # or a time of day: "the barrier code after 6pm is ..."
+    r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])|\d{1,4}[a-z]?(?=[ \t]+[A-Za-z])"
+    r"|\d{1,2}(?::\d\d)?[ ]?(?:am|pm)\b))+?"
     r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?"  # a place's number: "the safe in room 412 is"
     # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
     r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,3}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
