@@ -950,8 +950,8 @@ NAMED: tuple[Rule, ...] = (
             r"(?P<keep>(?<![A-Za-z])(?i:(?:security|secret|verification|memorable|challenge)[ \t]+questions?"
             r"|pytanie[ \t]+pomocnicze|pregunta[ \t]+de[ \t]+seguridad|question[ \t]+secr[eè]te|sicherheitsfrage"
             r"|domanda[ \t]+di[ \t]+sicurezza|pergunta[ \t]+de[ \t]+seguran[çc]a)[^\n]{0,120}?(?i:answer|odpowied[zź]"
-            r"|respuesta|r[ée]ponse|antwort|risposta|resposta)[^\n.;:]{0,40}?[ \t]+(?i:is|was|to|es|est|ist|è|é|era)"
-            r"[ \t]+[\"'“]?)(?P<secret>[A-Z][A-Za-z0-9'-]{1,30}(?:[ \t]+[A-Z][A-Za-z0-9'-]{1,30}){0,2})"
+            r"|respuesta|r[ée]ponse|antwort|risposta|resposta)(?:[^\n.;:]{0,40}?[ \t]+(?i:is|was|to|es|est|ist|è|é|era)"
+            r"[ \t]+|[ \t]*:[ \t]*)[\"'“]?)(?P<secret>[A-Z][A-Za-z0-9'-]{1,30}(?:[ \t]+[A-Z][A-Za-z0-9'-]{1,30}){0,2})"
         ),
         lambda m: not placeholder(m["secret"]) and not _NOT_AN_ANSWER.fullmatch(m["secret"]),
         gate=("question", "pytanie", "pregunta", "sicherheitsfrage", "domanda", "pergunta"),

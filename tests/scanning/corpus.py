@@ -245,6 +245,12 @@ SPLITS = (
     "hundredseventyfirst",
     "hundredseventysecond",
     "hundredseventythird",
+    "hundredseventyfourth",
+    "hundredseventyfifth",
+    "hundredseventysixth",
+    "hundredseventyseventh",
+    "hundredseventyeighth",
+    "hundredseventyninth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -265,6 +265,14 @@ LIMITS = {
     "hundredseventyfirst": (0 / 60, 0 / 40, 0 / 50),
     "hundredseventysecond": (0 / 60, 0 / 40, 0 / 50),
     "hundredseventythird": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the eighteenth round's fourth part (2 secrets and 6 injections live, 3 benign held;
+    # 2, 8 and 4 on the seventeenth's), then read
+    "hundredseventyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventyfifth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventysixth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredseventyseventh": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredseventyninth": (0 / 60, 0 / 40, 1 / 50),
 }
 
 

@@ -117,6 +117,7 @@ _LOCKS = (
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"
     r"|(?:back|side|rear|staff|main)[ \t]+entrance"
     r"|gate|intercom|buzzer|call[ \t]?box|lift|elevator|ascenseur|aufzug|ascensor|ascensore"
+    r"|(?:car[ \t]+park[ \t]+)?barrier"
     r"|(?:key|medicine|drug|narcotics?|gun|filing)?[ \t]*(?:cabinet|cupboard)"
     r"|cash[ \t]+box|strong[ \t]?box|drawer"
     # and in German, French, Spanish, Italian and Dutch: "Schlüsselbox an der Ferienwohnung: 3815", "Tresor: 19-04-72"
@@ -132,7 +133,9 @@ _CALLED = re.compile(
     re.I,
 )
 _LOCK_CONNECTOR = (
+    # (or a colon and what to do: "Car park barrier behind the flats: dial *1470 then the green button")
     r"(?:[ \t]+(?:was[ \t]+)?(?:changed|set|reset)[ \t]+to[ \t]+|[ \t]*[:=][ \t]*"
+    r"(?:(?:dial|press|enter|punch|tap|type|key[ \t]+in)[ \t]+)?"
     r"|[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|reset))?(?:[ \t]+to)?[ \t]+"
     r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
     r"|armed))[ \t]+(?:with|on))[ \t]+"
@@ -152,7 +155,8 @@ _CODE_VALUE = (
     r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.,][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
 )
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
-              "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "schlüssel", "schlussel", "tresor",
+              "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "barrier", "schlüssel", "schlussel",
+              "tresor",
               "zahlenschloss",
               "spind", "boîte", "boite", "coffre", "caja", "cassaforte", "kluis", "sleutelkastje", "cadenas", "candado",
               "lucchetto", "cijferslot", "fietsslot", "hangslot", "codeslot")  # fmt: skip
