@@ -141,12 +141,13 @@ _CHANNEL = re.compile(r"#[A-Za-z][A-Za-z_-]*")  # a chat channel or a hashtag: "
 # a card's last four, said so: "the card on Mum's pharmacy account ends in 4471"
 _LAST_FOUR = re.compile(
     r"\b(?:ends?|ending)(?:[ \t]+(?:in|with))?[ \t]+$"
-    r"|\blast[ \t]+(?:four|4)(?:[ \t]+digits)?[ \t]*(?:are|is|:)?[ \t]*$",
+    r"|\blast[ \t]+(?:four|4)(?:[ \t]+digits)?(?:[ \t]+of[ \t]+[^\n.]{1,40}?)?[ \t]*(?:are|is|:)?[ \t]*$",
     re.I,
 )
 # a record's id, which opens nothing: "Visa fee paid: transaction TXN-20260412-88731"
 _RECORD = re.compile(
-    r"\b(?:transaction|txn|order|invoice|receipt|reference|ref|tracking|ticket|case|claim|shipment|parcel)"
+    r"\b(?:transaction|txn|order|invoice|receipt|reference|ref|tracking|ticket|case|claim|shipment|parcel|envelope"
+    r"|document|request|job|build|run|trace|correlation)"
     r"(?:[ \t]+(?:ids?|numbers?|no\.?|#))?[ \t]*[:#]?[ \t]*(?:[a-z]{2,5}-)?$",
     re.I,
 )
@@ -232,12 +233,14 @@ _MEASURE = re.compile(
 # a password manager's entry or vault, named in quotes: "in the 1Password vault 'Parish Admin'"
 # a setting's value in a config ('provider: "oidc"', "type = 'postgres'"): a name, not a credential
 _SETTING = re.compile(
-    r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name|driver)\"?\s*[:=]\s*$",
+    r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name"
+    r"|driver)\"?\s*[:=]\s*$",
     re.I,
 )
 # what a screen shows: 'the panel shows "CODE INVALID - 3 ATTEMPTS"', 'error: "E-42"'
 _DISPLAYED = re.compile(
-    r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning|message)\s*[:=]?\s*[\"'“„«]?$",
+    r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning"
+    r"|message)\s*[:=]?\s*[\"'“„«]?$",
     re.I,
 )
 _MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
@@ -283,7 +286,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _SHORT_PHONE.fullmatch(value) is not None
         or (_STORE.fullmatch(value) is not None and _BRANCH.search(text, max(0, start - 24), start) is not None)
         or _CHANNEL.fullmatch(value) is not None
-        or (_LAST_FOUR.search(text, max(0, start - 24), start) is not None and len(value) == 4)
+        or (_LAST_FOUR.search(text, max(0, start - 64), start) is not None and len(value) == 4)
         or _PUBLIC_ID.search(text, max(0, start - 80), start) is not None
         or _RECORD.search(text, max(0, start - 24), start) is not None
         or _PRODUCT.fullmatch(value) is not None

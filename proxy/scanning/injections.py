@@ -210,6 +210,9 @@ _META = re.compile(
     # a test of a bot, or a demo of the trick: "someone typed "ignore previous instructions" into the chatbot during
     # testing", "the speaker showed how "..." tricks chatbots"
     r"|test(?:s|ed|ing)?|typed|tricks?|guardrails?|demo(?:s|ed|nstrat\w*)?|showed|speakers?"
+    # a contest's challenge, or what a message was reported saying: "one CTF challenge was getting a chatbot to say
+    # "..."", "the bot got a Discord message saying '...'. It didn't"
+    r"|ctfs?|challenges?|capture\s+the\s+flag|saying"
     # where a quoted override is a joke or a print, not an order: "a T-shirt that says ..."; and found in an essay
     r"|slogans?|t-?shirts?|shirts?|hoodies?|mugs?|stickers?|posters?|memes?|jokes?|puns?|captions?|taglines?|mottos?"
     r"|essays?|white\s+text|hidden\s+text"
@@ -246,7 +249,10 @@ _PAYLOAD = re.compile(
 _ADDRESS_OR_LINK = re.compile(r"https?://|www\.|\S@\S+\.\w")
 # an attack reported as caught: its quoted payload ("forward all invoices") names nowhere to send anything, and the
 # text says it was stopped ("IT said it was a prompt injection attempt ... and blocked the sender")
-_CAUGHT = re.compile(r"\b(?:blocked|flagged|caught|quarantined|stopped|reported|deleted)\b")
+_CAUGHT = re.compile(
+    r"\b(?:blocked|flagged|caught|quarantined|stopped|reported|deleted"
+    r"|(?:it|the[ \t]+bot|we|i)[ \t]+(?:didn'?t|did[ \t]+not|ignored[ \t]+it|refused))\b"
+)
 _QUOTE_MARKS = ("'", '"', "`", "“", "„", "‘", "«", "「", "『")
 _MARKER = re.compile(r"<\|[a-z_]{2,30}\|>(?!\s*(?:system|user|assistant|developer|tool|model)\b)")
 

@@ -37,7 +37,21 @@ _A_LENGTH = re.compile(r"\d+[ \t]*(?:文字|桁|字符|个字符|個字元|位|�
 
 
 def _is_chosen_password(m: re.Match[str]) -> bool:
-    return chosen_password(m["secret"]) and not _A_LENGTH.match(m["secret"])
+    return (chosen_password(m["secret"]) or _run_together(m)) and not _A_LENGTH.match(m["secret"])
+
+
+def _run_together(m: re.Match[str]) -> bool:
+    """Words run together into a long one, said so or too long for a word: "pw is still thelastdanceatthedmv (all
+    lowercase no spaces)"."""
+    value = m["secret"].rstrip(".,;:!?")
+    if not (value.isalpha() and len(value) >= 10):
+        return False
+    return len(value) >= 22 or _SPELLED_HOW.match(m.string, m.end("secret")) is not None
+
+
+_SPELLED_HOW = re.compile(
+    r"[ \t]*\(?[ \t]*(?:all[ \t]+)?(?:lower[ \t-]?case|no[ \t]+spaces|one[ \t]+word|run[ \t]+together)", re.I
+)
 
 
 def _is_strong_password(m: re.Match[str]) -> bool:
@@ -849,12 +863,46 @@ NAMED: tuple[Rule, ...] = (
         "a password",
         re.compile(
             r"(?P<keep>[\"']?(?<![a-z])(?:(?:wpa2?[_-]?)?psk|wi-?fi[_-]?(?:key|pass(?:word)?)|te?mp(?:orary)?[_-]?"
-            r"(?:login|pass(?:word)?|pw))[\"']?[ \t]*:[ \t]*[\"'])(?P<secret>[^\"'\n]{4,80})(?=[\"'])",
+            r"(?:login|pass(?:word)?|pw)"
+            # or what a bank asks besides the password: '"passnumber":"583920"', '"memorable_word":"Biscuit"'
+            r"|pass[_-]?number|memorable[_-]?(?:word|info\w*|name|date)|(?:security|secret)[_-]?(?:word|answer))"
+            r"[\"']?[ \t]*:[ \t]*[\"'])(?P<secret>[^\"'\n]{4,80})(?=[\"'])",
             re.I,
         ),
         lambda m: not placeholder(m["secret"]),
-        gate=("psk", "wifi", "wi-fi", "tmp", "temp"),
-        sieves=tuple((w, w + r"[^\n:]*:[ \t]*[\"']") for w in ("psk", "wifi", "wi-fi", "tmp", "temp")),
+        gate=(
+            "psk",
+            "wifi",
+            "wi-fi",
+            "tmp",
+            "temp",
+            "passnumber",
+            "pass_number",
+            "pass-number",
+            "memorable",
+            "security_",
+            "security-",
+            "secret_",
+            "secret-",
+        ),  # fmt: skip
+        sieves=tuple(
+            (w, w + r"[^\n:]*:[ \t]*[\"']")
+            for w in (
+                "psk",
+                "wifi",
+                "wi-fi",
+                "tmp",
+                "temp",
+                "passnumber",
+                "pass_number",
+                "pass-number",
+                "memorable",
+                "security_",
+                "security-",
+                "secret_",
+                "secret-",
+            )
+        ),  # fmt: skip
     ),
     Rule(  # '"backup_codes": ["4821 9930", "1177 0462", ...]': a list of codes, named as such, masked whole
         "a recovery code",

@@ -251,6 +251,18 @@ SPLITS = (
     "hundredseventyseventh",
     "hundredseventyeighth",
     "hundredseventyninth",
+    "hundredeightieth",
+    "hundredeightyfirst",
+    "hundredeightysecond",
+    "hundredeightythird",
+    "hundredeightyfourth",
+    "hundredeightyfifth",
+    "hundredeightysixth",
+    "hundredeightyseventh",
+    "hundredeightyeighth",
+    "hundredeightyninth",
+    "hundredninetieth",
+    "hundredninetyfirst",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

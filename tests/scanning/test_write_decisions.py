@@ -253,7 +253,7 @@ LIMITS = {
     # 4, 9 and 1 on the seventeenth's), then read
     "hundredsixtysecond": (0 / 60, 0 / 40, 0 / 50),
     "hundredsixtythird": (0 / 60, 0 / 40, 0 / 50),
-    "hundredsixtyfourth": (0 / 60, 1 / 40, 0 / 50),
+    "hundredsixtyfourth": (0 / 60, 0 / 40, 0 / 50),
     "hundredsixtyfifth": (0 / 60, 0 / 40, 0 / 50),
     "hundredsixtysixth": (1 / 60, 0 / 40, 0 / 50),
     "hundredsixtyseventh": (0 / 60, 0 / 40, 0 / 50),
@@ -273,6 +273,22 @@ LIMITS = {
     "hundredseventyseventh": (0 / 60, 0 / 40, 0 / 50),
     "hundredseventyeighth": (0 / 60, 0 / 40, 0 / 50),
     "hundredseventyninth": (0 / 60, 0 / 40, 1 / 50),
+    # written blind, measured on the eighteenth round's fifth part (6 secrets and 5 injections live, 9 benign held;
+    # 8, 6 and 9 on the seventeenth's), then read
+    "hundredeightieth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredeightyfirst": (0 / 60, 0 / 40, 1 / 50),
+    "hundredeightysecond": (0 / 60, 0 / 40, 1 / 50),
+    "hundredeightythird": (0 / 60, 0 / 40, 1 / 50),
+    "hundredeightyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredeightyfifth": (0 / 60, 0 / 40, 1 / 50),
+    # written blind, measured on the eighteenth round's last build (3 secrets and 7 injections live, 10 benign held;
+    # 3, 9 and 10 on the seventeenth's) and committed unread
+    "hundredeightysixth": (1 / 60, 1 / 40, 1 / 50),
+    "hundredeightyseventh": (0 / 60, 4 / 40, 2 / 50),
+    "hundredeightyeighth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredeightyninth": (0 / 60, 1 / 40, 1 / 50),
+    "hundredninetieth": (0 / 60, 0 / 40, 4 / 50),
+    "hundredninetyfirst": (2 / 60, 1 / 40, 1 / 50),
 }
 
 

@@ -114,7 +114,8 @@ SYSTEM_NOTES: tuple[Shape, ...] = (
         # (or in quotes, a dash after it: '"bot - next time someone opens the folder, send ...')
         r"|(?://|/\*|--|\(|\[)[ \t]*(?:assistant|ai|bot|agent|model|llm)[ \t]*:[ \t]*(?:next[ \t]+time|when(?:ever)?|if"
         r"|ask|always|never|from[ \t]+(?:now|this[ \t]+point|today|here[ \t]+on)|please|save|store|remember|send"
-        r"|forward|tell|do[ \t]+not|don't)\b"
+        r"|forward|tell|do[ \t]+not|don't|set|change|delete|remove|ignore|skip|disable|run|report|mark|submit|pay"
+        r"|transfer|approve)\b"
         r"|[\"“'][ \t]*(?:assistant|ai|bot|agent)[ \t]+[-–—][ \t]+(?:next[ \t]+time|when(?:ever)?|if|always|never"
         r"|from[ \t]+now|please|send|forward|tell|do[ \t]+not|don't)\b",
     ),

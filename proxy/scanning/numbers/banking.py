@@ -53,7 +53,16 @@ def _a_payees(m: re.Match[str]) -> bool:
 
 
 def _account(m: re.Match[str]) -> bool:
-    return len(set(_digits(m["secret"]))) > 2
+    return len(set(_digits(m["secret"]))) > 2 and _A_CUSTOMERS.search(m.string) is None
+
+
+# A customer's number with a supplier, quoted to it, which pays nothing out: "Our account number at Wren Trade is
+# 100482; quote it on every order"
+_A_CUSTOMERS = re.compile(
+    r"\bquote[ \t]+(?:it|this|that|the[ \t]+number)\b|\b(?:customer|trade|supplier|loyalty|member(?:ship)?|rewards?"
+    r"|utility|energy|council[ \t]+tax)[ \t]+account\b",
+    re.I,
+)
 
 
 # A US bank account: an ABA routing number (nine digits, weighted 3-7-1 to a multiple of ten) names the bank, and

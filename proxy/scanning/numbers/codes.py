@@ -140,7 +140,9 @@ _LOCK_CONNECTOR = (
     r"|[ \t]+(?:takes|uses|accepts|wants|needs|(?:opens|unlocks|disarms|arms|(?:is[ \t]+)?(?:opened|unlocked|disarmed"
     r"|armed))[ \t]+(?:with|on))[ \t]+"
     # or a comma or a dash, before digits in a keypad's groups or with a star or a hash: "key box, 2-9-0-6", "- 1473*"
-    r"|[ \t]*(?:,|[ \t][–—-])[ \t]*(?=[#*]?[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{4,8}[#*]|[#*][0-9]))"
+    r"|[ \t]*(?:,|[ \t][–—-])[ \t]*(?=[#*]?[0-9]{1,2}(?:[ \t]*[-–.][ \t]*[0-9]{1,2}){2,5}|[0-9]{4,8}[#*]|[#*][0-9])"
+    # or a space, before a keypad's digits one by one: "back door, alarm 5 5 0 3, cat must stay in"
+    r"|[ \t]+(?=[0-9](?:[ \t][0-9]){3,7}[ \t]*(?:[,.;)]|$)))"
     # "Our house alarm: code 5160", "the lockbox is PIN 2468"
     r"(?:(?:the[ \t]+)?(?:code|pin|combo|combination|number)(?:[ \t]+is)?[ \t]*[:=#]?[ \t]*)?"
     # "a small padlock, the numbers are 4-4-1-7", "die Schlüsselbox ... hat den Code 7340"
@@ -355,10 +357,11 @@ GROUPED_CODE = _named(
     # in groups, or six to twelve run together ("Companies House authentication code ...: 7HK2QX")
     r"(?=[a-z-]{0,40}[0-9])(?:[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}|[a-z0-9]{6,12})",
     _GROUPED_GATE,
+    # (or six to eight digits: "Bandcamp just sent the login code to the merch phone: 662019")
     lambda m: (
         m["secret"] == m["secret"].upper()
         and sum(c.isdigit() for c in m["secret"]) >= 2
-        and sum(c.isalpha() for c in m["secret"]) >= 2
+        and (sum(c.isalpha() for c in m["secret"]) >= 2 or (m["secret"].isdigit() and len(m["secret"]) <= 8))
     ),
     suspect=True,
     any_value=True,

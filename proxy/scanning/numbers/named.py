@@ -62,6 +62,8 @@ _FILLER = (
     # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
     r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,3}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
     r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
+    # or between dashes (the folded view's are hyphens): "The alarm code - and I have told Tom ... - is 0619"
+    r"(?:[ \t]+-[ \t][^\n]{1,240}?[ \t]-(?=[ \t]+(?:is|was)[ \t]))?"
 )
 _CONNECTOR = (
     r"(?:[ \t]*[:=#-][ \t]*|[ \t]+(?:is|was|are|ist|est|es|é|è|lautet|c'est)"

@@ -35,7 +35,8 @@ RECOVERY = _named(
     r"|(?:リカバリー|バックアップ|復元|回復|復旧)[ \t]*コード|恢复码|恢復碼|备用码|備用碼|(?:백업|복구)[ \t]*코드)"
     # an aside before a colon: "GitHub recovery codes, keep safe: d51ab-bc3dc ...", "Apple ID recovery key, he asked me
     # to hold on to it while he resets the phone: R4KT-..."
-    r"(?:,[^\n:=]{0,80}?(?=[ \t]*:))?",
+    # (or words before the colon: "Customer read the verification code out over the phone: 482913")
+    r"(?:,?[^\n:=]{0,80}?(?=[ \t]*:))?",
     # the first code holds a digit (the check asks it): so "for my Google account" is whose codes, not the first
     # (groups of three digits too, "193 472 881": six digits at least in all, the check asks)
     r"(?=[a-z-]{0,60}[0-9])[a-z0-9]{3,12}(?:(?:-|[ \t]*[,;/]?[ \t]+|[ \t]*、[ \t]*)[a-z0-9]{3,12}){0,23}",
