@@ -233,14 +233,12 @@ _MEASURE = re.compile(
 # a password manager's entry or vault, named in quotes: "in the 1Password vault 'Parish Admin'"
 # a setting's value in a config ('provider: "oidc"', "type = 'postgres'"): a name, not a credential
 _SETTING = re.compile(
-    r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name"
-    r"|driver)\"?\s*[:=]\s*$",
+    r"\b(?:provider|issuer|type|kind|mode|method|algorithm|alg|scheme|region|env|environment|name|driver)\"?\s*[:=]\s*$",
     re.I,
 )
 # what a screen shows: 'the panel shows "CODE INVALID - 3 ATTEMPTS"', 'error: "E-42"'
 _DISPLAYED = re.compile(
-    r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning"
-    r"|message)\s*[:=]?\s*[\"'“„«]?$",
+    r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning|message)\s*[:=]?\s*[\"'“„«]?$",
     re.I,
 )
 _MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept

@@ -144,6 +144,9 @@ _A_QUESTION = re.compile(
     re.I,
 )
 _NETWORK = re.compile(r"\b(?:router|wi-?fi|wlan|modem|hub|hotspot|network|box|tablet|ssid)\b", re.I)
+# The words a field named for a network's key, a temporary password or what a bank asks holds
+_FIELD_GATE = ("psk", "wifi", "wi-fi", "tmp", "temp", "passnumber", "pass_number", "pass-number", "memorable",
+               "security_", "security-", "secret_", "secret-")  # fmt: skip
 # who asks for a code word on the phone: an alarm's monitoring centre, a security firm, a bank
 _ASKED_BY = re.compile(
     r"\b(?:alarm|monitoring|security|securitas|adt|verisure|patrol|bank|call[ \t]?cent(?:re|er)|operator|guards?)\b",
@@ -870,39 +873,8 @@ NAMED: tuple[Rule, ...] = (
             re.I,
         ),
         lambda m: not placeholder(m["secret"]),
-        gate=(
-            "psk",
-            "wifi",
-            "wi-fi",
-            "tmp",
-            "temp",
-            "passnumber",
-            "pass_number",
-            "pass-number",
-            "memorable",
-            "security_",
-            "security-",
-            "secret_",
-            "secret-",
-        ),  # fmt: skip
-        sieves=tuple(
-            (w, w + r"[^\n:]*:[ \t]*[\"']")
-            for w in (
-                "psk",
-                "wifi",
-                "wi-fi",
-                "tmp",
-                "temp",
-                "passnumber",
-                "pass_number",
-                "pass-number",
-                "memorable",
-                "security_",
-                "security-",
-                "secret_",
-                "secret-",
-            )
-        ),  # fmt: skip
+        gate=_FIELD_GATE,
+        sieves=tuple((w, w + r"[^\n:]*:[ \t]*[\"']") for w in _FIELD_GATE),
     ),
     Rule(  # '"backup_codes": ["4821 9930", "1177 0462", ...]': a list of codes, named as such, masked whole
         "a recovery code",

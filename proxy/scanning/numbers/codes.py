@@ -348,8 +348,8 @@ ACTIVATION = _named(
 
 # A generated code in groups, named as what lets someone in: "the access code to share with the bank is
 # V-7KQ4-H29M-X3TD". Capitals and digits only, as generated codes are ("Spring-Sale-2024" is words); only suspect.
-_GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "authori", "authentication", "auth",
-                 "enrol", "registration", "pairing", "invit", "setup")  # fmt: skip
+_GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "auth", "enrol", "registration", "pairing",
+                 "invit", "setup")  # fmt: skip
 GROUPED_CODE = _named(
     "an access code",
     r"(?:access|share|sharing|unlock|login|sign-?in|authori[sz]ation|authentication|auth|enrol?ment|registration"
