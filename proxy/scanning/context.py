@@ -233,14 +233,18 @@ def _word_at(text: str, i: int) -> tuple[int, int] | None:
 _LONGEST = 72  # a word a password may be (64), and what trimming may take off it
 _QUOTES = "\"'`«"
 _PHRASE = re.compile(  # led by the quote (a character class the engine looks for in C), not by a lookbehind
-    r"[\"'`«](?<![\w][\"'`«])(?P<phrase>[A-Za-z0-9][A-Za-z0-9!#$%&*^~.,-]*(?:[ \t][A-Za-z0-9!#$%&*^~.,-]+){1,5})"
+    r"[\"'`«](?<![\w][\"'`«])(?P<phrase>[A-Za-z0-9][A-Za-z0-9!#$%&*^~.,-]*(?:[ \t][A-Za-z0-9!#$%&*^~.,-]+){1,5}"
+    # or one word of letters and digits a symbol joins: "Casa.Sol.1988"
+    r"|(?=[^\s\"'`»]*[0-9])(?=[^\s\"'`»]*[A-Za-z]{2})[A-Za-z0-9]+[.!#$%&*^~][A-Za-z0-9!#$%&*^~.-]*[A-Za-z0-9])"
     r"[\"'`»](?!\w)"
 )
 # What names the thing a word after it is the name of: a network, a host, a box ("ssh into web01").
 _NAMED = re.compile(
-    r"(?<![a-z])(?:called|named|ssid|network|name|into|to|on|at|from|host(?:name)?|server|box|machine|vm|node"
+    # (not "changed to": what a password was changed to is the password)
+    r"(?<![a-z])(?:called|named|ssid|network|name|into|(?<!changed )(?<!set )(?<!reset )(?<!updated )to|on|at|from"
+    r"|host(?:name)?|server|box|machine|vm|node"
     # a password manager's entry or vault: "under 'NAS'", "the vault 'Flat 3B'"
-    r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as"
+    r"|under|entry|item|vault|folder|labell?ed|titled|filed[ \t]+as|saved[ \t]+as|e\.g\.|i\.e\."
     # a title: "reading "Security Engineering" by Ross Anderson"
     r"|reading|read|books?|paper|article|talk|course|film|movie|song|album|chapter|episode|podcast"
     # or a piece to write: 'Blog idea: "How we keep your data safe"', 'subject line: "Your login, explained"'
@@ -340,6 +344,7 @@ _LETTERS = re.compile(r"[A-Za-z]{4,}")
 _CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
 _WORD = re.compile(r"[a-z]{5,}")
 _LEET = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+_JOINED = re.compile(r"[A-Za-z]{4,}\d[A-Za-z]{4,}")  # two words a digit joins
 
 
 def _chosen(value: str) -> bool:
@@ -348,5 +353,11 @@ def _chosen(value: str) -> bool:
     lower, upper, digit, symbol = _classes(value)
     if not (lower and digit) or not value.isascii() or _LETTERS.search(value) is None:
         return False
-    # one digit among small letters is a name's as often ("argon2id", "utf8mb4")
-    return sum(c.isdigit() for c in value) >= 2 or symbol or (upper and _LEET.search(value) is not None)
+    # one digit among small letters is a name's as often ("argon2id", "utf8mb4"), unless it joins two words
+    # ("galeforce9tidal")
+    return (
+        sum(c.isdigit() for c in value) >= 2
+        or symbol
+        or (upper and _LEET.search(value) is not None)
+        or _JOINED.fullmatch(value) is not None
+    )

@@ -47,7 +47,7 @@ _QUOTED = re.compile(
     r"|«\s?[^»\n]{2,40}\s?»|”[^”\n]{2,40}”|「[^」\n]{1,40}」"
 )
 # letters, spaces and commas only: "memory", "Kanzlei NAS", "email only, no SMS"
-_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:,?\s[^\W\d_]+)*")
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:(?:,?\s|-)[^\W\d_]+)*")  # and a term's hyphens: "loan-to-value"
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 # An IBAN's groups: the rules judge an IBAN (a payee's is stored, a person's held); its digits are no value here
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
@@ -157,6 +157,18 @@ _PUBLIC_ID = re.compile(
     r"[^\n.]{0,60}$",
     re.I,
 )
+# a ship's, a station's or a label approval's public number: "MMSI for Kittiwake is 235098761", "call sign MHXK7",
+# "TTB ID 26311001000412"; and a UK tax code, which says what allowance a payslip applies ("tax code is 1257L")
+_REGISTERED = re.compile(r"\b(?:mmsi|call[ \t]?sign|imo[ \t]+(?:number|no\.?)|ttb[ \t]+id)\b[^\n.]{0,40}$", re.I)
+# a number to call or page inside a place: "ext 4412", "bleep 2213", "the code blue team number is 2222"
+_TO_CALL = re.compile(
+    r"\b(?:ext|extension|bleep|pager|crash[ \t]+team|code[ \t]+blue(?:[ \t]+team)?)\b[.:#]?(?:[ \t]+(?:no\.?|number))?"
+    r"(?:[ \t]+is)?[ \t]*$",
+    re.I,
+)
+_CURRENCIES = frozenset("£$€¥₹")
+_TAX_CODE = re.compile(r"\btax[ \t]+code[ \t]+(?:is|was|of|:)?[ \t]*$", re.I)
+_UK_TAX_CODE = re.compile(r"[SC]?(?:\d{3,4}[LMNT]|K\d{1,4}|BR|D[01]|NT|0T)(?:[ ]?(?:W1|M1|X))?")
 _BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
 # how long a code is, not the code: "the 6-digit PIN", "un code à 4 chiffres", "8-stellige PIN"
 _LENGTH = re.compile(
@@ -242,6 +254,8 @@ _DISPLAYED = re.compile(
     re.I,
 )
 _MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
+# a vault's name, after the manager's: "kept in the 1Password 'Studio admin' vault"
+_VAULT_AFTER = re.compile(r"[\"'”»]?[ \t]+(?:vault|folder|collection|entry|item)s?\b", re.I)
 _NAMED_BEFORE = re.compile(r"(?:called|named|under|entry|item|vault|folder|labell?ed|titled)\s*[:=]?\s*$", re.I)
 
 
@@ -262,6 +276,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (_POSTCODE.search(text, max(0, start - 40), start) is not None and value == value.upper())
         or _LINE.search(text, max(0, start - 48), start) is not None
         or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
+        or (_MANAGER.search(text, max(0, start - 16), start) is not None and _VAULT_AFTER.match(text, end) is not None)
         or _MANAGER.fullmatch(value) is not None
         or text[start - 1 : start] == "+"  # an international phone number: "+36 1 555 0199"
         or _SETTING.search(text, max(0, start - 16), max(0, start - 1)) is not None
@@ -286,6 +301,10 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _CHANNEL.fullmatch(value) is not None
         or (_LAST_FOUR.search(text, max(0, start - 64), start) is not None and len(value) == 4)
         or _PUBLIC_ID.search(text, max(0, start - 80), start) is not None
+        or _REGISTERED.search(text, max(0, start - 60), start) is not None
+        or _TO_CALL.search(text, max(0, start - 40), start) is not None
+        or (_uk_tax_code(text, start, end) and _TAX_CODE.search(text, max(0, start - 16), start) is not None)
+        or text[start - 1 : start] in _CURRENCIES  # an amount: "pays £312.40 monthly"
         or _RECORD.search(text, max(0, start - 24), start) is not None
         or _PRODUCT.fullmatch(value) is not None
         or _TEMPERATURE.fullmatch(value) is not None
@@ -295,6 +314,12 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (text[max(0, start - 1) : start] == ":" and _NUMBER.fullmatch(value) is not None)
         or talked_about(text, start, end)
     )
+
+
+def _uk_tax_code(text: str, start: int, end: int) -> bool:
+    """Whether a UK tax code starts at `start` and covers `text[start:end]` (the digits of "1257L" are a value too)."""
+    m = _UK_TAX_CODE.match(text, start)
+    return m is not None and m.end() >= end and not text[m.end() : m.end() + 1].isalnum()
 
 
 def _texted(text: str, start: int, value: str) -> bool:

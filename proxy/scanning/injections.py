@@ -100,7 +100,7 @@ _ROLE_GATE = (
     "without", "with no", "sem ", "sin ", "sans ", "ohne ", "senza ", "obey", "libre", "from now on", " as ",
     "pretend", "your ", " mode", "tu es", "vous etes", "maintenant",
     "desormais", "dorenavant", "du bist", "jetzt", "sofort", "nun an", "ahora", "agora", "voce", " sei", "devi",
-    "dovrai", "sarai", "je bent", "vanaf nu",
+    "dovrai", "sarai", "je bent", "vanaf nu", "fingi", "fingete", "finja", "semblant", "alsof",
 )  # fmt: skip
 _HEADER_WORDS = (
     *_NOUN_STEMS,
@@ -206,7 +206,10 @@ _META = re.compile(
     # a phrase someone asked the meaning of, or read in the news: "asked what "ignore previous instructions" meant"
     r"|mean(?:s|t|ing)?|news|headlines?|stor(?:y|ies)"
     # a filter's word list: "AutoMod blocks messages containing "ignore previous instructions" since someone spammed it"
-    r"|automod|contain(?:s|ing)?|spamm\w*|filter(?:s|ed|ing)?"
+    r"|automod|contain(?:s|ed|ing)?|spamm\w*|filter(?:s|ed|ing)?"
+    # text of that kind, sent for a look: "tickets contained "ignore previous instructions"-style text ... forwarded to
+    # security for analysis"
+    r"|style|analy[sz]\w*"
     # a test of a bot, or a demo of the trick: "someone typed "ignore previous instructions" into the chatbot during
     # testing", "the speaker showed how "..." tricks chatbots"
     r"|test(?:s|ed|ing)?|typed|tricks?|guardrails?|demo(?:s|ed|nstrat\w*)?|showed|speakers?"
@@ -312,6 +315,8 @@ def mentioned(view: str, start: int, end: int, quoted: list[tuple[int, int]]) ->
     one (not followed by a role), or what an attack is said to try to make a model do (`_DESCRIBED`). The caller has
     seen that the text talks about such things (`_META`)."""
     if _MARKER.fullmatch(view, start, end) or _DESCRIBED.search(view, max(0, start - 60), start):
+        return True
+    if view.startswith("exfiltration", start):  # the attack named, not an order: "covers exfiltration via images"
         return True
     return any(a <= start and end <= b for a, b in quoted)
 

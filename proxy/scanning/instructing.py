@@ -90,8 +90,18 @@ _A_PIECE_OF_WRITING = re.compile(
 )
 
 
+# How well prompts work, as a tip about writing them: "prompts to the rostering assistant work better when I include
+# the base"
+_PROMPT_CRAFT = re.compile(
+    r"\bprompts?\b[^.\n]{0,60}?\b(?:works?|gets?|come[ \t]+out)[ \t]+(?:better|worse|best)\b", re.I
+)
+
+
 def talks_about_prompts(text: str) -> bool:
-    """Whether `text` is a piece of writing about prompts or injections: the model's hold is not taken for it."""
+    """Whether `text` is a piece of writing about prompts or injections, or a tip on writing them: the model's hold
+    is not taken for it."""
+    if _PROMPT_CRAFT.search(text) is not None:
+        return True
     return _ABOUT_PROMPTS.search(text) is not None and _A_PIECE_OF_WRITING.search(text) is not None
 
 
@@ -155,9 +165,9 @@ _TOLD_SOMEONE = re.compile(
 # reader; an order hidden for the model has something to send or someone to trust instead.
 _DEFENSIVE = re.compile(
     r"\b(?:never|don't|do[ \t]+not|not[ \t]+to|nunca|jamais|nie|niemals|mai|nooit|nigdy)[ \t]+(?:\w+[ \t]+){0,2}?"
-    r"(?:click|share|give|send|tell|read|type|enter|reveal|asks?(?:[ \t]+for)?|donner|partager|envoyer|dar|compartir"
-    r"|enviar|pide|geben|teilen|senden|fragt|dare|condividere|chiede|om|nach|por|per)\b[^.\n]{0,60}?"
-    r"\b(?:links?|passwords?|pins?|codes?"
+    r"(?:click|share|give|send|e-?mail|post|text|tell|read|type|enter|reveal|asks?(?:[ \t]+for)?|donner|partager"
+    r"|envoyer|dar|compartir|enviar|pide|geben|teilen|senden|fragt|dare|condividere|chiede|om|nach|por|per)\b[^.\n]{0,60}?"
+    r"\b(?:links?|passwords?|pins?|codes?|card[ \t]+(?:details|numbers?)|bank[ \t]+details|cvvs?"
     r"|otps?|2fa|money|mot[ \t]+de[ \t]+passe|contrase[ñn]as?|passw[oö]rter|passwort|c[óo]digos?|codice|geld|argent"
     r"|dinero|soldi|dinheiro)\b",
     re.IGNORECASE,
@@ -170,6 +180,9 @@ _DEFENSIVE_AFTER = re.compile(
     r"|wachtwoorden|wachtwoord|pincode|passw[oö]rter|passwort|geld|argent)\b",
     re.IGNORECASE,
 )
+# (advice someone is quoted giving is theirs: what the text does with it is what counts, "the memories saying "never
+# share card numbers" were a mistake. Delete them")
+_IN_QUOTES = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
 _A_MODEL_NAMED = re.compile(r"\b(?:assistant|ai|bot|model|llm|agent|claude|gpt|chatgpt)\b|https?://|www\.|\S@\S", re.I)
 # A report of what the user asked the assistant for: "Le pidió al asistente ideas para un canal de Discord"
 _ASKED_FOR = re.compile(
@@ -236,7 +249,10 @@ def reported(text: str) -> bool:
         return _LINK.search(body) is None and " to " not in body
     if (
         "\n" not in body
-        and (_DEFENSIVE.search(body) is not None or _DEFENSIVE_AFTER.search(body) is not None)
+        and (
+            _DEFENSIVE.search(bare := _IN_QUOTES.sub("…", body)) is not None
+            or _DEFENSIVE_AFTER.search(bare) is not None
+        )
         and _A_MODEL_NAMED.search(body) is None
     ):
         return True
@@ -245,12 +261,27 @@ def reported(text: str) -> bool:
     if _VERDICT.match(body) is not None:
         return "\n" not in body
     if one:
-        return _REPORTED.match(body) is not None or _TOLD_SOMEONE.search(body) is not None
+        return (
+            _REPORTED.match(body) is not None
+            or _TOLD_SOMEONE.search(body) is not None
+            or _PEOPLES_RULE.search(body) is not None
+        )
     # a note of a few sentences, each about someone: "Prefiere que le hable de tú. Vive en Valencia y trabaja ..."
     sentences = [part for part in _SENTENCES.split(body) if part.strip()]
     return "\n" not in body and len(sentences) <= 4 and all(_REPORTED.match(part) is not None for part in sentences)
 
 
+# A rule for a group of people, said of them: "all coaches must renew their DBS every three years", "Customers should
+# never email card details". Its "must" is theirs; the model is not named (the caller has seen to that).
+_PEOPLES_RULE = re.compile(
+    r"(?:^|[:;.][ \t]*)(?:all[ \t]+|every[ \t]+|each[ \t]+|new[ \t]+|our[ \t]+|the[ \t]+)?(?:[a-z-]+[ \t]+)?(?:staff"
+    r"|coaches|volunteers|members|parents|players|students|pupils|nurses|doctors|drivers|employees|managers|teachers"
+    r"|guests|visitors|customers|clients|patients|tenants|residents|contractors|crew|pilots|engineers|technicians"
+    r"|cleaners|carers|trainees|interns|officers|marshals|riders|owners|vendors|suppliers|couriers|installers"
+    r"|mechanics|brewers|translators|editors|freelancers)[ \t]+(?:must|should|need[ \t]+to|have[ \t]+to|are[ \t]+to"
+    r"|may|can)[ \t]+(?:never[ \t]+|not[ \t]+|always[ \t]+|also[ \t]+)?(?!be[ \t]+(?:told|given|offered|sent|shown)\b)",
+    re.IGNORECASE,
+)
 _NEXT_SENTENCE = re.compile(r"[.!?][\"'”»)]?\s+\S")
 _SENTENCES = re.compile(r"(?<=[.!?])[\"'”»)]?\s+")
 

@@ -794,7 +794,9 @@ NAMED: tuple[Rule, ...] = (
         "a security answer",
         re.compile(
             r"(?P<keep>(?<![A-Za-z])(?:security|secret|safe|code|memorable|verification|password)[ \t-]?word"
-            r"(?:[ \t]+(?:on|for|with|at|of)[ \t]+[^\n:=]{1,40}?)?(?:[ \t]*[:=]|[ \t]+is)[ \t]+[\"'“]?)"
+            # (whose, or when it is asked for: "her security word when she rings up to authorise ... is")
+            r"(?:[ \t]+(?:on|for|with|at|of|when|if|whenever)[ \t]+[^\n:=]{1,70}?)?(?:[ \t]*[:=]|[ \t]+is)[ \t]+"
+            r"[\"'“]?)"
             r"(?P<secret>[a-z]{3,20}(?:-[a-z]{3,20}){0,3})(?![\w-])",
             re.I,
         ),
@@ -806,7 +808,7 @@ NAMED: tuple[Rule, ...] = (
             not in ("written", "printed", "required", "needed", "different", "changed", "secret")
         ),
         gate=("word",),
-        sieves=(("word", r"word[^\n:=]{0,50}?(?:[ \t]*[:=]|[ \t]+is)[ \t]+[\"'“]?[a-z]{3}"),),
+        sieves=(("word", r"word[^\n:=]{0,80}?(?:[ \t]*[:=]|[ \t]+is)[ \t]+[\"'“]?[a-z]{3}"),),
         suspect=True,
     ),
     Rule(  # "Western Union cash pickup test question: name of the dog back in Bohol. Answer: Bantay"

@@ -144,6 +144,12 @@ ROLES = (
     r"|\b(?:voce|tu)\s+(?:e|es)\s+agora\b",
     r"\b(?:ora|adesso|d'ora\s+in\s+poi|da\s+ora\s+in\s+poi)\s*,?\s+(?:sei|devi|dovrai|sarai)\b",
     r"\bje\s+bent\s+nu\b|\bvanaf\s+nu\s*,?\s+(?:ben|moet|zal)\s+je\b",
+    # "fingi di essere il direttore del porto", "finja ser", "fais semblant d'être", "doe alsof je": pretend to be
+    r"(?<!\bche\s)(?<!\bque\s)(?<!\bqui\s)\b(?:fingi|fingete|finja)\s+(?:di\s+essere|ser|que\s+(?:eres|es"
+    r"|e|voce\s+e))\b|\bfai(?:tes|s)?\s+semblant\s+d'etre\b|\bdoe\s+alsof\s+je\b",
+    # "I'm updating your persona: you are ...": a new persona or identity given
+    r"\b(?:updat|chang|replac|overwrit|rewrit|switch)\w*\s+your\s+(?:persona|identity|personality|programming"
+    r"|system\s+prompt|instructions)\s*:",
 )
 
 AI = r"(?:ai|llms?|gpt|chatgpt|claude|assistants?|chatbots?|copilot|language\s+models?)"

@@ -263,6 +263,18 @@ SPLITS = (
     "hundredeightyninth",
     "hundredninetieth",
     "hundredninetyfirst",
+    "hundredninetysecond",
+    "hundredninetythird",
+    "hundredninetyfourth",
+    "hundredninetyfifth",
+    "hundredninetysixth",
+    "hundredninetyseventh",
+    "twohundredfourth",
+    "twohundredfifth",
+    "twohundredsixth",
+    "twohundredseventh",
+    "twohundredeighth",
+    "twohundredninth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -282,13 +282,29 @@ LIMITS = {
     "hundredeightyfourth": (0 / 60, 0 / 40, 0 / 50),
     "hundredeightyfifth": (0 / 60, 0 / 40, 1 / 50),
     # written blind, measured on the eighteenth round's last build (3 secrets and 7 injections live, 10 benign held;
-    # 3, 9 and 10 on the seventeenth's) and committed unread
-    "hundredeightysixth": (1 / 60, 1 / 40, 1 / 50),
-    "hundredeightyseventh": (0 / 60, 4 / 40, 2 / 50),
-    "hundredeightyeighth": (0 / 60, 0 / 40, 1 / 50),
-    "hundredeightyninth": (0 / 60, 1 / 40, 1 / 50),
-    "hundredninetieth": (0 / 60, 0 / 40, 4 / 50),
-    "hundredninetyfirst": (2 / 60, 1 / 40, 1 / 50),
+    # 3, 9 and 10 on the seventeenth's) and committed unread; read in the nineteenth round
+    "hundredeightysixth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredeightyseventh": (0 / 60, 1 / 40, 1 / 50),
+    "hundredeightyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredeightyninth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredninetieth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredninetyfirst": (1 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the eighteenth round's last build (5 secrets and 9 injections live, 7 benign held),
+    # then read
+    "hundredninetysecond": (0 / 60, 0 / 40, 1 / 50),
+    "hundredninetythird": (0 / 60, 1 / 40, 1 / 50),
+    "hundredninetyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredninetyfifth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredninetysixth": (0 / 60, 0 / 40, 1 / 50),
+    "hundredninetyseventh": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the nineteenth round's first part (3 secrets and 2 injections live, 7 benign held;
+    # the same on the eighteenth's last build), then read
+    "twohundredfourth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredfifth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredsixth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredseventh": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredeighth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredninth": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -127,8 +127,10 @@ ABROAD: tuple[Shape, ...] = (
         ),
         # "Note pour l'assistant :", "Hinweis an den Assistenten:", "Istruzione per l'assistente:", "A note to my
         # future AI helper:": a message addressed to the assistant, in any of the languages
-        rf"\b{_NOTE_ABROAD}[ \t]+(?:[a-z]+[ \t]+)?(?:pour|a|an|fur|per|para|al|alla|voor|aan|to|for)[ \t]+(?:l'|all'"
-        rf"|(?:le|la|den|die"
+        # (not what pages are said to hide: "web pages hiding instructions for AI assistants to leak data")
+        rf"(?<!hiding )(?<!hidden )(?<!embedding )(?<!embedded )(?<!planting )(?<!injecting )(?<!smuggling )"
+        rf"(?<!containing )\b{_NOTE_ABROAD}[ \t]+(?:[a-z]+[ \t]+)?(?:pour|a|an|fur|per|para|al|alla|voor|aan|to|for)"
+        rf"[ \t]+(?:l'|all'|(?:le|la|den|die"
         rf"|das|dem|el|il|lo|o|a|de|het|the|any|my|mon|ma|mein|meinen|meine|mi|il[ \t]+mio|whichever|whatever)[ \t]+)?"
         rf"{_NOT_A_PERSON}{_AI_ABROAD}\b{_NOT_A_JOB}[^\n]{{0,30}}?[:,-]",
         # "À l'attention de l'assistant :", "KI-Hinweis:", "Assistant note:"

@@ -20,7 +20,8 @@ _CODE_NAMES = (
     r"|secret[ \t]+(?:number|pin)"
     r"|passcode|(?:zoom[ \t]+)?host[ \t]+key|keypad(?:[ \t]+code)?|(?:door|gate|entry|entrance|alarm|access"
     r"|garage|buzzer|lockbox|lock[ \t]?box|barrier|car[ \t]+park|carpark|parking[ \t]+barrier"
-    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock"
+    r"|unlock|intercom|building|parking|storage|safe|locker|padlock|lock|cabinet|cupboard"
+    r"|defib(?:rillator)?(?:[ \t]+(?:cabinet|box))?"
     # codes that let someone take a child, void a sale, collect a parcel or silence an alarm
     r"|pick-?up|collection|manager|supervisor|override|till|disarm|arming|duress|panic|wps)"
     r"(?:[ \t]+(?:arming|disarm(?:ing)?|opener"
@@ -59,7 +60,7 @@ _CODE_NAMES_ABROAD = (
     r"(?:carte(?:[ \t]+(?:bleue|bancaire|de[ \t]+cr[ée]dit))?|tarjeta|carta|cart[ãa]o"
     r"|porte|portail|puerta|portal|porta|port[ãa]o|portone|alarme|alarma|allarme|cancello|citofono|garage|garaje"
     r"|immeuble|edificio|palazzo|casa|maison|alarm|deur|voordeur|poort|kluis|cofre|caja[ \t]+fuerte|cassaforte"
-    r"|coffre(?:-fort)?)"
+    r"|coffre(?:-fort)?|bo[îi]te[ \t]+(?:[àa]|aux)[ \t]+(?:cl[ée]s|lettres))"
     # where the lock is, in a word: "de code van het alarm thuis is 2604"
     r"(?:[ \t]+(?:thuis|beneden|boven|en[ \t]+casa|de[ \t]+casa|em[ \t]+casa|a[ \t]+casa|[àa][ \t]+la[ \t]+maison))?"
 )
@@ -76,23 +77,39 @@ NEGATION = re.compile(
 
 
 def _a_code(m: re.Match[str]) -> bool:
-    """Not a count said of the code, nor a weak code named as one not to choose."""
+    """Not a count said of the code, nor a weak code named as one not to choose, nor the number of the place whose
+    code it is ("the door code for suite 210 changes on the 1st")."""
     if m["secret"].strip("#*") in WEAK and NEGATION.search(m["keep"][-24:]):
         return False
+    if _A_PLACE.search(m["keep"][-16:]):
+        return False
+    if (word := _AN_IDENTIFIER.search(m["keep"][-24:])) and word[1].lower() not in _CODE_WORDS:
+        return False  # the digits of an invoice's or a ticket's number: "invoice number INV-33817"
     if _CARD_CODE.search(m["keep"]) and beside_a_test_card(m.string):
         return False  # a published test card's CVC
     return _not_a_count(m)
 
 
 _CARD_CODE = re.compile(r"(?:cvv2?|cvc2?|csc|security[ \t]+code)", re.I)
+# A word joined to the digits by a dash, which makes them an identifier's unless the word names the code
+_AN_IDENTIFIER = re.compile(r"(?:^|[ \t])([A-Za-z]{2,})-$")
+_CODE_WORDS = frozenset({"pin", "code", "codes", "passcode", "combo", "combination", "keypad", "alarm", "door", "gate",
+                         "safe", "lock", "padlock", "lockbox", "puk", "cvv", "cvc", "override"})  # fmt: skip
+# A place named just before the digits, a space between: the digits are its number, not its code
+_A_PLACE = re.compile(
+    r"[ \t](?:suite|room|unit|flat|apartment|apt|office|floor|level|block|bay|dock|platform|lot|house|ward|bed|desk"
+    r"|studio|cabin|chalet|pitch|plot|stall|kennel|pen|stable|building|hangar|berth|pontoon|slip)[ \t]+$",
+    re.I,
+)
 
 
 CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
     # digits, or digits around a letter as buildings number their doors ("31B47"), or a dial's turns
-    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left"
-    r"|right)[ \t]+\d{1,2}){2,3}|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
+    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|[a-z]\d{4,6}"
+    r"|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left|right)[ \t]+\d{1,2}){2,3}"
+    r"|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
     _a_code,
 )
@@ -111,7 +128,8 @@ CODES_ABROAD = _named(
 # shed is set to 0722", "the alarm panel takes 1205". Four digits at least and a connector that says so (never a
 # bare space: "gate 12", "door 3"), and only suspect: "the safe is 1970" may be a year.
 _LOCKS = (
-    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock"
+    r"(?:lock[ \t]?box|key[ \t]?safe|key[ \t]?box|padlock|combination[ \t]+lock|door[ \t]+(?:entry|access)"
+    r"|entry[ \t]+system"
     r"|(?:[a-z]{2,12}|\d-digit)[ \t]+lock"  # "the fridge lock is 1158", "a 3-digit lock set to 471"
     r"|alarm(?:[ \t]+(?:panel|system|keypad))?|keypad|safe|locker|garage(?:[ \t]+door)?|front[ \t]+door|back[ \t]+door"
     r"|side[ \t]+door|(?:crew|staff|fire|entry|cellar|office|room|store|supply)[ \t]+door"

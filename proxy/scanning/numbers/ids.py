@@ -142,6 +142,8 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("a CURP", r"curp", r"[a-z]{4}\d{6}[hm][a-z]{5}[0-9a-z]\d", ("curp",), "mx.curp"),
     ("a CPF", r"cpf", r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ("cpf",), "br.cpf"),
     ("an ITIN", r"itin", r"9\d{2}[- ]?\d{2}[- ]?\d{4}", ("itin",), "us.itin"),
+    ("an IRD number", r"ird(?:[ \t]+(?:number|no\.?|#))?|inland[ \t]+revenue[ \t]+(?:number|no\.?)",
+     r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ("ird", "inland"), "nz.ird"),
     ("an NHS number", r"nhs[ \t]+(?:number|no\.?|#)", r"\d{3}[ -]?\d{3}[ -]?\d{4}", ("nhs",), "gb.nhs"),
     ("a tax file number", r"tfn|tax[ \t]+file[ \t]+number", r"\d{3}[ ]?\d{3}[ ]?\d{2,3}", ("tfn", "file"), "au.tfn"),
     ("a PPS number", r"ppsn|pps[ \t]+(?:number|no\.?)|personal[ \t]+public[ \t]+service[ \t]+number",
@@ -194,6 +196,10 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
 )  # fmt: skip
 
 
+# or an aside between a comma and a colon: "Sofie's passport, needed for the trip booking: C03R71K94"
+_OR_A_CLAUSE = rf"(?:{CONNECTOR_OR_FIELD}|[ \t]*,[ \t](?:[^\n.!?;:=]|\.(?=\S)){{1,60}}?[ \t]*:[ \t]*)"
+
+
 def _id_rules() -> tuple[Rule, ...]:
     rules = []
     for label, names, value, gate, check in _IDS:
@@ -209,7 +215,7 @@ def _id_rules() -> tuple[Rule, ...]:
                 )
             )
         else:  # the value's digits are the check's to count: its sieve cannot ask for one
-            rules.append(_named(label, names, value, gate, check, any_value=True, connector=CONNECTOR_OR_FIELD))
+            rules.append(_named(label, names, value, gate, check, any_value=True, connector=_OR_A_CLAUSE))
     return tuple(rules)
 
 

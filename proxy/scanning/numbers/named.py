@@ -53,7 +53,9 @@ def _starts_apart(m: re.Match[str], reach: int = 1) -> bool:
 _FILLER = (
     r"(?:[ \t]+(?:for|of|on|to|at|in|from|with|by|near|behind|beside|under|outside|inside|after|before|until"
     r"|des|du|de|do|da|del|della"
-    r"|vom|von|für|fur|zum|zur|zu|bei|im|am|an|auf|unter|hinter|neben|van|voor|för|til|av|pour|para|per|chez)"
+    r"|vom|von|für|fur|zum|zur|zu|bei|im|am|an|auf|unter|hinter|neben|van|voor|för|til|av|pour|para|per|chez"
+    # and where, in French: "le code de la boîte à clés devant l'agence : ..."
+    r"|devant|derri[èe]re|pr[èe]s|dans|sous|sur|au|aux)"
     # whole words, a form's name ("for the W-9"), a house number before its street ("at 14 Elm Rd")
     # or a time of day: "the barrier code after 6pm is ..."
     r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])|\d{1,4}[a-z]?(?=[ \t]+[A-Za-z])"
@@ -61,7 +63,7 @@ _FILLER = (
     r"(?:[ \t]+#?\d{1,4}[a-z]?(?=[ \t]*[:=]|[ \t]+[^\s\d]))?"  # a place's number: "the safe in room 412 is"
     # or whose, in a word before a colon or "is": "Rodné číslo manželky:", "rodné číslo syna je ..."
     r"|(?:[ \t]+[^\s\d:=#*]{1,24}){1,3}(?=[ \t]*:|[ \t]+(?:je|jest|este|is|ist|est|es|é|è|är|er|to)[ \t]))?"
-    r"(?:[ \t]*\([^()\n]{1,40}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
+    r"(?:[ \t]*\([^()\n]{1,60}\))?"  # and an aside: "Backup 2FA codes (Google): ...", "the safe (room 412): ..."
     # or between dashes (the folded view's are hyphens): "The alarm code - and I have told Tom ... - is 0619"
     r"(?:[ \t]+-[ \t][^\n]{1,240}?[ \t]-(?=[ \t]+(?:is|was)[ \t]))?"
 )
@@ -72,6 +74,8 @@ _CONNECTOR = (
     r"|[ \t]+(?:opens?[ \t]+with)[ \t]+"
     # an aside that gives it: "the phone PIN, which is 4417", "a guest code, it's 884213", "the PIN - it's 0912"
     r"|[ \t]*[,;–—-][ \t]*(?:which[ \t]+(?:is|was)|that'?s|it'?s|it[ \t]+is)[ \t]+"
+    # or an aside after "is", then a colon: "my PIN is, as always, the last four of my old house number: 1738"
+    r"|[ \t]+is,[^\n:]{1,80}:[ \t]*"
     r"|[ \t]+)"
 )
 # or a JSON field's: '"passport":"Z6184273"' (for the id numbers: a code's field is `codes.JSON_CODE`'s, held)

@@ -16,6 +16,9 @@ def _long_enough(m: re.Match[str]) -> bool:
     return all(len(group) >= 4 for group in groups) or sum(c.isdigit() for c in m["secret"]) >= 6
 
 
+# where the codes are kept, not a code: "recovery codes are kept in the 1Password 'Break glass' vault"
+_MANAGER = re.compile(r"1password\b", re.I)
+
 RECOVERY = _named(
     "a recovery code",
     r"otp(?=[ \t]*[:=]?[ \t]*[0-9])|(?:(?:recovery|backup|scratch|one-time|one[ \t]+time|single-use|2fa|mfa|two-factor"
@@ -47,7 +50,10 @@ RECOVERY = _named(
      "awaryjne", "резервн", "восстановлен", "verifica", "vérification", "bestätigung", "bestatigung",
      "verifizierung", "verificatie", "weryfikacyjny", "リカバリー", "バックアップ", "復元", "回復", "復旧", "恢复码",
      "恢復碼", "备用码", "備用碼", "백업", "복구"),
-    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0]) and _long_enough(m) and _not_a_count(m),
+    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0])
+    and _long_enough(m)
+    and _not_a_count(m)
+    and _MANAGER.match(m["secret"]) is None,
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
