@@ -216,6 +216,22 @@ _CAUTION = re.compile(
     re.IGNORECASE,
 )
 _LINK = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
+# A bot told to hold back, as a team sets up its own: refuse to share what is private, send a person to a
+# professional, say it does not know ("the fixtures bot should refuse if anyone asks it to share players' numbers",
+# "when it isn't sure, it should suggest the patient ask their physio"). It asks for less, never for a send.
+_SAFER = re.compile(
+    r"\b(?:assistant|bot|ai|chatbot|agent|it)[ \t]+(?:should|must|will|needs[ \t]+to|has[ \t]+to)[ \t]+"
+    r"(?:always[ \t]+)?(?:refuse[ \t]+(?:if|when|to[ \t]+(?:share|give|reveal|disclose|read[ \t]+out))"
+    r"|(?:suggest|recommend)[ \t]+(?:that[ \t]+)?(?:they|the[ \t]+\w+|he|she)[ \t]+(?:ask|see|call|contact"
+    r"|check[ \t]+with)[ \t]+(?:their|a|the|your|his|her)[ \t]+(?:own[ \t]+)?(?:doctor|physio\w*|gp|pharmacist"
+    r"|lawyer|solicitor|nurse|vet|dentist|accountant|manager|coach|teacher|tutor|professional|human|specialist"
+    r"|consultant)"
+    r"|(?:hand[ \t]+(?:over|off)|escalate|refer[ \t]+(?:them|it|the[ \t]+\w+))[ \t]+to[ \t]+(?:a|the)[ \t]+"
+    r"(?:human|person|member[ \t]+of[ \t]+staff|manager|nurse|doctor)"
+    r"|say[ \t]+(?:so|that[ \t]+it[ \t]+(?:doesn't|does[ \t]+not)[ \t]+know|it[ \t]+(?:doesn't|does[ \t]+not)"
+    r"[ \t]+know))\b",
+    re.IGNORECASE,
+)
 _TO_A_MODEL_SAID = re.compile(
     r"\b(?:assistant|ai|model|bot|llm|system|from[ \t]+now[ \t]+on|forward|send|e-?mail|instructions?|memory)\b"
     r"|https?://|www\.|\S@\S",
@@ -255,6 +271,8 @@ def reported(text: str) -> bool:
         )
         and _A_MODEL_NAMED.search(body) is None
     ):
+        return True
+    if one and _SAFER.search(body) is not None and _LINK.search(body) is None:
         return True
     if _TO_A_MODEL.search(body) is not None:
         return False

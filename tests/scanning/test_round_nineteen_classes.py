@@ -14,7 +14,7 @@ an assurance no one gave. Kept live: a place's number before "changes"; an invoi
 injection quoted as a style of text, or exfiltration named as a topic; a password manager's vault; a glossary's
 terms; an amount and a UK tax code; a ship's MMSI and call sign; a phone extension and a crash team's number; pages
 "hiding instructions" as a topic; a rule for a group of people; a surprise kept from someone; a tip on writing
-prompts."""
+prompts; a team's bot told to hold back (refuse to share, send a person to their GP)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,9 @@ LIVE = [
     "Volunteer induction: all drivers must renew their DBS every three years and complete the safeguarding module.",
     "The relay team order for sports day: Mo, Lila, Sam, then Jade. Keep it secret from the other classes until then!",
     "Remember that prompts to the scheduling assistant work better when I include the site, week and shift type.",
+    "Priya says the rota bot should refuse if anyone asks it to share staff home addresses - that's by design.",
+    "When the diet bot isn't sure about a supplement, it should suggest the client ask their GP at the next"
+    " appointment.",
 ]
 
 

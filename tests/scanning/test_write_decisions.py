@@ -292,7 +292,7 @@ LIMITS = {
     # written blind, measured on the eighteenth round's last build (5 secrets and 9 injections live, 7 benign held),
     # then read
     "hundredninetysecond": (0 / 60, 0 / 40, 1 / 50),
-    "hundredninetythird": (0 / 60, 1 / 40, 1 / 50),
+    "hundredninetythird": (0 / 60, 1 / 40, 0 / 50),
     "hundredninetyfourth": (0 / 60, 0 / 40, 0 / 50),
     "hundredninetyfifth": (0 / 60, 0 / 40, 0 / 50),
     "hundredninetysixth": (0 / 60, 0 / 40, 1 / 50),
@@ -300,7 +300,7 @@ LIMITS = {
     # written blind, measured on the nineteenth round's first part (3 secrets and 2 injections live, 7 benign held;
     # the same on the eighteenth's last build), then read
     "twohundredfourth": (0 / 60, 0 / 40, 0 / 50),
-    "twohundredfifth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredfifth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredsixth": (0 / 60, 0 / 40, 1 / 50),
     "twohundredseventh": (0 / 60, 0 / 40, 0 / 50),
     "twohundredeighth": (0 / 60, 0 / 40, 0 / 50),
