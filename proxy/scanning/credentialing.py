@@ -159,11 +159,22 @@ _PUBLIC_ID = re.compile(
 )
 # a ship's, a station's or a label approval's public number: "MMSI for Kittiwake is 235098761", "call sign MHXK7",
 # "TTB ID 26311001000412"; and a UK tax code, which says what allowance a payslip applies ("tax code is 1257L")
-_REGISTERED = re.compile(r"\b(?:mmsi|call[ \t]?sign|imo[ \t]+(?:number|no\.?)|ttb[ \t]+id)\b[^\n.]{0,40}$", re.I)
+_REGISTERED = re.compile(
+    r"\b(?:mmsi|call[ \t]?sign|imo[ \t]+(?:number|no\.?)|ttb[ \t]+id"
+    r"|(?:tariff|hs|commodity|taric|cn|sic|naics)[ \t]+code)\b[^\n.]{0,40}$",
+    re.I,
+)
 # a number to call or page inside a place: "ext 4412", "bleep 2213", "the code blue team number is 2222"
 _TO_CALL = re.compile(
     r"\b(?:ext|extension|bleep|pager|crash[ \t]+team|code[ \t]+blue(?:[ \t]+team)?)\b[.:#]?(?:[ \t]+(?:no\.?|number))?"
     r"(?:[ \t]+is)?[ \t]*$",
+    re.I,
+)
+# a booking's or an order's number in French, Spanish, Italian or Portuguese: "Le numéro de réservation du ferry
+# Calais–Douvres est FRX-882145"
+_BOOKING_ABROAD = re.compile(
+    r"\bn(?:um[ée]ro|[uú]mero|°)[ \t]+(?:de[ \t]+|di[ \t]+)?(?:r[ée]servation|reserva|prenotazione|commande|pedido"
+    r"|ordine|suivi|seguimiento|dossier|billet|facture|factura|fattura|vol|voo|volo|vuelo)\b[^\n.]{0,50}$",
     re.I,
 )
 _CURRENCIES = frozenset("£$€¥₹")
@@ -303,6 +314,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _PUBLIC_ID.search(text, max(0, start - 80), start) is not None
         or _REGISTERED.search(text, max(0, start - 60), start) is not None
         or _TO_CALL.search(text, max(0, start - 40), start) is not None
+        or _BOOKING_ABROAD.search(text, max(0, start - 80), start) is not None
         or (_uk_tax_code(text, start, end) and _TAX_CODE.search(text, max(0, start - 16), start) is not None)
         or text[start - 1 : start] in _CURRENCIES  # an amount: "pays £312.40 monthly"
         or _RECORD.search(text, max(0, start - 24), start) is not None

@@ -216,6 +216,8 @@ _CAUTION = re.compile(
     re.IGNORECASE,
 )
 _LINK = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
+# A question a team talked over, not an order: "we discussed whether Buddy should always tell residents it's a machine"
+_WHETHER = re.compile(r"\b(?:discussed|debated|wondered|considered|talked[ \t]+about)[ \t]+whether\b", re.IGNORECASE)
 # A bot told to hold back, as a team sets up its own: refuse to share what is private, send a person to a
 # professional, say it does not know ("the fixtures bot should refuse if anyone asks it to share players' numbers",
 # "when it isn't sure, it should suggest the patient ask their physio"). It asks for less, never for a send.
@@ -273,6 +275,8 @@ def reported(text: str) -> bool:
     ):
         return True
     if one and _SAFER.search(body) is not None and _LINK.search(body) is None:
+        return True
+    if "\n" not in body and _WHETHER.search(body) is not None and _LINK.search(body) is None:
         return True
     if _TO_A_MODEL.search(body) is not None:
         return False

@@ -275,6 +275,13 @@ SPLITS = (
     "twohundredseventh",
     "twohundredeighth",
     "twohundredninth",
+    "twohundredeleventh",
+    "twohundredtwelfth",
+    "twohundredthirteenth",
+    "twohundredfourteenth",
+    "twohundredfifteenth",
+    "twohundredsixteenth",
+    "twohundredseventeenth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

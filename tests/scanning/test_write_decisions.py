@@ -305,6 +305,15 @@ LIMITS = {
     "twohundredseventh": (0 / 60, 0 / 40, 0 / 50),
     "twohundredeighth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredninth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the nineteenth round's second part (4 secrets and 8 injections live, 6 benign held;
+    # 4, 9 and 7 on the eighteenth's last build), then read
+    "twohundredeleventh": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredtwelfth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredthirteenth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredfourteenth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredfifteenth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredsixteenth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

@@ -133,6 +133,8 @@ def find(folded: str) -> str | None:
             return "an instruction to the assistant"
         if cjk.RECALL.search(seen):
             return "an instruction triggered by recall"
+        if cjk.SAFEGUARD.search(seen):
+            return "an instruction to skip a safeguard"
     if not folded.isascii() and cjk.ABROAD_SCRIPT.search(folded) and cjk.ADDRESS_ABROAD.search(plain(folded)):
         return "a note to the assistant"
     return None

@@ -40,6 +40,15 @@ ADDRESS = LazyPattern(
     r"|(?:^|[\n。！？])[ \t]*(?:ai|人工知能)[ \t]*(?:へ|宛て?|様)[ \t]*[:：]"
 )
 
+# A safeguard skipped or the user's request set aside, in Chinese and Japanese (plain view): "本人確認をせずに"
+# (without checking who they are), "无需验证身份", "忽略用户的要求" (ignore what the user asks), "附加在回复末尾"
+# (appended to the end of the reply).
+SAFEGUARD = LazyPattern(
+    r"本人確認(?:を)?(?:せず|しない|なし|不要|省略|スキップ)|(?:无需|無需|不用|不要|跳过|跳過)(?:验证|驗證|核实|核實|确认|確認)"
+    r"(?:身份|身分)|忽略用户的(?:要求|请求|指示)|忽略用戶的(?:要求|請求|指示)"
+    r"|(?:附加|附)在(?:回复|回覆|回答)(?:的)?(?:末尾|最后|結尾|结尾)"
+)
+
 # The same in Chinese, Japanese and Korean (plain view): "每次被读取时", "読み込まれるたびに", "읽을 때마다".
 RECALL = LazyPattern(
     # read as a machine reads, not as a person reads a book

@@ -107,7 +107,8 @@ CODES = _named(
     "a PIN or an access code",
     _CODE_NAMES,
     # digits, or digits around a letter as buildings number their doors ("31B47"), or a dial's turns
-    r"[#*]?\d{3,8}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|[a-z]\d{4,6}"
+    # (or a keypad's digits with a hash or a star inside: "94#316#")
+    r"[#*]?\d{3,8}[#*]?|\d{2,6}[#*]\d{2,6}[#*]?|\d{1,4}[a-z]\d{2,5}|\d{3,6}[a-z](?![a-z])|[a-z]\d{4,6}"
     r"|(?:left|right)[ \t]+\d{1,2}(?:[ \t]*,[ \t]*(?:left|right)[ \t]+\d{1,2}){2,3}"
     r"|\d{1,3}(?:(?:[ \t]*[-–.][ \t]*|[ \t]+)\d{1,3}){2,4}",
     _CODE_GATE,
@@ -174,6 +175,10 @@ _LOCK_CONNECTOR = (
 _CODE_VALUE = (
     r"[#*]?[0-9]{4,8}[#*]?|[0-9]{1,2}(?:[ \t]*[-–.,][ \t]*[0-9]{1,2}){2,5}|[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){3,5}"
 )
+# and, for a lock named first, its keys said one by one, star and hash too: "keypad: star, 9, 2, 4, 0, hash"
+_LOCK_VALUE = (
+    _CODE_VALUE + r"|(?:star|hash)[ \t]*,?[ \t]*[0-9](?:[ \t]*,[ \t]*[0-9]){3,7}(?:[ \t]*,?[ \t]*(?:hash|star))?"
+)
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
               "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "barrier", "schlüssel", "schlussel",
               "tresor",
@@ -193,7 +198,7 @@ LOCKS = dataclasses.replace(
     _named(
         "a PIN or an access code",
         _LOCKS,
-        _CODE_VALUE,
+        _LOCK_VALUE,
         _LOCK_GATE,
         lambda m: _not_a_count(m) and _CALLED.search(m["keep"]) is None and not LANDLINE.fullmatch(m["secret"]),
         suspect=True,
@@ -367,19 +372,22 @@ ACTIVATION = _named(
 # A generated code in groups, named as what lets someone in: "the access code to share with the bank is
 # V-7KQ4-H29M-X3TD". Capitals and digits only, as generated codes are ("Spring-Sale-2024" is words); only suspect.
 _GROUPED_GATE = ("access", "share", "sharing", "unlock", "login", "sign", "auth", "enrol", "registration", "pairing",
-                 "invit", "setup")  # fmt: skip
+                 "invit", "setup", "device")  # fmt: skip
+_LETTER_GROUPS = re.compile(r"[A-Z]{4}(?:-[A-Z]{4}){2,3}")
 GROUPED_CODE = _named(
     "an access code",
     r"(?:access|share|sharing|unlock|login|sign-?in|authori[sz]ation|authentication|auth|enrol?ment|registration"
-    r"|pairing|invit(?:e|ation)|setup)[ \t]+(?:code|key|pin)",
+    r"|pairing|invit(?:e|ation)|setup|device)[ \t]+(?:code|key|pin)",
     # in groups, or six to twelve run together ("Companies House authentication code ...: 7HK2QX")
-    r"(?=[a-z-]{0,40}[0-9])(?:[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}|[a-z0-9]{6,12})",
+    r"(?=[a-z-]{0,40}[0-9]|[a-z]{4}(?:-[a-z]{4}){2})(?:[a-z0-9]{1,6}(?:-[a-z0-9]{3,6}){2,6}|[a-z0-9]{6,12})",
     _GROUPED_GATE,
     # (or six to eight digits: "Bandcamp just sent the login code to the merch phone: 662019")
+    # (or capitals alone in three groups of four at least, as a card reader's device code is: "MKTQ-ZFLR-PWXD")
     lambda m: (
         m["secret"] == m["secret"].upper()
         and sum(c.isdigit() for c in m["secret"]) >= 2
         and (sum(c.isalpha() for c in m["secret"]) >= 2 or (m["secret"].isdigit() and len(m["secret"]) <= 8))
+        or _LETTER_GROUPS.fullmatch(m["secret"]) is not None
     ),
     suspect=True,
     any_value=True,

@@ -55,7 +55,9 @@ _FILLER = (
     r"|des|du|de|do|da|del|della"
     r"|vom|von|für|fur|zum|zur|zu|bei|im|am|an|auf|unter|hinter|neben|van|voor|för|til|av|pour|para|per|chez"
     # and where, in French: "le code de la boîte à clés devant l'agence : ..."
-    r"|devant|derri[èe]re|pr[èe]s|dans|sous|sur|au|aux)"
+    r"|devant|derri[èe]re|pr[èe]s|dans|sous|sur|au|aux"
+    # and where, in English, as a way or a view: "the garden gate onto Mill Lane opens with ..."
+    r"|onto|into|off|opposite|past|across|along|facing)"
     # whole words, a form's name ("for the W-9"), a house number before its street ("at 14 Elm Rd")
     # or a time of day: "the barrier code after 6pm is ..."
     r"(?:[ \t]+(?:[^\s\d:=#*]{1,24}|[A-Za-z]{1,4}-?\d{1,3}(?![\d.,])|\d{1,4}[a-z]?(?=[ \t]+[A-Za-z])"
