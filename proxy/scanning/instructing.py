@@ -219,8 +219,9 @@ _LINK = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
 # A question a team talked over, not an order: "we discussed whether Buddy should always tell residents it's a machine"
 _WHETHER = re.compile(r"\b(?:discussed|debated|wondered|considered|talked[ \t]+about)[ \t]+whether\b", re.IGNORECASE)
 # A bot told to hold back, as a team sets up its own: refuse to share what is private, send a person to a
-# professional, say it does not know ("the fixtures bot should refuse if anyone asks it to share players' numbers",
-# "when it isn't sure, it should suggest the patient ask their physio"). It asks for less, never for a send.
+# professional or a human ("the fixtures bot should refuse if anyone asks it to share players' numbers",
+# "when it isn't sure, it should suggest the patient ask their physio"). It asks for less, never for a send. ("It
+# should say it doesn't know" is not among them: a bot told to feign ignorance hides what it knows.)
 _SAFER = re.compile(
     r"\b(?:assistant|bot|ai|chatbot|agent|it)[ \t]+(?:should|must|will|needs[ \t]+to|has[ \t]+to)[ \t]+"
     r"(?:always[ \t]+)?(?:refuse[ \t]+(?:if|when|to[ \t]+(?:share|give|reveal|disclose|read[ \t]+out))"
@@ -229,9 +230,7 @@ _SAFER = re.compile(
     r"|lawyer|solicitor|nurse|vet|dentist|accountant|manager|coach|teacher|tutor|professional|human|specialist"
     r"|consultant)"
     r"|(?:hand[ \t]+(?:over|off)|escalate|refer[ \t]+(?:them|it|the[ \t]+\w+))[ \t]+to[ \t]+(?:a|the)[ \t]+"
-    r"(?:human|person|member[ \t]+of[ \t]+staff|manager|nurse|doctor)"
-    r"|say[ \t]+(?:so|that[ \t]+it[ \t]+(?:doesn't|does[ \t]+not)[ \t]+know|it[ \t]+(?:doesn't|does[ \t]+not)"
-    r"[ \t]+know))\b",
+    r"(?:human|person|member[ \t]+of[ \t]+staff|manager|nurse|doctor))\b",
     re.IGNORECASE,
 )
 _TO_A_MODEL_SAID = re.compile(
