@@ -282,6 +282,12 @@ SPLITS = (
     "twohundredfifteenth",
     "twohundredsixteenth",
     "twohundredseventeenth",
+    "hundredninetyeighth",
+    "hundredninetyninth",
+    "twohundredth",
+    "twohundredfirst",
+    "twohundredsecond",
+    "twohundredthird",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

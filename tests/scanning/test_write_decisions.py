@@ -314,6 +314,14 @@ LIMITS = {
     "twohundredfifteenth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredsixteenth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind at the nineteenth round's start and held out: measured on its last build (4 secrets and 9
+    # injections live, 5 benign held; 5, 9 and 5 on the eighteenth's last build) and committed unread
+    "hundredninetyeighth": (0 / 60, 3 / 40, 0 / 50),
+    "hundredninetyninth": (0 / 60, 2 / 40, 1 / 50),
+    "twohundredth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredfirst": (0 / 60, 2 / 40, 0 / 50),
+    "twohundredsecond": (1 / 60, 0 / 40, 2 / 50),
+    "twohundredthird": (3 / 60, 2 / 40, 1 / 50),
 }
 
 
