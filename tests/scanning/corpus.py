@@ -288,6 +288,7 @@ SPLITS = (
     "twohundredfirst",
     "twohundredsecond",
     "twohundredthird",
+    "twohundredtenth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"
