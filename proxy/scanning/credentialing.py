@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .instructing import InstructionModel, read
 from .numbers.codes import LANDLINE, NEGATION, WEAK
-from .shapes import placeholder, talked_about
+from .shapes import PASSWORD_MANAGER, placeholder, talked_about
 
 MODEL = Path(__file__).with_name("credential_model.json.gz")
 
@@ -157,8 +157,8 @@ _PUBLIC_ID = re.compile(
     r"[^\n.]{0,60}$",
     re.I,
 )
-# a ship's, a station's or a label approval's public number: "MMSI for Kittiwake is 235098761", "call sign MHXK7",
-# "TTB ID 26311001000412"; and a UK tax code, which says what allowance a payslip applies ("tax code is 1257L")
+# a ship's, a station's, a label approval's or a tariff's public number: "MMSI for Kittiwake is 235098761", "call sign
+# MHXK7", "TTB ID 26311001000412", "tariff code ...: 2204.21"
 _REGISTERED = re.compile(
     r"\b(?:mmsi|call[ \t]?sign|imo[ \t]+(?:number|no\.?)|ttb[ \t]+id"
     r"|(?:tariff|hs|commodity|taric|cn|sic|naics)[ \t]+code)\b[^\n.]{0,40}$",
@@ -178,6 +178,7 @@ _BOOKING_ABROAD = re.compile(
     re.I,
 )
 _CURRENCIES = frozenset("£$€¥₹")
+# a UK tax code, which says what allowance a payslip applies, not a secret: "tax code is 1257L"
 _TAX_CODE = re.compile(r"\btax[ \t]+code[ \t]+(?:is|was|of|:)?[ \t]*$", re.I)
 _UK_TAX_CODE = re.compile(r"[SC]?(?:\d{3,4}[LMNT]|K\d{1,4}|BR|D[01]|NT|0T)(?:[ ]?(?:W1|M1|X))?")
 _BRANCH = re.compile(r"\b(?!(?i:code|pin|door|gate|lock|alarm|safe|keypad|box|locker)\b)[A-Z][\w'&-]+[ \t]+$")
@@ -264,7 +265,6 @@ _DISPLAYED = re.compile(
     r"\b(?:shows?|showing|displays?|displaying|flashes|flashing|prints|printed|error|warning|message)\s*[:=]?\s*[\"'“„«]?$",
     re.I,
 )
-_MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)  # where passwords are kept
 # a vault's name, after the manager's: "kept in the 1Password 'Studio admin' vault"
 _VAULT_AFTER = re.compile(r"[\"'”»]?[ \t]+(?:vault|folder|collection|entry|item)s?\b", re.I)
 _NAMED_BEFORE = re.compile(r"(?:called|named|under|entry|item|vault|folder|labell?ed|titled)\s*[:=]?\s*$", re.I)
@@ -287,8 +287,11 @@ def _shown(text: str, start: int, end: int) -> bool:
         or (_POSTCODE.search(text, max(0, start - 40), start) is not None and value == value.upper())
         or _LINE.search(text, max(0, start - 48), start) is not None
         or _NAMED_BEFORE.search(text, max(0, start - 12), max(0, start - 1)) is not None
-        or (_MANAGER.search(text, max(0, start - 16), start) is not None and _VAULT_AFTER.match(text, end) is not None)
-        or _MANAGER.fullmatch(value) is not None
+        or (
+            PASSWORD_MANAGER.search(text, max(0, start - 16), start) is not None
+            and _VAULT_AFTER.match(text, end) is not None
+        )
+        or PASSWORD_MANAGER.fullmatch(value) is not None
         or text[start - 1 : start] == "+"  # an international phone number: "+36 1 555 0199"
         or _SETTING.search(text, max(0, start - 16), max(0, start - 1)) is not None
         or _DISPLAYED.search(text, max(0, start - 24), start) is not None

@@ -13,7 +13,7 @@ import re
 
 from .keys import example, public_key
 from .rules import Rule
-from .shapes import chosen_password, looks_generated, placeholder, strong_password
+from .shapes import PASSWORD_MANAGER, chosen_password, looks_generated, placeholder, strong_password
 
 _PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
 _ELIDED_PREFIX = re.compile(r"[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){0,3}[-_](?:\.{3}|…)[.,;:!?]?")
@@ -91,7 +91,7 @@ def _is_two_words(m: re.Match[str]) -> bool:
     )
 
 
-_IN_A_MANAGER = re.compile(r"1password|bitwarden|keepass\w*|lastpass|dashlane|keeper|\bvault\b", re.I)
+_IN_A_MANAGER = re.compile(rf"{PASSWORD_MANAGER.pattern}|\bvault\b", re.I)
 
 
 def _is_password_shaped(m: re.Match[str]) -> bool:

@@ -21,6 +21,8 @@ PLACEHOLDER = re.compile(
     re.I,
 )
 _CAPITALS = re.compile("[A-Z][A-Z_]*")
+# A password manager's name: where secrets are kept, named, is none of them ("the 1Password 'Break glass' vault")
+PASSWORD_MANAGER = re.compile(r"1password|keepass\w*|bitwarden|lastpass|dashlane|keeper", re.I)
 
 
 def placeholder(value: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..rules import Rule
-from ..shapes import placeholder
+from ..shapes import PASSWORD_MANAGER, placeholder
 from .named import _named, _not_a_count, _starts_apart, bounded
 
 
@@ -16,8 +16,17 @@ def _long_enough(m: re.Match[str]) -> bool:
     return all(len(group) >= 4 for group in groups) or sum(c.isdigit() for c in m["secret"]) >= 6
 
 
-# where the codes are kept, not a code: "recovery codes are kept in the 1Password 'Break glass' vault"
-_MANAGER = re.compile(r"1password\b", re.I)
+def _a_recovery_code(m: re.Match[str]) -> bool:
+    """A digit in the first code, long enough, no count; and not where the codes are kept ("recovery codes are kept
+    in the 1Password 'Break glass' vault")."""
+    first = re.split(r"[ \t,;]+", m["secret"])[0]
+    return (
+        any(c.isdigit() for c in first)
+        and _long_enough(m)
+        and _not_a_count(m)
+        and PASSWORD_MANAGER.fullmatch(first) is None
+    )
+
 
 RECOVERY = _named(
     "a recovery code",
@@ -50,10 +59,7 @@ RECOVERY = _named(
      "awaryjne", "резервн", "восстановлен", "verifica", "vérification", "bestätigung", "bestatigung",
      "verifizierung", "verificatie", "weryfikacyjny", "リカバリー", "バックアップ", "復元", "回復", "復旧", "恢复码",
      "恢復碼", "备用码", "備用碼", "백업", "복구"),
-    lambda m: any(c.isdigit() for c in re.split(r"[ \t,;]+", m["secret"])[0])
-    and _long_enough(m)
-    and _not_a_count(m)
-    and _MANAGER.match(m["secret"]) is None,
+    _a_recovery_code,
     connector=r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|are|was|were)[ \t]*:?[ \t]+|[ \t]+[-–][ \t]+|[ \t]+)",
     any_value=True,
 )  # fmt: skip
