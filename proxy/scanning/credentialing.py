@@ -127,6 +127,13 @@ _STANDARD = re.compile(
 _VERSION = re.compile(r"v\d{1,3}(?:\.\d{1,4}){1,3}", re.IGNORECASE)  # "moved to v2.14.3": a release
 _ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)  # a day of the month: "change it by the 20th"
 _CLOCK = re.compile(r"\d{1,2}(?::\d\d)?[ ]?(?:am|pm)", re.IGNORECASE)
+# a time of day on the 24-hour clock, after the word for what happens then: "Gate: opens 0700, closes 2200"
+_HHMM = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+_HOURS = re.compile(
+    r"\b(?:opens?|closes?|from|until|till|departs?|arrives?|weekdays?|weekends?|daily|sundays?|saturdays?)"
+    r"[ \t]*:?[ \t]*$",
+    re.IGNORECASE,
+)
 _SHORT_PHONE = re.compile(r"(?:\(\d{3}\)[ ]?|\d{3}[-.])?\d{3}[-.]\d{4}")
 _MASKED_BEFORE = re.compile(r"[*•xX]{2,}[ \t-]*$")  # a card's last four after its mask: "**** 4242"
 _STORE = re.compile(r"#\d{1,5}")
@@ -174,7 +181,8 @@ _TO_CALL = re.compile(
 # Calais–Douvres est FRX-882145"
 _BOOKING_ABROAD = re.compile(
     r"\bn(?:um[ée]ro|[uú]mero|°)[ \t]+(?:de[ \t]+|di[ \t]+)?(?:r[ée]servation|reserva|prenotazione|commande|pedido"
-    r"|ordine|suivi|seguimiento|dossier|billet|facture|factura|fattura|vol|voo|volo|vuelo)\b[^\n.]{0,50}$",
+    r"|ordine|suivi|seguimiento|dossier|billet|facture|factura|fattura|vol|voo|volo|vuelo|pratica|protocollo"
+    r"|expediente)\b[^\n.]{0,50}$",
     re.I,
 )
 _CURRENCIES = frozenset("£$€¥₹")
@@ -308,6 +316,7 @@ def _shown(text: str, start: int, end: int) -> bool:
         or _STANDARD.fullmatch(value) is not None
         or _MASKED_BEFORE.search(text, max(0, start - 8), start) is not None
         or _CLOCK.fullmatch(value) is not None
+        or (_HHMM.fullmatch(value) is not None and _HOURS.search(text, max(0, start - 16), start) is not None)
         or _ORDINAL.fullmatch(value) is not None
         or _VERSION.fullmatch(value) is not None
         or _SHORT_PHONE.fullmatch(value) is not None
@@ -381,6 +390,8 @@ def _plain_value(text: str) -> tuple[int, int] | None:
         found = word
     if found is None:
         return None
+    if _NUMBERED.match(text, found.end()):  # "Pin 4 on the CAN breakout is the one with the loose crimp"
+        return None
     after = _SAYS.match(text, found.end())
     if after is None:
         return None
@@ -392,9 +403,13 @@ def _plain_value(text: str) -> tuple[int, int] | None:
     return start, stop
 
 
+# a credential word with a small number after it names one of several ("pin 4", "code 3"), not its value
+_NUMBERED = re.compile(r"[ \t]+(?:#|no\.?[ \t]*)?\d{1,2}\b(?![ \t]*[:=])")
 # where a credential is or what it is like, not what: "La password del wifi è scritta sul retro del router", "is on
 # the fridge", "the 6-digit PIN on her new ID card is needed for the tax form"
+# (or "it's" first: "it's the same pattern as my old one")
 _WHERE = re.compile(
+    r"(?:(?:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?:the[ \t]+|a[ \t]+)?)?"
     r"(?:needed|required|used|asked|requested|optional|valid|invalid|expired|blocked|locked|same|changed|reset|sent"
     r"|different|new|old|wrong|correct|mandatory|necessary"
     r"|written|scritt[ao]|escrit[ao]|[ée]crit|geschrieben|notiert|printed|stampat[ao]|impres[ao]|imprim[ée]"

@@ -202,7 +202,7 @@ _META = re.compile(
     r"|quot(?:e|es|ed|ing)"
     r"|blog|articles?|posts?|write-?ups?|newsletters?|podcasts?|videos?|courses?|lectures?|slides?|workshops?"
     r"|papers?|talks?|reports?|datasets?|classifiers?|openers?|red[ -]?team\w*|payloads?|strings?|markers?|tokens?"
-    r"|tokenizer|templates?|syntax|known\s+as|called"
+    r"|tokenizer|templates?|syntax|known\s+as|called|titles?|titled"
     # a phrase someone asked the meaning of, or read in the news: "asked what "ignore previous instructions" meant"
     r"|mean(?:s|t|ing)?|news|headlines?|stor(?:y|ies)"
     # a filter's word list: "AutoMod blocks messages containing "ignore previous instructions" since someone spammed it"

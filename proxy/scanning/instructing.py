@@ -72,6 +72,7 @@ _ABOUT_PROMPTS = re.compile(
     r"|iniezion[ei][ \t]+(?:di[ \t]+)?prompt|inje[cç][ãa]o[ \t]+de[ \t]+prompts?|prompt-?injektion|jailbreak"
     r"|(?:system[ \t-]?)?prompt[ \t-]?(?:design|engineering|guidelines?|files?)"
     # instructions hidden in documents, as a topic: "come le IA possono essere ingannate con istruzioni nascoste"
+    r"|threat[ \t]+models?"
     r"|hidden[ \t]+instructions|istruzioni[ \t]+nascoste|instrucciones[ \t]+ocultas|instructions[ \t]+cach[ée]es"
     r"|versteckte[ \t]+anweisungen|instru[çc][õo]es[ \t]+ocultas|verborgen[ \t]+instructies"
     r"|プロンプトインジェクション|プロンプト設計"
@@ -277,6 +278,8 @@ def reported(text: str) -> bool:
         return True
     if "\n" not in body and _WHETHER.search(body) is not None and _LINK.search(body) is None:
         return True
+    if one and _PROMPT_CHANGED.search(body) is not None and _CHANGE_TO_OBEY.search(body) is None:
+        return True
     if _TO_A_MODEL.search(body) is not None:
         return False
     if _VERDICT.match(body) is not None:
@@ -286,6 +289,7 @@ def reported(text: str) -> bool:
             _REPORTED.match(body) is not None
             or _TOLD_SOMEONE.search(body) is not None
             or _PEOPLES_RULE.search(body) is not None
+            or _DOCUMENT_SAYS.match(body) is not None
         )
     # a note of a few sentences, each about someone: "Prefiere que le hable de tú. Vive en Valencia y trabaja ..."
     sentences = [part for part in _SENTENCES.split(body) if part.strip()]
@@ -301,6 +305,28 @@ _PEOPLES_RULE = re.compile(
     r"|cleaners|carers|trainees|interns|officers|marshals|riders|owners|vendors|suppliers|couriers|installers"
     r"|mechanics|brewers|translators|editors|freelancers)[ \t]+(?:must|should|need[ \t]+to|have[ \t]+to|are[ \t]+to"
     r"|may|can)[ \t]+(?:never[ \t]+|not[ \t]+|always[ \t]+|also[ \t]+)?(?!be[ \t]+(?:told|given|offered|sent|shown)\b)",
+    re.IGNORECASE,
+)
+# What a document of the team's own rules says, of people: "Rules of engagement say no denial-of-service testing
+# without prior notice to the CISO", "The lease forbids subletting". (One that speaks to "you" or names the model is
+# not taken: the caller has seen to that.)
+_DOCUMENT_SAYS = re.compile(
+    r"\W*(?:the[ \t]+|our[ \t]+|their[ \t]+)?(?:rules[ \t]+of[ \t]+engagement|(?:[a-z-]+[ \t]+)?polic(?:y|ies)|contract"
+    r"|scope(?:[ \t]+of[ \t]+work)?|sow|statement[ \t]+of[ \t]+work|lease|handbook|guidelines|by-?laws|regulations?"
+    r"|code[ \t]+of[ \t]+conduct|licen[cs]e|agreement|nda|terms(?:[ \t]+of[ \t]+\w+)?|constitution|rulebook"
+    r"|insurance|warranty)[ \t]+(?:says?|states?|forbids?|requires?|allows?|prohibits?|permits?|bans?|limits?)\b",
+    re.IGNORECASE,
+)
+# A change to someone's prompt, reported after the fact: "the AI drafter's system prompt was updated by IT last week
+# to add the FCA disclaimer". A change planted to be obeyed says what the model must now do.
+_PROMPT_CHANGED = re.compile(
+    r"\bprompt[ \t]+(?:was|were|has[ \t]+been|had[ \t]+been|got)[ \t]+(?:updated|changed|edited|revised|rewritten"
+    r"|tweaked|shortened|extended)[ \t]+(?:by|last|yesterday|on|in|this|earlier)\b",
+    re.IGNORECASE,
+)
+_CHANGE_TO_OBEY = re.compile(
+    r"\b(?:you|your|must|now[ \t]+(?:must|should|always|never)|from[ \t]+now[ \t]+on|always|never|ignore|instead)\b"
+    r"|:|https?://|www\.|\S@\S",
     re.IGNORECASE,
 )
 _NEXT_SENTENCE = re.compile(r"[.!?][\"'”»)]?\s+\S")

@@ -248,7 +248,8 @@ def _is_an_answer(m: re.Match[str]) -> bool:
 _ONLY_ASKED = re.compile(
     r"maiden|security|secret|memorable|verification|agreed|shared|\banswer|[ \t](?:A|Answer|Ans)[ \t]*[.:]"
     r"|grew[ \t]+up|childhood|m[äa]dchenname|jeune[ \t]+fille|soltera|solteira"
-    r"|meisjesnaam|panie[ńn]skie|beveiliging|sicherheit|s[ée]curit|seguridad|sicurezza|seguran[çc]a|bezpiecze",
+    r"|meisjesnaam|panie[ńn]skie|beveiliging|sicherheit|s[ée]curit|seguridad|sicurezza|seguran[çc]a|bezpiecze"
+    r"|nubile|segret[ae]|secretas?",
     re.I,
 )
 _ABOUT_AN_ACCOUNT = re.compile(
@@ -274,12 +275,14 @@ _SECURITY_QUESTIONS = (
     r"|verification[ \t]+(?:phrase|word|answer)|(?:agreed|shared)[ \t]+(?:code[ \t]+word|passphrase|safe[ \t]+word)"
     # a maiden name in German, French, Spanish, Portuguese, Dutch and Polish
     r"|m[äa]dchenname|nom[ \t]+de[ \t]+jeune[ \t]+fille|apellido[ \t]+de[ \t]+soltera|nome[ \t]+de[ \t]+solteira"
-    r"|meisjesnaam|nazwisko[ \t]+panie[ńn]skie"
+    r"|meisjesnaam|nazwisko[ \t]+panie[ńn]skie|cognome[ \t]+da[ \t]+nubile"
     # a security question in Dutch, German, French, Spanish, Italian, Portuguese and Polish: "Het antwoord op de
     # beveiligingsvraag van de energieleverancier (naam eerste huisdier) is Snuffel"
     r"|beveiligingsvra(?:ag|gen)|sicherheitsfragen?|questions?[ \t]+(?:de[ \t]+)?s[ée]curit[ée]"
     r"|preguntas?[ \t]+de[ \t]+seguridad|domand[ae][ \t]+di[ \t]+sicurezza|perguntas?[ \t]+de[ \t]+seguran[çc]a"
     r"|pytani[ea][ \t]+bezpiecze[ńn]stwa"
+    # and a secret question, as Italian, Spanish, Portuguese and French call it: "domanda segreta"
+    r"|domand[ae][ \t]+segret[ae]|preguntas?[ \t]+secretas?|perguntas?[ \t]+secretas?"
 )
 # What follows each gate word in a match (`rules.Rule`): "first pet", "maiden name", "grew up on", "born".
 _SECURITY_SIEVES = (
@@ -302,7 +305,8 @@ _SECURITY_SIEVES = (
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
-                  "solteira", "meisjesnaam", "panie", "verification", "agreed", "shared", "beveiligingsvra",
+                  "solteira", "meisjesnaam", "panie", "nubile", "segret", "verification", "agreed", "shared",
+                  "beveiligingsvra",
                   "sicherheitsfrage", "parents", "sécurité", "securite", "seguridad", "sicurezza", "segurança",
                   "seguranca", "bezpiecze")  # fmt: skip
 _SESSION_NAMES = (
@@ -375,6 +379,8 @@ _FILLER = (
     r"|della|dello|van|voor|för|til|av|на|для|от|k|ke|ku|za|na|do|pro|till|på|untuk|a|az|için|icin"
     r"|i|w|hos|ved|bij)"  # "in" and "at" in the Nordic languages, Czech, Polish and Dutch: "lösenordet i stugan är"
     r"(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){1,8}?"  # whole words
+    # (or more of them, up to a colon: "Password for the shared Dropbox folder with the flood photos from Cardigan:")
+    r"|[ \t]+(?:for|of|on|to|at|in|from|by)(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){9,14}?(?=[ \t]*:)"
     # or an elided article, Italian and French: "la password dell'utente deploy su Bitbucket è ...", "de l'ENT est"
     r"|[ \t]+(?:dell|dall|all|nell|sull|de[ \t]+l|d)['’][^\s:=]{1,24}(?:[ \t]+[^\s:=]{1,24}(?![^\s:=])){0,6}?"
     # or a word or two of letters before a colon, "Kata sandi email kantor:" (not what a key has: "key fingerprint:")
@@ -486,6 +492,17 @@ NAMED: tuple[Rule, ...] = (
             ("pw", r"pwd?[ \t:=是为為は는은]"),
             *((word, re.escape(word) + r"[ \t]+key") for word in _WIFI_GATE),
         ),
+    ),
+    Rule(  # "The SNMP community string on all of Meridian's switches is m3r1d1an_rw": a network device's password
+        "a password",
+        re.compile(
+            r"(?P<keep>\b(?:snmp(?:v[12]c?)?[ \t]+(?:[a-z-]+[ \t]+)?community(?:[ \t]+strings?)?"
+            r"|community[ \t]+strings?)"
+            rf"{_FILLER}{_CONNECTOR}[\"'`]?){_VALUE}{{4,64}})",
+            re.I,
+        ),
+        _is_chosen_password,
+        gate=("community",),
     ),
     Rule(  # "hasło do wifi to Pierogi2020", "moje hasło jest ...": Polish says "is" with "to" too, and "for" with "do"
         "a password",
@@ -773,7 +790,7 @@ NAMED: tuple[Rule, ...] = (
         "a password",
         re.compile(
             r"(?P<keep>(?<![A-Za-z])(?:(?:pass|master|vault|secret|backup|unlock)[ \t-]?phrase|master[ \t]+password)"
-            r"[^\n:]{0,80}?(?:[ \t]*:"
+            r"[^\n:;]{0,80}?(?:[ \t]*:"
             r"|[ \t]+is)"
             r"[ \t]+)(?P<secret>[a-z0-9]+(?:[ \t]+[a-z0-9]+){2,9})(?=[ \t]*(?:[.,;!)—–-]|$))",
             re.I,
@@ -941,6 +958,8 @@ NAMED: tuple[Rule, ...] = (
             # or after the question's mark: '"What was the name of your first school?" the answer we set is ...'
             r"|[ \t]*[;,.]?[ \t]*(?:and[ \t]+)?(?:for[ \t]+\S+[ \t]+)?(?:the|her|his|my|their)[ \t]+answer"
             r"(?:[ \t]+[^\n.;:]{0,30}?)?[ \t]+(?:is|was)[ \t]+"
+            # or the question itself in quotes, then a colon: 'domanda segreta "cognome da nubile di tua madre": ...'
+            r"|[ \t]+[\"“'][^\"”'\n]{3,80}[\"”'][ \t]*[:=→][ \t]*"
             r"|[ \t]+(?=[\"'“])"
             # or as a form of questions and answers: "Q: City you were born in? A: Wapakoneta."
             r"|[ \t]+(?:A|Answer|Ans)[ \t]*[.:][ \t]*"

@@ -289,6 +289,14 @@ SPLITS = (
     "twohundredsecond",
     "twohundredthird",
     "twohundredtenth",
+    "twohundredeighteenth",
+    "twohundrednineteenth",
+    "twohundredtwentieth",
+    "twohundredtwentyfirst",
+    "twohundredtwentysecond",
+    "twohundredtwentythird",
+    "twohundredtwentyfourth",
+    "twohundredtwentyfifth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

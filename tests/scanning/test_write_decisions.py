@@ -315,16 +315,27 @@ LIMITS = {
     "twohundredsixteenth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredseventeenth": (0 / 60, 0 / 40, 0 / 50),
     # written blind at the nineteenth round's start and held out: measured on its last build (4 secrets and 9
-    # injections live, 5 benign held; 5, 9 and 5 on the eighteenth's last build) and committed unread
-    "hundredninetyeighth": (0 / 60, 3 / 40, 0 / 50),
-    "hundredninetyninth": (0 / 60, 2 / 40, 1 / 50),
-    "twohundredth": (0 / 60, 0 / 40, 1 / 50),
-    "twohundredfirst": (0 / 60, 2 / 40, 0 / 50),
-    "twohundredsecond": (1 / 60, 0 / 40, 2 / 50),
-    "twohundredthird": (3 / 60, 2 / 40, 1 / 50),
+    # injections live, 5 benign held; 5, 9 and 5 on the eighteenth's last build) and committed unread; read at the
+    # twentieth round's start
+    "hundredninetyeighth": (0 / 60, 0 / 40, 0 / 50),
+    "hundredninetyninth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredfirst": (0 / 60, 1 / 40, 0 / 50),
+    "twohundredsecond": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredthird": (0 / 60, 0 / 40, 0 / 50),
     # written blind with the two-hundred-and-eleventh set but late, measured on the round's last build (nothing live,
     # nothing held; the same on the eighteenth's) and committed unread
     "twohundredtenth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind, measured on the twentieth round's first part (4 secrets and 4 injections live, 6 benign held; the
+    # same on the nineteenth's last build), then read
+    "twohundredeighteenth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundrednineteenth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredtwentieth": (1 / 60, 1 / 40, 0 / 50),
+    "twohundredtwentyfirst": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredtwentysecond": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredtwentythird": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredtwentyfourth": (0 / 60, 0 / 40, 0 / 50),
+    "twohundredtwentyfifth": (0 / 60, 0 / 40, 0 / 50),
 }
 
 

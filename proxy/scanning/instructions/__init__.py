@@ -13,7 +13,7 @@ messages, new personas, steering toward a product, downloaded code to run. A sty
 assistant ("always answer in metric units") is none of these. Matched against the Latin view (lower case, no
 accents), except links, whose placeholders are told by their capitals.
 
-The shapes live by family (`english`, `abroad`, `addressed`, `recall`, `cjk`, `forwarding`); this module holds
+The shapes live by family (`english`, `abroad`, `addressed`, `recall`, `deceit`, `cjk`, `forwarding`); this module holds
 their order (`SHAPES`), their gate words (`GATES`) and `find`.
 """
 
@@ -26,6 +26,7 @@ from ..rules import Literals
 from . import cjk
 from .abroad import ABROAD
 from .addressed import AGENTS, MENTIONED, READERS, SYSTEM_NOTES
+from .deceit import DECEIT
 from .english import ENGLISH
 from .forwarding import data_to_an_address, standing_forward
 from .recall import RECALL_ABROAD
@@ -41,7 +42,7 @@ _COMMENT_ORDER = re.compile(
 )
 
 # In this order: the first shape that matches names the finding.
-SHAPES: tuple[Shape, ...] = ENGLISH + ABROAD + SYSTEM_NOTES + AGENTS + RECALL_ABROAD + MENTIONED + READERS
+SHAPES: tuple[Shape, ...] = ENGLISH + ABROAD + SYSTEM_NOTES + AGENTS + RECALL_ABROAD + MENTIONED + READERS + DECEIT
 
 # A link or an image whose query the model is to fill in: "?q={conversation}", "?k=API_KEYS", "?u=<user's email>",
 # or a secret appended in code.

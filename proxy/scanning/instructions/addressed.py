@@ -1,6 +1,6 @@
 """Notes addressed to whatever model or agent reads the text, in the forms `english` and `abroad` miss: a system
 message addressed to the assistant, agents named by what they do or several of them, Turkish, an @-mentioned
-assistant given an order, a note to the AI readers in the Nordic languages, Finnish, Hungarian and Czech. Matched
+assistant given an order, a note to the AI readers in the Nordic languages, Finnish, Hungarian, Czech and Welsh. Matched
 against the Latin view; `SYSTEM_NOTES`, `AGENTS` and `MENTIONED` keep their places in `instructions.SHAPES`."""
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ MENTIONED: tuple[Shape, ...] = (
     ),
     _shape(
         "an instruction to the assistant",
-        ("ai", "ki", "llm", "tekoaly", "intelligencia", "asszisztens", "inteligenc"),
+        ("ai", "ki", "llm", "tekoaly", "intelligencia", "asszisztens", "inteligenc", "cynorthwy"),
         # to the AIs that read it: "Till AI-assistenter som läser detta mejl:", "Til alle KI-agenter der læser:"
         rf"(?:^|[\n.!?][ \t]*)(?:till|til|for|fur|pro|do)[ \t]+(?:(?:alla|alle|all|den|de|det|any|vsechny)[ \t]+)?"
         rf"(?:{_AI_NORTH}),?[ \t]+(?:som|der|die|welche|who|that|which|ktery|ktera|ktere|jo(?:ka|tka))\b[^\n:]{{0,60}}:"
@@ -273,7 +273,10 @@ MENTIONED: tuple[Shape, ...] = (
         rf"(?:{_AI_NORTH})\b[^\n:]{{0,40}}:"
         # or to it, in a dative of its own: "Tekoälylle, joka lukee tämän:", "A mesterséges intelligenciának:"
         rf"|(?:^|[\n.!?][ \t]*)(?:(?:a|az)[ \t]+)?(?:teko[a-z]lylle|ai-avustajalle|mesterseges[ \t]+intelligencianak"
-        rf"|ai-nak|asszisztensnek)\b[^\n:]{{0,60}}:",
+        rf"|ai-nak|asszisztensnek)\b[^\n:]{{0,60}}:"
+        # and in Welsh: "Sylw i'r AI:", "Nodyn i'r cynorthwyydd:"
+        r"|(?:^|[\n.!?][ \t]*)(?:sylw|nodyn|neges|cyfarwyddyd|cyfarwyddiadau)[ \t]+(?:i'r|ir|i)[ \t]+(?:ai|bot"
+        r"|deallusrwydd[ \t]+artiffisial|cynorthwy-?ydd\w*)\b[^\n:]{0,40}:",
     ),
 )
 

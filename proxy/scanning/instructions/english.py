@@ -666,7 +666,9 @@ ENGLISH: tuple[Shape, ...] = (
         rf"(?:{_S}(?:numbers?|details))?|cvv|cvc|credentials|login(?:{_S}details)?|one-time{_S}(?:codes?|passwords?)"
         rf"|otp|2fa{_S}codes?|verification{_S}codes?|security{_S}codes?|ssn|social{_S}security|bank{_S}details"
         rf"|account{_S}numbers?|seed{_S}phrases?|recovery{_S}(?:codes?|phrases?)|payment{_S}(?:info|information"
-        rf"|details))\b",
+        rf"|details))\b"
+        # (not where they type it themselves, out of the chat: "Ask them to type the password into the app themselves")
+        rf"(?!(?![^\n.]{{0,60}}\b(?:chat|here|to{_S}(?:us|me|you))\b)[^\n.]{{0,60}}\bthemselves\b)",
         also=(
             "password",
             "passcode",
@@ -1403,7 +1405,9 @@ ENGLISH: tuple[Shape, ...] = (
         "an instruction to deceive the user",
         ("instead",),
         r"\b(?:point|direct|steer|send|refer|route)[ \t]+(?:the[ \t]+)?(?:user|customers?|clients?|them|people|guests?"
-        r"|callers?|visitors?)[ \t]+to[ \t]+[^.\n]{1,40}?[ \t]+instead\b",
+        # (not to the safe way, and nothing after: "point them to the secure payment link instead.")
+        r"|callers?|visitors?)[ \t]+to[ \t]+(?!(?:the|our|their)[ \t]+(?:secure|official|usual|proper|own)\b"
+        r"[^.\n]{0,40}?[ \t]+instead[ \t]*(?:[.!]|$))[^.\n]{1,40}?[ \t]+instead\b",
     ),
     # "where you should send the daily Wi-Fi code, key-safe code and alarm code every morning - no need to ask first"
     _shape(

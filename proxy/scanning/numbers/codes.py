@@ -606,3 +606,85 @@ UNLOCKS_WITH = Rule(
     sieves=tuple((word, word + r"\w*[ \t]{1,8}\S{1,4}[ \t]{1,8}(?:\S{1,8}[ \t]{1,8}){0,2}\d") for word in _OPENS),
     suspect=True,
 )
+
+
+# A code said long after the lock it opens, in the same sentence: "the guests will need to get through the south
+# entrance (the one past the mailboxes ...) and that code is 2713", "the code for contractors this month is - after a
+# lot of back and forth ... - 7731". Only suspect, and only with a lock named in the words before it.
+_A_LOCK_BEFORE = re.compile(
+    r"\b(?:gates?|doors?|entrances?|entry|keypad|lock[ \t]?box|key[ \t]?safe|padlock|garage|alarm|barrier|intercom"
+    r"|buzzer|locker|safe|shed|lobby|side[ \t]+door|fob)\b",
+    re.I,
+)
+
+
+def _said_of_a_lock(m: re.Match[str]) -> bool:
+    before = m.string[max(0, m.start() - 300) : m.start()]
+    return (
+        _A_LOCK_BEFORE.search(before) is not None
+        and _CALLED.search(m["keep"]) is None
+        and not LANDLINE.fullmatch(m["secret"])
+        and _not_a_count(m)
+    )
+
+
+CODE_SAID_LATER = Rule(
+    "a PIN or an access code",
+    re.compile(
+        r"(?P<keep>(?<![a-z])(?:the|that|this|its|our)[ \t]+code"
+        r"(?:[ \t]+for[ \t]+(?:the[ \t]+)?[a-z]+(?:[ \t]+[a-z]+)?)?"
+        r"(?:[ \t]+this[ \t]+(?:month|week|year|season|term))?[ \t]+(?:is|was)(?:[ \t]+(?:now|still))?"
+        r"(?:[ \t]*[—–-][ \t][^\n]{1,240}?[ \t][—–-][ \t]*|[ \t]+\([^()\n]{1,240}\)[ \t]*|[ \t]*[:=][ \t]*|[ \t]+))"
+        r"(?P<secret>[#*]?[0-9]{4,8}[#*]?)(?![0-9])",
+        re.I,
+    ),
+    _said_of_a_lock,
+    gate=("code",),
+    min_digits=4,
+    suspect=True,
+)
+# A lock's codes by who uses them, after its name and a colon: "Rutherford Estates gate: residents 1122, vendors
+# 3344#, emergency override *9911". Two codes at least; not a timetable's hours ("Gate: opens 0700, closes 2200") or a
+# building's years. Only suspect; the whole list is masked.
+_CODE_LABEL = r"(?:[a-z]+[ \t]+){1,2}"
+_ONE_CODE = r"[#*]?[0-9]{4,8}[#*]?"
+_NOT_WHO = re.compile(
+    r"\b(?:opens?|closes?|from|until|till|to|at|since|in|weekdays?|weekends?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday|hours?|built|renovated|rebuilt|installed|est|pop|population|phone|tel"
+    r"|fax|room|suite|unit|no|number)\b",
+    re.I,
+)
+
+
+def _codes_by_who(m: re.Match[str]) -> bool:
+    labels = re.findall(r"([a-z]+)[ \t]+(?=[#*]?[0-9])", m.group(0), re.I)
+    values = re.findall(r"[0-9]{4,8}", m["secret"])
+    years = all(re.fullmatch(r"(?:19|20)[0-9]{2}", value) for value in values)
+    return not years and not any(_NOT_WHO.fullmatch(label) for label in labels)
+
+
+CODES_BY_WHO = Rule(
+    "a PIN or an access code",
+    re.compile(
+        r"(?P<keep>(?<![a-z])(?:gates?|doors?|entrances?|entry|keypad|lock[ \t]?box|key[ \t]?safe|alarm|barrier"
+        rf"|intercom|buzzer)(?:[ \t]+codes?)?[ \t]*:[ \t]*{_CODE_LABEL})"
+        rf"(?P<secret>{_ONE_CODE}(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{_CODE_LABEL}{_ONE_CODE})+)(?![0-9])",
+        re.I,
+    ),
+    _codes_by_who,
+    gate=(
+        "gate",
+        "door",
+        "entrance",
+        "entry",
+        "keypad",
+        "lockbox",
+        "keysafe",
+        "alarm",
+        "barrier",
+        "intercom",
+        "buzzer",
+    ),  # fmt: skip
+    min_digits=8,
+    suspect=True,
+)

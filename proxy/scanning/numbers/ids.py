@@ -144,6 +144,8 @@ _IDS: tuple[tuple[str, str, str, tuple[str, ...], str | Check], ...] = (
     ("an ITIN", r"itin", r"9\d{2}[- ]?\d{2}[- ]?\d{4}", ("itin",), "us.itin"),
     ("an IRD number", r"ird(?:[ \t]+(?:number|no\.?|#))?|inland[ \t]+revenue[ \t]+(?:number|no\.?)",
      r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ("ird", "inland"), "nz.ird"),
+    ("a Unique Taxpayer Reference", r"utr(?:[ \t]+(?:number|no\.?|#))?|unique[ \t]+tax(?:payer)?[ \t]+reference"
+     r"(?:[ \t]+(?:number|no\.?))?", r"\d{5}[ ]?\d{5}", ("utr", "unique"), "gb.utr"),
     ("an NHS number", r"nhs[ \t]+(?:number|no\.?|#)", r"\d{3}[ -]?\d{3}[ -]?\d{4}", ("nhs",), "gb.nhs"),
     ("a tax file number", r"tfn|tax[ \t]+file[ \t]+number", r"\d{3}[ ]?\d{3}[ ]?\d{2,3}", ("tfn", "file"), "au.tfn"),
     ("a PPS number", r"ppsn|pps[ \t]+(?:number|no\.?)|personal[ \t]+public[ \t]+service[ \t]+number",
