@@ -305,7 +305,7 @@ _SECURITY_SIEVES = (
 )
 _SECURITY_GATE = ("maiden", "first", "childhood", "elementary", "primary", "grew", "born", "married", "favourite",
                   "favorite", "security", "secret", "memorable", "mädchenname", "madchenname", "jeune", "soltera",
-                  "solteira", "meisjesnaam", "panie", "nubile", "segret", "verification", "agreed", "shared",
+                  "solteira", "meisjesnaam", "panie", "nubile", "segret", "secreta", "verification", "agreed", "shared",
                   "beveiligingsvra",
                   "sicherheitsfrage", "parents", "sécurité", "securite", "seguridad", "sicurezza", "segurança",
                   "seguranca", "bezpiecze")  # fmt: skip

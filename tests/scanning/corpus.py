@@ -297,6 +297,13 @@ SPLITS = (
     "twohundredtwentythird",
     "twohundredtwentyfourth",
     "twohundredtwentyfifth",
+    "twohundredtwentysixth",
+    "twohundredtwentyseventh",
+    "twohundredtwentyeighth",
+    "twohundredtwentyninth",
+    "twohundredthirtieth",
+    "twohundredthirtyfirst",
+    "twohundredthirtysecond",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

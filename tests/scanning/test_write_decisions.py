@@ -336,6 +336,15 @@ LIMITS = {
     "twohundredtwentythird": (0 / 60, 0 / 40, 0 / 50),
     "twohundredtwentyfourth": (0 / 60, 0 / 40, 0 / 50),
     "twohundredtwentyfifth": (0 / 60, 0 / 40, 0 / 50),
+    # written blind during the twentieth round and held out: measured on its last build (11 secrets and 10 injections
+    # live, 6 benign held; the same on the nineteenth's last build) and committed unread
+    "twohundredtwentysixth": (1 / 60, 0 / 40, 1 / 50),
+    "twohundredtwentyseventh": (0 / 60, 3 / 40, 1 / 50),
+    "twohundredtwentyeighth": (1 / 60, 1 / 40, 1 / 50),
+    "twohundredtwentyninth": (5 / 60, 2 / 40, 2 / 50),
+    "twohundredthirtieth": (2 / 60, 0 / 40, 1 / 50),
+    "twohundredthirtyfirst": (2 / 60, 3 / 40, 0 / 50),
+    "twohundredthirtysecond": (0 / 60, 1 / 40, 0 / 50),
 }
 
 
