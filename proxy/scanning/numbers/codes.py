@@ -654,13 +654,13 @@ _NOT_WHO = re.compile(
     r"|fax|room|suite|unit|no|number)\b",
     re.I,
 )
+_LABEL = re.compile(r"([a-z]+)[ \t]+(?=[#*]?[0-9])", re.I)  # the word just before each code
+_A_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 
 
 def _codes_by_who(m: re.Match[str]) -> bool:
-    labels = re.findall(r"([a-z]+)[ \t]+(?=[#*]?[0-9])", m.group(0), re.I)
-    values = re.findall(r"[0-9]{4,8}", m["secret"])
-    years = all(re.fullmatch(r"(?:19|20)[0-9]{2}", value) for value in values)
-    return not years and not any(_NOT_WHO.fullmatch(label) for label in labels)
+    years = all(_A_YEAR.fullmatch(value) for value in re.findall(r"[0-9]{4,8}", m["secret"]))
+    return not years and not any(_NOT_WHO.fullmatch(label) for label in _LABEL.findall(m.group(0)))
 
 
 CODES_BY_WHO = Rule(
