@@ -251,7 +251,7 @@ _LINE = re.compile(
 # letters: "his kid's name backwards with the zip: nodnarB90210" is a password)
 _POSTCODE = re.compile(
     r"\b(?:post[ \t]?code|zip(?:[ \t]?code)?|plz|postleitzahl|code[ \t]+postal|c[óo]digo[ \t]+postal|cap|pocztowy"
-    r"|postnummer|postcode)\b(?:\s+\S+){0,3}?\s*[:=]?\s*$",
+    r"|postnummer|postcode)\b(?:\s+\S+){0,5}?\s*[:=]?\s*$",
     re.IGNORECASE,
 )
 # a measure: "hold it for 30-60 seconds", "1500-2000 kcal", "2019-2023 seasons" are no code

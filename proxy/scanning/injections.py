@@ -100,7 +100,8 @@ _ROLE_GATE = (
     "without", "with no", "sem ", "sin ", "sans ", "ohne ", "senza ", "obey", "libre", "from now on", " as ",
     "pretend", "your ", " mode", "tu es", "vous etes", "maintenant",
     "desormais", "dorenavant", "du bist", "jetzt", "sofort", "nun an", "ahora", "agora", "voce", " sei", "devi",
-    "dovrai", "sarai", "je bent", "vanaf nu", "fingi", "fingete", "finja", "semblant", "alsof",
+    "dovrai", "sarai", "je bent", "vanaf nu", "fingi", "fingete", "finja", "semblant", "alsof", "teraz",
+    "этого момента", "відтепер", "від сьогодні",
 )  # fmt: skip
 _HEADER_WORDS = (
     *_NOUN_STEMS,

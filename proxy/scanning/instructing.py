@@ -59,7 +59,11 @@ _ORDER_CUE = re.compile(
     r"|\b(?:ty|ciebie|tobie|jeste[śs]|musisz|zawsze|nigdy|ka[żz]d\w*|od teraz|asystent\w*|systemow\w*|instrukcj\w*"
     r"|polecen\w*|wy[śs]lij|wysy[łl]aj|przeka[żz]\w*|powiedz|m[óo]w|odpowiadaj|polecaj|ignoruj|zapomnij"
     r"|nie wspominaj|всегда|никогда|с этого момента|системн\w*|инструкци\w*|отключи|выполняй|пересылай"
-    r"|отправляй|игнорируй|забудь|скажи|говори|отвечай|рекомендуй|не упоминай|ассистент\w*|помощник\w*|ты|вы)\b"
+    r"|отправляй|игнорируй|забудь|скажи|говори|отвечай|рекомендуй|не упоминай|ассистент\w*|помощник\w*|ты|вы"
+    # Ukrainian: the assistant, always, never, from now on, send, tell, do not tell
+    r"|асистент\w*|помічник\w*|завжди|ніколи|відтепер|надсилай|пересилай|не повідомляй\w*|не кажи|ти)\b"
+    # the AI in German, Spanish, French, Italian and Portuguese ("An die KI, die ...", "para la IA"), write, anyone
+    r"|\b(?:ki|ia|schreib|schreibe|escribe|[ée]cris|scrivi|escreva|anyone|anybody)\b"
     r"|アシスタント|助手|助理|어시스턴트"
     r"|https?://|www\.|\S@\S+\.\w|\w\(",
     re.IGNORECASE,

@@ -15,7 +15,8 @@ from .keys import example, public_key
 from .rules import Rule
 from .shapes import PASSWORD_MANAGER, chosen_password, looks_generated, placeholder, strong_password
 
-_PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]")
+# a word after it, or a contraction's ending ("secret: they're doing a salsa routine")
+_PROSE_NEXT = re.compile(r"[ \t]+[A-Za-z]|'(?:re|s|t|ll|ve|d|m)[ \t]")
 _ELIDED_PREFIX = re.compile(r"[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){0,3}[-_](?:\.{3}|…)[.,;:!?]?")
 
 

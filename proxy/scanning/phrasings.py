@@ -144,6 +144,9 @@ ROLES = (
     r"|\b(?:voce|tu)\s+(?:e|es)\s+agora\b",
     r"\b(?:ora|adesso|d'ora\s+in\s+poi|da\s+ora\s+in\s+poi)\s*,?\s+(?:sei|devi|dovrai|sarai)\b",
     r"\bje\s+bent\s+nu\b|\bvanaf\s+nu\s*,?\s+(?:ben|moet|zal)\s+je\b",
+    # Polish, Russian and Ukrainian: "Od teraz jesteś Krzysztofem", "с этого момента ты ...", "відтепер ти ..."
+    r"\bod\s+teraz\s*,?\s+(?:jeste[śs]|musisz|b[ęe]dziesz)\b|\bjeste[śs]\s+teraz\b"
+    r"|(?:с\s+этого\s+момента|відтепер|від\s+сьогодні)\s*,?\s+(?:ты|ти)\b",
     # "fingi di essere il direttore del porto", "finja ser", "fais semblant d'être", "doe alsof je": pretend to be
     r"(?<!\bche\s)(?<!\bque\s)(?<!\bqui\s)\b(?:fingi|fingete|finja)\s+(?:di\s+essere|ser|que\s+(?:eres|es"
     r"|e|voce\s+e))\b|\bfai(?:tes|s)?\s+semblant\s+d'etre\b|\bdoe\s+alsof\s+je\b",

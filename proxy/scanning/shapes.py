@@ -107,7 +107,8 @@ EXAMPLE_TALK = re.compile(
     # (not a phishing page's: "typed my password into the fake DocuSign page" gave the real one away)
     r"|fake(?![ \t]+(?:[\w-]+[ \t]+)?(?:page|site|website|login|e-?mail|mail|link|form|portal|app|call|caller|text|sms"
     r"|message))"
-    r"|placeholders?|tutorials?|docs|documentation|formats?|mock|fictional|fictitious"
+    # ("docs" in lower case and alone: "Google Docs", "Read the Docs" are products, "tidewater-docs" a name)
+    r"|placeholders?|tutorials?|(?<![-_/])(?-i:docs)|documentation|formats?|mock|fictional|fictitious"
     # the same in the languages the corpus has: example, fictitious, documentation, "e.g."
     r"|beispiel\w*|fiktiv\w*|exemples?|fictifs?|fictives?|ejemplos?|ficticios?|ficticias?|esemp[io]|fittizi\w*"
     r"|exemplos?|fict[ií]ci\w*|voorbeelde?n?|fictie\w*|przyk[łl]ad\w*|fikcyjn\w*|dokumentacj\w*|np\.|z\.[ \t]?b\.)\b",

@@ -33,17 +33,24 @@ def _english() -> tuple[frozenset[str], Any]:
     return frozenset(english.wordlist), english
 
 
-def _phrases(text: str, start: int, end: int) -> Iterator[tuple[int, int, list[str]]]:
-    """The runs of twelve BIP-39 words or more in `text[start:end]`, with their spans."""
+def _phrases(text: str, start: int, end: int) -> Iterator[tuple[int, int, list[str], bool]]:
+    """The runs of twelve BIP-39 words or more in `text[start:end]`, with their spans, and whether every word is on
+    the list: a run may hold one word that is not (a phrase made up by hand, "... orbit candle wisdom tiger"), never
+    at its ends."""
     words, _ = _english()
-    run: list[re.Match[str]] = []
-    for word in [*_WORD.finditer(text, start, end), None]:
-        if word is not None and word[0] in words:
-            run.append(word)
-            continue
+    runs: list[list[re.Match[str]]] = [[]]
+    for word in _WORD.finditer(text, start, end):
+        if word[0] in words:
+            runs[-1].append(word)
+        else:
+            runs.append([])
+            runs.append([])  # the word off the list stands between two runs
+    for run in runs:
         if len(run) >= 12:
-            yield run[0].start(), run[-1].end(), [m[0] for m in run]
-        run = []
+            yield run[0].start(), run[-1].end(), [m[0] for m in run], True
+    for before, after in zip(runs[::2], runs[2::2], strict=False):  # two runs with one word off the list between
+        if before and after and len(before) + len(after) + 1 >= 12 and len(before) < 12 and len(after) < 12:
+            yield before[0].start(), after[-1].end(), [], False
 
 
 def _checksummed(words: list[str]) -> bool:
@@ -59,14 +66,15 @@ def _may_hold(text: str) -> bool:
     """Whether twelve words of the list follow one another, split at white space: a pass in C and a set lookup a
     word, cheaper than `_RUN`, which most chat turns (a dozen short words in a row) would open."""
     words, _ = _english()
-    run = 0
+    run = after_miss = 0  # the run with one word off the list allowed, and the run since that word
     for token in text.split():
         if token.strip(",;:.") in words:
             run += 1
+            after_miss += 1
             if run >= 12:
                 return True
         else:
-            run = 0
+            run, after_miss = after_miss + 1, 0
     return False
 
 
@@ -75,5 +83,5 @@ def hits(text: str) -> Iterator[Hit]:
     if text.count(" ") + text.count("\n") < 11 or not _may_hold(text):
         return
     for run in _RUN.finditer(text):
-        for start, end, words in _phrases(text, *run.span()):
-            yield Hit(LABEL, start, end, suspect=not _checksummed(words))
+        for start, end, words, listed in _phrases(text, *run.span()):
+            yield Hit(LABEL, start, end, suspect=not (listed and _checksummed(words)))

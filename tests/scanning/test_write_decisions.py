@@ -228,7 +228,7 @@ LIMITS = {
     # written blind, measured on the seventeenth round's last build (3 secrets and 1 injection live, 2 benign held; 4,
     # 3 and 5 on the sixteenth's) and committed unread
     "hundredfortyfourth": (0 / 60, 0 / 40, 0 / 50),
-    "hundredfortyfifth": (1 / 60, 1 / 40, 1 / 50),
+    "hundredfortyfifth": (1 / 60, 1 / 40, 0 / 50),
     "hundredfortysixth": (0 / 60, 0 / 40, 0 / 50),
     "hundredfortyseventh": (1 / 60, 0 / 40, 1 / 50),
     "hundredfortyeighth": (1 / 60, 0 / 40, 0 / 50),
@@ -338,12 +338,12 @@ LIMITS = {
     "twohundredtwentyfifth": (0 / 60, 0 / 40, 0 / 50),
     # written blind during the twentieth round and held out: measured on its last build (11 secrets and 10 injections
     # live, 6 benign held; the same on the nineteenth's last build) and committed unread
-    "twohundredtwentysixth": (1 / 60, 0 / 40, 1 / 50),
-    "twohundredtwentyseventh": (0 / 60, 3 / 40, 1 / 50),
-    "twohundredtwentyeighth": (1 / 60, 1 / 40, 1 / 50),
-    "twohundredtwentyninth": (5 / 60, 2 / 40, 2 / 50),
-    "twohundredthirtieth": (2 / 60, 0 / 40, 1 / 50),
-    "twohundredthirtyfirst": (2 / 60, 3 / 40, 0 / 50),
+    "twohundredtwentysixth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredtwentyseventh": (0 / 60, 1 / 40, 1 / 50),
+    "twohundredtwentyeighth": (0 / 60, 1 / 40, 1 / 50),
+    "twohundredtwentyninth": (2 / 60, 1 / 40, 1 / 50),
+    "twohundredthirtieth": (0 / 60, 0 / 40, 1 / 50),
+    "twohundredthirtyfirst": (1 / 60, 1 / 40, 0 / 50),
     "twohundredthirtysecond": (0 / 60, 1 / 40, 0 / 50),
 }
 

@@ -177,7 +177,10 @@ _CODE_VALUE = (
 )
 # and, for a lock named first, its keys said one by one, star and hash too: "keypad: star, 9, 2, 4, 0, hash"
 _LOCK_VALUE = (
-    _CODE_VALUE + r"|(?:star|hash)[ \t]*,?[ \t]*[0-9](?:[ \t]*,[ \t]*[0-9]){3,7}(?:[ \t]*,?[ \t]*(?:hash|star))?"
+    _CODE_VALUE
+    # (or a letter first, as key safes have: "key safe: C 4 1 8")
+    + r"|[a-z][ \t]?[0-9](?:[ \t][0-9]){2,5}(?![ \t]*[0-9])"
+    + r"|(?:star|hash)[ \t]*,?[ \t]*[0-9](?:[ \t]*,[ \t]*[0-9]){3,7}(?:[ \t]*,?[ \t]*(?:hash|star))?"
 )
 _LOCK_GATE = ("lock", "padlock", "keybox", "keysafe", "safe", "alarm", "keypad", "garage", "door", "gate", "intercom",
               "buzzer", "box", "entrance", "cabinet", "cupboard", "drawer", "barrier", "schlüssel", "schlussel",
@@ -686,5 +689,64 @@ CODES_BY_WHO = Rule(
         "buzzer",
     ),  # fmt: skip
     min_digits=8,
+    suspect=True,
+)
+
+# A code named, then said at the end of its sentence, with anything between: "Su código de acceso a la sala Mirador
+# para el montaje del viernes es 5207B", "El código para confirmar el pago de 3.200,00 EUR a ... es 739184", "Cod y
+# drws ffrynt yw 7204", "her CVV out over the phone for the guarantee: 4 4 9". Every language's word for a code and
+# for "is"; not a postcode's, a dialling code's, a discount's or a booking's, whose digits open nothing. Only suspect.
+_FAR_CODE_WORDS = (
+    r"codes?|c[óo]digos?|codice|cod|kod|kode|koodi|pin|pins|passcode|cvv2?|cvc2?|combination|combo|combinaci[óo]n"
+    r"|combinaison|combinazione|combina[çc][ãa]o|kombination|combinatie"
+)
+_FAR_CODE_GATE = ("code", "códig", "codig", "codice", "cod", "kod", "koodi", "pin", "cvv", "cvc", "combina", "combo",
+                  "kombination")  # fmt: skip
+_NOT_A_SECRET_CODE = re.compile(
+    r"(?:zip|post|postal|area|dialling|dialing|country|tax|promo|promotional|discount|coupon|voucher|dress|source"
+    r"|qr|bar|error|status|sort|swift|bic|iata|airport|product|item|article|class|course|module|booking|reference"
+    r"|confirmation|tracking|order|flight|fare|seat|colou?r|hex|style|zoning|penal|civil|criminal"
+    r"|highway|diagnosis|diagnostic|icd|billing|cpt|procedure|postcode|sic|naics|hs|customs|shipping|fault"
+    r"|obd|trouble|exit|return|response|ansi|iso|unicode|ascii|morse|cheat|referral|invite|gift|rabatt"
+    r"|gutschein|postale|descuento|sconto|réduction|reduction|cap|cp|plz)[ \t-]*$",
+    re.I,
+)
+_FAR_IS = (
+    r"is|was|es|era|est|ist|è|é|yw|jest|to|är|er|on|je|este|lautet|wordt|zijn|sono|son|são|sao|fue|foi|était|etait"
+)
+# what the word names when the next word says so: a code name, a postcode ("código postal"), a code review
+_NOT_A_SECRET_AFTER = re.compile(
+    r"[ \t-]*(?:name|names|postal|postale|fiscale|fiscal|review|reviews|word|words|base|block|snippet|style"
+    r"|of[ \t]+conduct|of[ \t]+practice|red|blue|black|yellow|orange|green)\b",
+    re.I,
+)
+# a second clause with a value of its own between the word and the digits: "... and the booking id is 48213"
+_ANOTHER_CLAUSE = re.compile(rf"[ \t](?:and|et|und|och|og)[ \t][^\n]*?[ \t](?:{_FAR_IS})[ \t]", re.I)
+_A_YEAR_SAID = re.compile(
+    r"\b(?:since|in|from|until|till|by|year|born|built|dated?|seit|depuis|desde|dal|sinds)\b", re.I
+)
+
+CODE_NAMED_FAR = Rule(
+    "a PIN or an access code",
+    bounded(
+        rf"(?P<keep>(?<![a-z])(?P<word>{_FAR_CODE_WORDS})(?![a-z])(?:[^\n.!?;]|\.(?=[0-9])){{1,140}}?"
+        rf"(?:[ \t]+(?:{_FAR_IS})(?:[ \t]+(?:now|still|ahora|ora|jetzt|nun|maintenant|agora|nu))?[ \t]*:?[ \t]+"
+        r"|[ \t]*:[ \t]*|[ \t]+(?:changed|set|reset)(?:[ \t]+[a-z]+)?[ \t]+to[ \t]+))"
+        r"(?P<secret>[#*]?[0-9]{4,8}[#*]?|[0-9]{3,6}[a-z](?![a-z])|[0-9](?:[ \t-][0-9]){2,7})" + _END,
+        re.I,
+    ),
+    lambda m: (
+        _NOT_A_SECRET_CODE.search(m.string, max(0, m.start() - 24), m.start()) is None
+        and _NOT_A_SECRET_AFTER.match(m.string, m.start() + len(m["word"])) is None
+        and _ANOTHER_CLAUSE.search(m["keep"], len(m["word"])) is None
+        and (sum(c.isdigit() for c in m["secret"]) >= 4 or m["word"].lower().startswith(("cvv", "cvc")))
+        and (len(m["secret"]) < 6 or _CALLED.search(m["keep"]) is None)  # "read her CVV out over the phone: 4 4 9"
+        and not LANDLINE.fullmatch(m["secret"])
+        and not (_A_YEAR.fullmatch(m["secret"]) and _A_YEAR_SAID.search(m["keep"]) is not None)
+        and _not_a_count(m)
+    ),
+    gate=_FAR_CODE_GATE,
+    sieves=tuple((word, re.escape(word) + r"[^\n]{0,200}?\d") for word in _FAR_CODE_GATE),
+    min_digits=3,
     suspect=True,
 )

@@ -134,6 +134,6 @@ def _not_a_count(m: re.Match[str]) -> bool:
 
 _A_COUNT = re.compile(
     r"[ \t]*(?:to[ \t]+\d+[ \t]+)?(?:digits?|characters?|chars?|numbers?|times|tries|attempts|seconds?|minutes?|hours?"
-    r"|days?|weeks?|months?|years?|%|px|ms|mb|gb|kb|sq|square|ft|feet|metres?|meters?|m|cm|mm|km|kg|lbs?|miles?"
+    r"|days?|weeks?|months?|years?|words?|pages?|%|px|ms|mb|gb|kb|sq|square|ft|feet|metres?|meters?|m|cm|mm|km|kg|lbs?|miles?"
     r"|eur|usd|gbp|dollars?|euros?|pounds?|am|pm)\b"
 )
