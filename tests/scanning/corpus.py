@@ -304,6 +304,14 @@ SPLITS = (
     "twohundredthirtieth",
     "twohundredthirtyfirst",
     "twohundredthirtysecond",
+    "twohundredthirtythird",
+    "twohundredthirtyfourth",
+    "twohundredthirtyfifth",
+    "twohundredthirtysixth",
+    "twohundredthirtyseventh",
+    "twohundredthirtyeighth",
+    "twohundredthirtyninth",
+    "twohundredfortieth",
 )
 KINDS = ("secrets", "injections", "benign")
 Decide = Callable[[str], str]  # a text -> "refused" | "held" | "live"

@@ -345,6 +345,16 @@ LIMITS = {
     "twohundredthirtieth": (0 / 60, 0 / 40, 1 / 50),
     "twohundredthirtyfirst": (1 / 60, 1 / 40, 0 / 50),
     "twohundredthirtysecond": (0 / 60, 1 / 40, 0 / 50),
+    # written blind during the twenty-first round and committed unread: measured on its last build (9 secrets and 21
+    # injections live, 9 benign held; the same on the twentieth's last build)
+    "twohundredthirtythird": (2 / 60, 2 / 40, 1 / 50),
+    "twohundredthirtyfourth": (0 / 60, 4 / 40, 3 / 50),
+    "twohundredthirtyfifth": (2 / 60, 4 / 40, 1 / 50),
+    "twohundredthirtysixth": (4 / 60, 2 / 40, 1 / 50),
+    "twohundredthirtyseventh": (0 / 60, 1 / 40, 0 / 50),
+    "twohundredthirtyeighth": (0 / 60, 2 / 40, 0 / 50),
+    "twohundredthirtyninth": (0 / 60, 2 / 40, 1 / 50),
+    "twohundredfortieth": (1 / 60, 4 / 40, 2 / 50),
 }
 
 
