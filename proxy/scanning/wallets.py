@@ -1,12 +1,13 @@
-"""A wallet's recovery phrase written with no name: twelve words or more, every one from BIP-39's English list.
+"""A wallet's recovery phrase written with no name: twelve words or more from BIP-39's English list, all but one at
+most.
 
-That list has no "the", "and", "is" or "to", so prose never runs twelve of its words; a named phrase ("seed phrase:
-...") is the rules' (`numbers.recovery`). Certain when the words pass the phrase's checksum (a real wallet's do),
-suspect when they do not (a typo'd real one, or one made up). Not a `Rule`: a rule without a gate word must need a
-digit or a long run of key characters to be shut in a quiet text, and a phrase has neither; so `scan` asks here for
-every text, and `redact` for a text of `LONGEST` characters at most (a set lookup a word, `_may_hold`, before any
-regex). The list and the check are the `mnemonic` package's (BIP-39's reference implementation), imported on the
-first text of twelve words or more.
+That list has no "the", "and", "is" or "to", so prose never runs eleven of its words in twelve; a named phrase ("seed
+phrase: ...") is the rules' (`numbers.recovery`). Certain when every word is on the list and they pass the phrase's
+checksum (a real wallet's do), suspect when they do not (a typo'd real one, or one made up by hand). Not a `Rule`: a
+rule without a gate word must need a digit or a long run of key characters to be shut in a quiet text, and a phrase has
+neither; so `scan` asks here for every text, and `redact` for a text of `LONGEST` characters at most (a set lookup a
+word, `_may_hold`, before any regex). The list and the check are the `mnemonic` package's (BIP-39's reference
+implementation), imported on the first text of twelve words or more.
 """
 
 from __future__ import annotations
