@@ -39,17 +39,16 @@ def _phrases(text: str, start: int, end: int) -> Iterator[tuple[int, int, list[s
     the list: a run may hold one word that is not (a phrase made up by hand, "... orbit candle wisdom tiger"), never
     at its ends."""
     words, _ = _english()
-    runs: list[list[re.Match[str]]] = [[]]
+    runs: list[list[re.Match[str]]] = [[]]  # split at each word off the list: two words off it leave an empty run
     for word in _WORD.finditer(text, start, end):
         if word[0] in words:
             runs[-1].append(word)
         else:
             runs.append([])
-            runs.append([])  # the word off the list stands between two runs
     for run in runs:
         if len(run) >= 12:
             yield run[0].start(), run[-1].end(), [m[0] for m in run], True
-    for before, after in zip(runs[::2], runs[2::2], strict=False):  # two runs with one word off the list between
+    for before, after in zip(runs, runs[1:], strict=False):  # two runs with one word off the list between them
         if before and after and len(before) + len(after) + 1 >= 12 and len(before) < 12 and len(after) < 12:
             yield before[0].start(), after[-1].end(), [], False
 
